@@ -1,0 +1,603 @@
+//! The emulator: one execution core, generic over a [`Tracer`].
+//!
+//! With [`NoTrace`] every hook is an empty inline function, so the plain emulator pays
+//! nothing for the symbolic engine's ability to watch it. Semantics follow the CS241
+//! specification to the letter; see `docs` in the repository for the normative text.
+
+use std::fmt;
+use std::sync::Arc;
+
+use crate::isa::{Instr, Reg};
+use crate::memory::{Memory, MEM_SIZE};
+use crate::program::Program;
+
+/// Where a `jr`/`jalr` must go to end a run normally (the initial `$31`).
+pub const DEFAULT_TERMINATION: u32 = 0x8123_456C;
+/// The initial stack pointer `$30`: one past the last word of memory.
+pub const STACK_TOP: u32 = MEM_SIZE;
+/// `sw` here writes a byte to standard output.
+pub const OUTPUT_ADDR: u32 = 0xFFFF_000C;
+/// `lw` here reads a byte from standard input (`-1` at its end).
+pub const INPUT_ADDR: u32 = 0xFFFF_0004;
+
+/// Settings of a run.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+#[non_exhaustive]
+pub struct Config {
+    /// The most instructions a run may execute.
+    pub fuel: u64,
+    /// The address whose jump ends a run normally.
+    pub termination: u32,
+}
+
+impl Default for Config {
+    fn default() -> Self {
+        Config {
+            fuel: 10_000,
+            termination: DEFAULT_TERMINATION,
+        }
+    }
+}
+
+impl Config {
+    /// The default settings with the given fuel.
+    pub fn with_fuel(fuel: u64) -> Config {
+        Config {
+            fuel,
+            ..Config::default()
+        }
+    }
+}
+
+/// The kinds of run-time error.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
+pub enum FaultKind {
+    InvalidInstruction,
+    DivisionByZero,
+    UnalignedAccess,
+    OutOfRangeAccess,
+    BadPc,
+}
+
+impl FaultKind {
+    /// The kebab-case name used in all output.
+    pub const fn name(self) -> &'static str {
+        match self {
+            FaultKind::InvalidInstruction => "invalid-instruction",
+            FaultKind::DivisionByZero => "division-by-zero",
+            FaultKind::UnalignedAccess => "unaligned-access",
+            FaultKind::OutOfRangeAccess => "out-of-range-access",
+            FaultKind::BadPc => "bad-pc",
+        }
+    }
+}
+
+impl fmt::Display for FaultKind {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(self.name())
+    }
+}
+
+/// A run-time error: what went wrong, at which instruction, and the value involved.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub struct Fault {
+    pub kind: FaultKind,
+    /// The address of the failing instruction (see the spec's table of kinds).
+    pub pc: u32,
+    /// The word that is not an instruction, the memory address accessed, or the bad
+    /// jump target; 0 for a division by zero.
+    pub value: u32,
+}
+
+impl fmt::Display for Fault {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        let pc = self.pc;
+        let v = self.value;
+        match self.kind {
+            FaultKind::InvalidInstruction => {
+                write!(f, "invalid instruction {v:#010x} at pc {pc:#010x}")
+            }
+            FaultKind::DivisionByZero => write!(f, "division by zero at pc {pc:#010x}"),
+            FaultKind::UnalignedAccess => {
+                write!(f, "unaligned memory access to {v:#010x} at pc {pc:#010x}")
+            }
+            FaultKind::OutOfRangeAccess => {
+                write!(f, "memory access out of range at {v:#010x}, pc {pc:#010x}")
+            }
+            FaultKind::BadPc => write!(f, "jump to bad address {v:#010x} from pc {pc:#010x}"),
+        }
+    }
+}
+
+/// How a run ended.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum Status {
+    /// Jumped to the termination address.
+    Done,
+    /// Still running after `fuel` steps.
+    OutOfFuel,
+    /// Stopped by a run-time error.
+    Error(Fault),
+}
+
+impl Status {
+    /// `"done"`, `"out-of-fuel"` or `"error"`.
+    pub const fn name(&self) -> &'static str {
+        match self {
+            Status::Done => "done",
+            Status::OutOfFuel => "out-of-fuel",
+            Status::Error(_) => "error",
+        }
+    }
+}
+
+/// What one executed instruction did that a tracer cannot work out from registers alone.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Event {
+    /// Nothing beyond register effects.
+    None,
+    /// `lis` loaded this literal.
+    Literal(u32),
+    /// `lw` read `value` from memory at `addr`.
+    Load { addr: u32, value: u32 },
+    /// `lw` read standard input: the byte, or `None` at end of input.
+    Input(Option<u8>),
+    /// `sw` wrote `value` to memory at `addr`.
+    Store { addr: u32, value: u32 },
+    /// `sw` wrote a byte to standard output.
+    Output(u8),
+    /// A conditional branch, taken or not.
+    Branch { taken: bool },
+    /// `jr`/`jalr` went to `target`; `jalr` also wrote `link` to `$31`.
+    Jump { target: u32, link: Option<u32> },
+}
+
+/// Watches a run. Hooks are called after an instruction takes effect, or when it faults.
+pub trait Tracer {
+    /// `instr` at `pc` completed with `event`.
+    #[inline(always)]
+    fn exec(&mut self, _pc: u32, _instr: Instr, _event: Event) {}
+    /// The run stopped with `fault`; `instr` is the failing instruction where there is one.
+    #[inline(always)]
+    fn fault(&mut self, _instr: Option<Instr>, _fault: Fault) {}
+}
+
+/// The tracer that records nothing.
+#[derive(Clone, Copy, Debug, Default)]
+pub struct NoTrace;
+impl Tracer for NoTrace {}
+
+/// The architectural registers.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Registers {
+    pub gpr: [u32; 32],
+    pub hi: u32,
+    pub lo: u32,
+}
+
+impl Registers {
+    /// The value of `$r`.
+    #[inline(always)]
+    pub fn get(&self, r: Reg) -> u32 {
+        self.gpr[r.index() & 31]
+    }
+}
+
+/// How the inputs enter a run.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum Frontend {
+    /// `$1` and `$2` hold the two inputs.
+    TwoInts(u32, u32),
+    /// The words are placed at `base` (default: right after the program image),
+    /// `$1` holds that address and `$2` the number of words.
+    Array { elems: Vec<u32>, base: Option<u32> },
+}
+
+/// Why a run could not be set up.
+#[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
+pub enum SetupError {
+    #[error("the array of {len} words at {base:#x} does not fit in memory")]
+    ArrayTooLarge { base: u32, len: usize },
+    #[error("the array address {0:#x} is not a multiple of 4")]
+    ArrayUnaligned(u32),
+}
+
+/// The complete result of a run.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Outcome {
+    pub status: Status,
+    pub steps: u64,
+    pub regs: Registers,
+    /// Bytes written to the output address.
+    pub output: Vec<u8>,
+}
+
+/// A machine ready to run one program, reusable across runs via [`Machine::reset`].
+#[derive(Clone)]
+pub struct Machine {
+    config: Config,
+    program: Program,
+    /// The decoded image, kept in step with stores into it.
+    ops: Vec<Option<Instr>>,
+    mem: Memory,
+    regs: Registers,
+    pc: u32,
+    /// Address of the last instruction executed (for `bad-pc` reports).
+    last_pc: u32,
+    steps: u64,
+    input: Arc<[u8]>,
+    input_pos: usize,
+    output: Vec<u8>,
+}
+
+impl Machine {
+    /// A machine with `program` loaded and every register in its initial state.
+    pub fn new(program: &Program, config: Config) -> Machine {
+        let mut m = Machine {
+            config,
+            program: program.clone(),
+            ops: program.ops().to_vec(),
+            mem: Memory::new(program.words().clone()),
+            regs: Registers {
+                gpr: [0; 32],
+                hi: 0,
+                lo: 0,
+            },
+            pc: 0,
+            last_pc: 0,
+            steps: 0,
+            input: Arc::from(Vec::new()),
+            input_pos: 0,
+            output: Vec::new(),
+        };
+        m.reset();
+        m
+    }
+
+    /// Back to the initial state: memory as loaded, registers cleared, `$30` and `$31`
+    /// set, no input consumed and no output.
+    pub fn reset(&mut self) {
+        self.mem.reset();
+        self.ops.clear();
+        self.ops.extend_from_slice(self.program.ops());
+        self.regs = Registers {
+            gpr: [0; 32],
+            hi: 0,
+            lo: 0,
+        };
+        self.regs.gpr[30] = STACK_TOP;
+        self.regs.gpr[31] = self.config.termination;
+        self.pc = 0;
+        self.last_pc = 0;
+        self.steps = 0;
+        self.input_pos = 0;
+        self.output.clear();
+    }
+
+    /// Applies a frontend: sets `$1`, `$2` and places an array in memory.
+    pub fn apply(&mut self, frontend: &Frontend) -> Result<(), SetupError> {
+        match frontend {
+            Frontend::TwoInts(a, b) => {
+                self.regs.gpr[1] = *a;
+                self.regs.gpr[2] = *b;
+            }
+            Frontend::Array { elems, base } => {
+                let base = base.unwrap_or(self.program.byte_len());
+                if base % 4 != 0 {
+                    return Err(SetupError::ArrayUnaligned(base));
+                }
+                let end = (elems.len() as u64) * 4 + base as u64;
+                if end > MEM_SIZE as u64 {
+                    return Err(SetupError::ArrayTooLarge {
+                        base,
+                        len: elems.len(),
+                    });
+                }
+                for (k, &w) in elems.iter().enumerate() {
+                    self.store(base + 4 * k as u32, w);
+                }
+                self.regs.gpr[1] = base;
+                self.regs.gpr[2] = elems.len() as u32;
+            }
+        }
+        Ok(())
+    }
+
+    /// Sets the bytes that reads of the input address return.
+    pub fn set_input(&mut self, input: Arc<[u8]>) {
+        self.input = input;
+        self.input_pos = 0;
+    }
+
+    /// Sets a register before the run (writes to `$0` are ignored).
+    pub fn set_reg(&mut self, r: Reg, value: u32) {
+        if r != Reg::ZERO {
+            self.regs.gpr[r.index()] = value;
+        }
+    }
+
+    /// The registers now.
+    pub fn regs(&self) -> &Registers {
+        &self.regs
+    }
+
+    /// The memory now.
+    pub fn memory(&self) -> &Memory {
+        &self.mem
+    }
+
+    /// Reads the word at `addr` (aligned addresses in range; others read as zero).
+    pub fn read_word(&self, addr: u32) -> u32 {
+        if addr % 4 == 0 && addr < MEM_SIZE {
+            self.mem.read(addr)
+        } else {
+            0
+        }
+    }
+
+    /// The program this machine runs.
+    pub fn program(&self) -> &Program {
+        &self.program
+    }
+
+    /// The settings.
+    pub fn config(&self) -> Config {
+        self.config
+    }
+
+    /// Output written so far.
+    pub fn output(&self) -> &[u8] {
+        &self.output
+    }
+
+    /// Steps executed so far.
+    pub fn steps(&self) -> u64 {
+        self.steps
+    }
+
+    #[inline(always)]
+    fn store(&mut self, addr: u32, value: u32) {
+        self.mem.write(addr, value);
+        if let Some(op) = self.ops.get_mut((addr >> 2) as usize) {
+            *op = Instr::decode(value);
+        }
+    }
+
+    /// Runs from the current state until the program stops or the fuel runs out.
+    pub fn run<T: Tracer>(&mut self, tracer: &mut T) -> Status {
+        let fuel = self.config.fuel;
+        let term = self.config.termination;
+        loop {
+            let pc = self.pc;
+            let idx = (pc >> 2) as usize;
+            let fetched = match self.ops.get(idx) {
+                Some(&op) if pc & 3 == 0 && pc != term => op,
+                _ => {
+                    if pc == term {
+                        return Status::Done;
+                    }
+                    if pc & 3 != 0 || pc >= MEM_SIZE {
+                        let f = Fault {
+                            kind: FaultKind::BadPc,
+                            pc: self.last_pc,
+                            value: pc,
+                        };
+                        tracer.fault(None, f);
+                        return Status::Error(f);
+                    }
+                    Instr::decode(self.mem.read(pc))
+                }
+            };
+            if self.steps >= fuel {
+                return Status::OutOfFuel;
+            }
+            self.steps += 1;
+            let Some(instr) = fetched else {
+                let f = Fault {
+                    kind: FaultKind::InvalidInstruction,
+                    pc,
+                    value: self.mem.read(pc),
+                };
+                tracer.fault(None, f);
+                return Status::Error(f);
+            };
+            self.last_pc = pc;
+            let next = pc.wrapping_add(4);
+            self.pc = next;
+            match self.execute(pc, next, instr) {
+                Ok(event) => tracer.exec(pc, instr, event),
+                Err(f) => {
+                    tracer.fault(Some(instr), f);
+                    return Status::Error(f);
+                }
+            }
+        }
+    }
+
+    /// Runs and packages the whole result.
+    pub fn run_to_outcome<T: Tracer>(&mut self, tracer: &mut T) -> Outcome {
+        let status = self.run(tracer);
+        Outcome {
+            status,
+            steps: self.steps,
+            regs: self.regs,
+            output: self.output.clone(),
+        }
+    }
+
+    /// Executes one instruction; `self.pc` already holds `next`.
+    #[inline(always)]
+    fn execute(&mut self, pc: u32, next: u32, instr: Instr) -> Result<Event, Fault> {
+        use Instr::*;
+        let r = &mut self.regs;
+        let g = |r: &Registers, x: Reg| r.gpr[x.index() & 31];
+        let event = match instr {
+            Add { d, s, t } => {
+                r.gpr[d.index() & 31] = g(r, s).wrapping_add(g(r, t));
+                Event::None
+            }
+            Sub { d, s, t } => {
+                r.gpr[d.index() & 31] = g(r, s).wrapping_sub(g(r, t));
+                Event::None
+            }
+            Slt { d, s, t } => {
+                r.gpr[d.index() & 31] = ((g(r, s) as i32) < (g(r, t) as i32)) as u32;
+                Event::None
+            }
+            Sltu { d, s, t } => {
+                r.gpr[d.index() & 31] = (g(r, s) < g(r, t)) as u32;
+                Event::None
+            }
+            Mult { s, t } => {
+                let p = (g(r, s) as i32 as i64).wrapping_mul(g(r, t) as i32 as i64) as u64;
+                r.hi = (p >> 32) as u32;
+                r.lo = p as u32;
+                Event::None
+            }
+            Multu { s, t } => {
+                let p = (g(r, s) as u64) * (g(r, t) as u64);
+                r.hi = (p >> 32) as u32;
+                r.lo = p as u32;
+                Event::None
+            }
+            Div { s, t } => {
+                let (a, b) = (g(r, s) as i32, g(r, t) as i32);
+                if b == 0 {
+                    return Err(Fault {
+                        kind: FaultKind::DivisionByZero,
+                        pc,
+                        value: 0,
+                    });
+                }
+                r.lo = a.wrapping_div(b) as u32;
+                r.hi = a.wrapping_rem(b) as u32;
+                Event::None
+            }
+            Divu { s, t } => {
+                let (a, b) = (g(r, s), g(r, t));
+                if b == 0 {
+                    return Err(Fault {
+                        kind: FaultKind::DivisionByZero,
+                        pc,
+                        value: 0,
+                    });
+                }
+                r.lo = a / b;
+                r.hi = a % b;
+                Event::None
+            }
+            Mfhi { d } => {
+                r.gpr[d.index() & 31] = r.hi;
+                Event::None
+            }
+            Mflo { d } => {
+                r.gpr[d.index() & 31] = r.lo;
+                Event::None
+            }
+            Lis { d } => {
+                if next >= MEM_SIZE {
+                    return Err(Fault {
+                        kind: FaultKind::BadPc,
+                        pc,
+                        value: next,
+                    });
+                }
+                let v = self.mem.read(next);
+                self.regs.gpr[d.index() & 31] = v;
+                self.pc = next.wrapping_add(4);
+                Event::Literal(v)
+            }
+            Lw { t, i, s } => {
+                let addr = g(r, s).wrapping_add(i as i32 as u32);
+                let event = if addr == INPUT_ADDR {
+                    let byte = self.input.get(self.input_pos).copied();
+                    if byte.is_some() {
+                        self.input_pos += 1;
+                    }
+                    r.gpr[t.index() & 31] = byte.map_or(u32::MAX, u32::from);
+                    Event::Input(byte)
+                } else {
+                    check_access(pc, addr)?;
+                    let value = self.mem.read(addr);
+                    self.regs.gpr[t.index() & 31] = value;
+                    Event::Load { addr, value }
+                };
+                event
+            }
+            Sw { t, i, s } => {
+                let addr = g(r, s).wrapping_add(i as i32 as u32);
+                let value = g(r, t);
+                if addr == OUTPUT_ADDR {
+                    self.output.push(value as u8);
+                    Event::Output(value as u8)
+                } else {
+                    check_access(pc, addr)?;
+                    self.store(addr, value);
+                    Event::Store { addr, value }
+                }
+            }
+            Beq { s, t, i } => {
+                let taken = g(r, s) == g(r, t);
+                if taken {
+                    self.pc = next.wrapping_add((i as i32 as u32) << 2);
+                }
+                Event::Branch { taken }
+            }
+            Bne { s, t, i } => {
+                let taken = g(r, s) != g(r, t);
+                if taken {
+                    self.pc = next.wrapping_add((i as i32 as u32) << 2);
+                }
+                Event::Branch { taken }
+            }
+            Jr { s } => {
+                let target = g(r, s);
+                self.pc = target;
+                Event::Jump { target, link: None }
+            }
+            Jalr { s } => {
+                let target = g(r, s);
+                r.gpr[31] = next;
+                self.pc = target;
+                Event::Jump {
+                    target,
+                    link: Some(next),
+                }
+            }
+        };
+        self.regs.gpr[0] = 0;
+        Ok(event)
+    }
+}
+
+#[inline(always)]
+fn check_access(pc: u32, addr: u32) -> Result<(), Fault> {
+    if addr & 3 != 0 {
+        Err(Fault {
+            kind: FaultKind::UnalignedAccess,
+            pc,
+            value: addr,
+        })
+    } else if addr >= MEM_SIZE {
+        Err(Fault {
+            kind: FaultKind::OutOfRangeAccess,
+            pc,
+            value: addr,
+        })
+    } else {
+        Ok(())
+    }
+}
+
+/// Runs `program` once on `frontend` with `input` as standard input.
+pub fn run_program(
+    program: &Program,
+    config: Config,
+    frontend: &Frontend,
+    input: &[u8],
+) -> Result<Outcome, SetupError> {
+    let mut m = Machine::new(program, config);
+    m.apply(frontend)?;
+    m.set_input(Arc::from(input));
+    Ok(m.run_to_outcome(&mut NoTrace))
+}

@@ -1,0 +1,18 @@
+//! The CS241 MIPS machine: instruction set, assembler, disassembler, loader and a fast
+//! emulator whose execution core can be watched by a [`cpu::Tracer`].
+//!
+//! This crate knows nothing of solvers or equivalence: it is the machine, exactly as
+//! the specification describes it.
+
+pub mod asm;
+pub mod cpu;
+pub mod disasm;
+pub mod isa;
+pub mod loader;
+pub mod memory;
+pub mod program;
+
+pub use cpu::{Config, Event, Fault, FaultKind, Frontend, Machine, NoTrace, Outcome, Status, Tracer};
+pub use isa::{Instr, Reg};
+pub use loader::{InputFormat, LoadError};
+pub use program::Program;

@@ -1,0 +1,143 @@
+//! Reading programs from files: binary images and assembly text, chosen by extension.
+
+use std::path::Path;
+
+use crate::asm::{self, AsmErrors};
+use crate::program::Program;
+
+/// How a program file is to be read.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum InputFormat {
+    /// Assembly text (`.asm`, `.s`).
+    Asm,
+    /// Big-endian words (`.mips`, `.bin`).
+    Bin,
+}
+
+impl InputFormat {
+    /// The format a file name implies, if its extension is one we know.
+    pub fn from_path(path: &Path) -> Option<InputFormat> {
+        match path.extension()?.to_str()?.to_ascii_lowercase().as_str() {
+            "asm" | "s" => Some(InputFormat::Asm),
+            "mips" | "bin" => Some(InputFormat::Bin),
+            _ => None,
+        }
+    }
+}
+
+/// Why a program could not be loaded.
+#[derive(Debug, thiserror::Error)]
+pub enum LoadError {
+    #[error("{path}: {source}")]
+    Io {
+        path: String,
+        #[source]
+        source: std::io::Error,
+    },
+    #[error("{path}: is a directory, not a program file")]
+    IsDirectory { path: String },
+    #[error("{path}: cannot tell the format from the extension (expected .asm, .s, .mips or .bin); use --input-format asm|bin")]
+    UnknownFormat { path: String },
+    #[error("{path}: a binary program must be a whole number of 4-byte words, but it is {len} bytes long ({} bytes left over)", len % 4)]
+    RaggedBinary { path: String, len: usize },
+    #[error("{path}: the program is {words} words long, more than the 16 MiB memory holds")]
+    TooLarge { path: String, words: usize },
+    #[error("{path}: the file is not UTF-8 text (first bad byte at offset {offset}); is it a binary? use --input-format bin")]
+    NotText { path: String, offset: usize },
+    #[error("{}", .errors)]
+    Asm { errors: AsmErrors },
+}
+
+const MAX_WORDS: usize = (crate::memory::MEM_SIZE / 4) as usize;
+
+/// Decodes a binary image: big-endian words, back to back.
+pub fn parse_binary(path: &str, bytes: &[u8]) -> Result<Program, LoadError> {
+    if bytes.len() % 4 != 0 {
+        return Err(LoadError::RaggedBinary {
+            path: path.to_string(),
+            len: bytes.len(),
+        });
+    }
+    if bytes.len() / 4 > MAX_WORDS {
+        return Err(LoadError::TooLarge {
+            path: path.to_string(),
+            words: bytes.len() / 4,
+        });
+    }
+    let words = bytes
+        .chunks_exact(4)
+        .map(|c| u32::from_be_bytes([c[0], c[1], c[2], c[3]]))
+        .collect();
+    Ok(Program::from_words(words))
+}
+
+/// Encodes words as a binary image.
+pub fn to_binary(words: &[u32]) -> Vec<u8> {
+    words.iter().flat_map(|w| w.to_be_bytes()).collect()
+}
+
+/// Loads a program from `bytes` read from `path` in the given format.
+pub fn parse_program(path: &str, bytes: &[u8], format: InputFormat) -> Result<Program, LoadError> {
+    match format {
+        InputFormat::Bin => parse_binary(path, bytes),
+        InputFormat::Asm => {
+            let text = std::str::from_utf8(bytes).map_err(|e| LoadError::NotText {
+                path: path.to_string(),
+                offset: e.valid_up_to(),
+            })?;
+            let program = asm::assemble(path, text).map_err(|errors| LoadError::Asm { errors })?;
+            if program.words().len() > MAX_WORDS {
+                return Err(LoadError::TooLarge {
+                    path: path.to_string(),
+                    words: program.words().len(),
+                });
+            }
+            Ok(program)
+        }
+    }
+}
+
+/// Reads and loads a program file; `format` overrides the extension.
+pub fn load_file(path: &Path, format: Option<InputFormat>) -> Result<Program, LoadError> {
+    let name = path.display().to_string();
+    let format = match format.or_else(|| InputFormat::from_path(path)) {
+        Some(f) => f,
+        None => return Err(LoadError::UnknownFormat { path: name }),
+    };
+    if path.is_dir() {
+        return Err(LoadError::IsDirectory { path: name });
+    }
+    let bytes = std::fs::read(path).map_err(|source| LoadError::Io {
+        path: name.clone(),
+        source,
+    })?;
+    parse_program(&name, &bytes, format)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn binary_is_big_endian() {
+        let p = parse_binary("x", &[0x00, 0x22, 0x18, 0x20, 0x03, 0xe0, 0x00, 0x08]).unwrap();
+        assert_eq!(&p.words()[..], &[0x0022_1820, 0x03e0_0008]);
+        assert_eq!(to_binary(p.words()), vec![0x00, 0x22, 0x18, 0x20, 0x03, 0xe0, 0x00, 0x08]);
+    }
+
+    #[test]
+    fn ragged_binary_is_an_error() {
+        let e = parse_binary("p.mips", &[1, 2, 3, 4, 5]).unwrap_err();
+        assert!(matches!(e, LoadError::RaggedBinary { len: 5, .. }));
+        assert!(e.to_string().contains("p.mips"));
+    }
+
+    #[test]
+    fn format_from_extension() {
+        assert_eq!(InputFormat::from_path(Path::new("a.asm")), Some(InputFormat::Asm));
+        assert_eq!(InputFormat::from_path(Path::new("a.S")), Some(InputFormat::Asm));
+        assert_eq!(InputFormat::from_path(Path::new("a.mips")), Some(InputFormat::Bin));
+        assert_eq!(InputFormat::from_path(Path::new("a.bin")), Some(InputFormat::Bin));
+        assert_eq!(InputFormat::from_path(Path::new("a.txt")), None);
+    }
+}
