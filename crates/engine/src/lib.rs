@@ -1,1 +1,15 @@
-//! tamarin
+//! Concolic equivalence checking of CS241 MIPS programs.
+//!
+//! The pipeline: the emulator of `tamarin-mips` runs each program while a
+//! [`trace::SymTracer`] records terms ([`term`]) and path conditions; the search
+//! ([`concolic`]) turns conditions into queries for the solver chain ([`solver`]),
+//! runs both programs on every answer, and hands what it found to [`verdict`], the
+//! one place where a verdict is decided.
+
+pub mod concolic;
+pub mod term;
+pub mod trace;
+pub mod solver;
+pub mod verdict;
+
+pub use tamarin_mips as mips;

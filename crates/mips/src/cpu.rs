@@ -328,7 +328,7 @@ impl Machine {
 
     /// Reads the word at `addr` (aligned addresses in range; others read as zero).
     pub fn read_word(&self, addr: u32) -> u32 {
-        if addr % 4 == 0 && addr < MEM_SIZE {
+        if addr.is_multiple_of(4) && addr < MEM_SIZE {
             self.mem.read(addr)
         } else {
             0

@@ -52,7 +52,7 @@ const MAX_WORDS: usize = (crate::memory::MEM_SIZE / 4) as usize;
 
 /// Decodes a binary image: big-endian words, back to back.
 pub fn parse_binary(path: &str, bytes: &[u8]) -> Result<Program, LoadError> {
-    if bytes.len() % 4 != 0 {
+    if !bytes.len().is_multiple_of(4) {
         return Err(LoadError::RaggedBinary {
             path: path.to_string(),
             len: bytes.len(),

@@ -50,7 +50,7 @@ impl Program {
     /// The source line of the word at byte address `addr`, for assembled programs.
     pub fn line_of(&self, addr: u32) -> Option<u32> {
         let lines = self.lines.as_ref()?;
-        if addr % 4 != 0 {
+        if !addr.is_multiple_of(4) {
             return None;
         }
         lines.get((addr / 4) as usize).copied()

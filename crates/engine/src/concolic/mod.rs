@@ -1,0 +1,598 @@
+//! The concolic search of the report's Figure 4, extended to a complete enumeration.
+//!
+//! Both programs are run, with tracing, on every input the search picks; their path
+//! trees ([`tree`]) are grown side by side. The sides take turns as driver: the driver's
+//! deepest open branch point is turned into a query (its path prefix, and none of the
+//! conditions already seen there), and the answer becomes the next input, run on both
+//! programs and compared concretely. Each new pair of paths seen on one input gets a
+//! difference query (inputs on both paths on which the results differ). When both
+//! trees are closed, one more query per left path checks it against every right path;
+//! if all are unsatisfiable, the programs agree on every input within the bounds.
+
+mod shrink;
+pub mod tree;
+
+use std::time::{Duration, Instant};
+
+use rustc_hash::FxHashSet;
+use tamarin_mips::cpu::{Config, Frontend, Machine, Outcome, Status};
+use tamarin_mips::{Program, Reg};
+
+use crate::solver::{build_chain, Answer, CountingSolver, Solver, SolverConfig, SolverStats};
+use crate::term::{Term, TermStore};
+use crate::trace::{self, PathCond, SymTracer, Val};
+use crate::verdict::{self, Counterexample, Coverage, Incomplete, Proof, Verdict};
+use tree::{NodeId, NodeState, PathTree};
+
+/// Settings of a comparison. Every default is here.
+#[derive(Clone, Debug)]
+#[non_exhaustive]
+pub struct Options {
+    /// Steps per run (default 10000).
+    pub fuel: u64,
+    /// Path conditions per query (default 50).
+    pub depth: usize,
+    /// The first inputs, `$1` then `$2` (default 0, 0).
+    pub init_inputs: Vec<u32>,
+    /// The solver chain.
+    pub solver: SolverConfig,
+    /// Most inputs to try (default 10000).
+    pub max_runs: u64,
+    /// Time limit for the whole comparison (default none).
+    pub timeout: Option<Duration>,
+    /// Most path pairs to check in the final proof step (default 100000).
+    pub max_pairs: u64,
+    /// Produce readable traces for the observer.
+    pub dump_trace: bool,
+    /// The termination address (initial `$31`).
+    pub termination: u32,
+}
+
+impl Default for Options {
+    fn default() -> Self {
+        Options {
+            fuel: 10_000,
+            depth: 50,
+            init_inputs: vec![0, 0],
+            solver: SolverConfig::default(),
+            max_runs: 10_000,
+            timeout: None,
+            max_pairs: 100_000,
+            dump_trace: false,
+            termination: tamarin_mips::cpu::DEFAULT_TERMINATION,
+        }
+    }
+}
+
+/// Which program.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Side {
+    Left,
+    Right,
+}
+
+impl Side {
+    pub fn name(self) -> &'static str {
+        match self {
+            Side::Left => "left",
+            Side::Right => "right",
+        }
+    }
+}
+
+/// Where the search stands, for progress displays.
+#[derive(Clone, Copy, Debug, Default)]
+pub struct Progress {
+    pub runs: u64,
+    pub paths: (u64, u64),
+    pub queries: u64,
+    pub elapsed: Duration,
+}
+
+/// Receives what the search shows as it goes.
+pub trait Observer {
+    /// A readable trace of one run (only with [`Options::dump_trace`]).
+    fn trace(&mut self, _side: Side, _inputs: &[(String, u32)], _text: &str) {}
+    /// Called now and then with the search's progress.
+    fn progress(&mut self, _progress: &Progress) {}
+}
+
+/// An observer that ignores everything.
+pub struct Quiet;
+impl Observer for Quiet {}
+
+/// Counts of the work done.
+#[derive(Clone, Debug, Default)]
+pub struct Stats {
+    /// Inputs tried (each one runs both programs).
+    pub runs: u64,
+    /// Distinct paths seen, per side.
+    pub paths: (u64, u64),
+    /// Runs that did not follow the predicted path.
+    pub restarts: u64,
+    /// Difference queries asked (seen pairs and the final proof step).
+    pub difference_queries: u64,
+    pub solver: SolverStats,
+    /// The solver chain, described.
+    pub solver_name: String,
+    pub total: Duration,
+}
+
+/// The full result of a comparison.
+#[derive(Clone, Debug)]
+pub struct Report {
+    pub verdict: Verdict,
+    pub stats: Stats,
+    /// Names of the inputs, in order.
+    pub input_names: Vec<String>,
+}
+
+/// A path that some run took.
+struct Leaf {
+    conds: Vec<Term>,
+    outcome: LeafOutcome,
+}
+
+#[derive(Clone, Copy, PartialEq, Eq)]
+enum LeafOutcome {
+    Done(Term),
+    Error,
+    OutOfFuel,
+}
+
+struct SideState {
+    program: Program,
+    machine: Machine,
+    tree: PathTree,
+    stack: Vec<NodeId>,
+    leaves: Vec<Leaf>,
+}
+
+/// The inputs of the twoints frontend.
+const INPUTS: [(&str, u8); 2] = [("$1", 1), ("$2", 2)];
+
+struct Search<'o> {
+    opts: &'o Options,
+    observer: &'o mut dyn Observer,
+    store: TermStore,
+    vars: Vec<Term>,
+    names: Vec<String>,
+    sides: [SideState; 2],
+    solver: CountingSolver<Box<dyn Solver>>,
+    pairs_seen: FxHashSet<(usize, usize)>,
+    pending_pairs: Vec<(usize, usize)>,
+    stats: Stats,
+    unknown: (u64, String),
+    start: Instant,
+    last_progress: Instant,
+    found: Option<(Counterexample, usize, usize)>,
+    stopped: Option<Incomplete>,
+}
+
+/// Compares two programs.
+pub fn compare(left: &Program, right: &Program, opts: &Options, observer: &mut dyn Observer) -> Report {
+    let mut store = TermStore::new();
+    let vars: Vec<Term> = INPUTS.iter().map(|(n, _)| store.new_var(n, 32)).collect();
+    let names: Vec<String> = INPUTS.iter().map(|(n, _)| n.to_string()).collect();
+    let mut config = Config::with_fuel(opts.fuel);
+    config.termination = opts.termination;
+    let side = |p: &Program| SideState {
+        program: p.clone(),
+        machine: Machine::new(p, config),
+        tree: PathTree::default(),
+        stack: Vec::new(),
+        leaves: Vec::new(),
+    };
+    let solver = CountingSolver::new(build_chain(&opts.solver));
+    let now = Instant::now();
+    let search = Search {
+        opts,
+        observer,
+        store,
+        vars,
+        names,
+        sides: [side(left), side(right)],
+        stats: Stats {
+            solver_name: solver.describe(),
+            ..Stats::default()
+        },
+        solver,
+        pairs_seen: FxHashSet::default(),
+        pending_pairs: Vec::new(),
+        unknown: (0, String::new()),
+        start: now,
+        last_progress: now,
+        found: None,
+        stopped: None,
+    };
+    search.run()
+}
+
+impl Search<'_> {
+    fn config(&self) -> Config {
+        let mut c = Config::with_fuel(self.opts.fuel);
+        c.termination = self.opts.termination;
+        c
+    }
+
+    fn frontend(inputs: &[u32]) -> Frontend {
+        Frontend::TwoInts(
+            inputs.first().copied().unwrap_or(0),
+            inputs.get(1).copied().unwrap_or(0),
+        )
+    }
+
+    fn named(&self, inputs: &[u32]) -> Vec<(String, u32)> {
+        self.names.iter().cloned().zip(inputs.iter().copied()).collect()
+    }
+
+    fn run(mut self) -> Report {
+        let init: Vec<u32> = (0..self.vars.len())
+            .map(|i| self.opts.init_inputs.get(i).copied().unwrap_or(0))
+            .collect();
+        self.try_inputs(&init);
+        let mut turn = 0usize;
+        while self.found.is_none() && self.stopped.is_none() {
+            self.check_budget();
+            if self.stopped.is_some() {
+                break;
+            }
+            if let Some((l, r)) = self.pending_pairs.pop() {
+                self.difference_query(l, r);
+                continue;
+            }
+            let side = if self.sides[turn].stack.is_empty() { 1 - turn } else { turn };
+            let Some(node) = self.sides[side].stack.pop() else {
+                break;
+            };
+            self.sides[side].tree.node_mut(node).queued = false;
+            self.explore(side, node);
+            turn = 1 - side;
+        }
+        let mut proof_queries = 0;
+        let mut coverage = self.coverage();
+        if self.found.is_none() && coverage.incomplete.is_empty() {
+            proof_queries = self.prove();
+            coverage = self.coverage();
+        }
+        self.finish(coverage, proof_queries)
+    }
+
+    fn check_budget(&mut self) {
+        if self.stats.runs >= self.opts.max_runs {
+            self.stopped = Some(Incomplete::RunBudget {
+                runs: self.stats.runs,
+            });
+        } else if let Some(limit) = self.opts.timeout {
+            let spent = self.start.elapsed();
+            if spent >= limit {
+                self.stopped = Some(Incomplete::Timeout {
+                    millis: spent.as_millis() as u64,
+                });
+            }
+        }
+        if self.last_progress.elapsed() >= Duration::from_millis(100) {
+            self.last_progress = Instant::now();
+            let p = Progress {
+                runs: self.stats.runs,
+                paths: (
+                    self.sides[0].leaves.len() as u64,
+                    self.sides[1].leaves.len() as u64,
+                ),
+                queries: self.solver.stats.queries,
+                elapsed: self.start.elapsed(),
+            };
+            self.observer.progress(&p);
+        }
+    }
+
+    /// Asks about `node`'s remainder and follows the answer.
+    fn explore(&mut self, side: usize, node: NodeId) {
+        let tree = &self.sides[side].tree;
+        if tree.node(node).state != NodeState::Open || tree.node(node).leaf.is_some() {
+            return;
+        }
+        let Some(query) = self.sides[side].tree.remainder(&mut self.store, node) else {
+            self.sides[side].tree.node_mut(node).state = NodeState::Closed;
+            return;
+        };
+        if self.sides[side].tree.node(node).depth >= self.opts.depth {
+            self.sides[side].tree.node_mut(node).state = NodeState::Cut;
+            return;
+        }
+        match self.ask(&query) {
+            Answer::Unsat => self.sides[side].tree.node_mut(node).state = NodeState::Closed,
+            Answer::Unknown(_) => self.sides[side].tree.node_mut(node).state = NodeState::Unknown,
+            Answer::Sat(model) => {
+                let before = self.sides[side].tree.node(node).children.len();
+                self.push(side, node);
+                let inputs = self.inputs_of(&model.values);
+                self.try_inputs(&inputs);
+                if self.found.is_none() && self.sides[side].tree.node(node).children.len() == before {
+                    self.stats.restarts += 1;
+                    self.sides[side].tree.node_mut(node).state = NodeState::Diverged;
+                }
+            }
+        }
+    }
+
+    fn ask(&mut self, query: &[Term]) -> Answer {
+        let a = self.solver.check(&self.store, query);
+        if let Answer::Unknown(why) = &a {
+            self.unknown.0 += 1;
+            if self.unknown.1.is_empty() {
+                self.unknown.1 = why.clone();
+            }
+        }
+        a
+    }
+
+    fn inputs_of(&self, values: &[u64]) -> Vec<u32> {
+        (0..self.vars.len())
+            .map(|i| values.get(i).copied().unwrap_or(0) as u32)
+            .collect()
+    }
+
+    fn push(&mut self, side: usize, node: NodeId) {
+        let s = &mut self.sides[side];
+        let n = s.tree.node_mut(node);
+        if n.state == NodeState::Open && !n.queued && n.leaf.is_none() {
+            n.queued = true;
+            s.stack.push(node);
+        }
+    }
+
+    /// Runs both programs on `inputs`, records their paths, compares them.
+    fn try_inputs(&mut self, inputs: &[u32]) {
+        self.stats.runs += 1;
+        let (lo, ll) = self.run_side(0, inputs);
+        let (ro, rl) = self.run_side(1, inputs);
+        if verdict::outcomes_differ(&lo, &ro) {
+            self.confirm(inputs, ll, rl);
+            return;
+        }
+        if self.pairs_seen.insert((ll, rl)) {
+            self.pending_pairs.push((ll, rl));
+        }
+    }
+
+    /// Replays a suspected difference on fresh machines; keeps it only if it shows.
+    fn confirm(&mut self, inputs: &[u32], ll: usize, rl: usize) {
+        let config = self.config();
+        let (left, right) = (&self.sides[0].program, &self.sides[1].program);
+        let Some(cx) = verdict::replay(left, right, config, &Self::frontend(inputs), &self.names) else {
+            self.stats.restarts += 1;
+            return;
+        };
+        let cx = self.shrink(cx, ll, rl);
+        self.found = Some((cx, ll, rl));
+    }
+
+    /// Runs one side with tracing; returns its outcome and leaf.
+    fn run_side(&mut self, side: usize, inputs: &[u32]) -> (Outcome, usize) {
+        let image_end = self.sides[side].program.byte_len();
+        let termination = self.opts.termination;
+        let record = self.opts.dump_trace;
+        let frontend = Self::frontend(inputs);
+        let symbolic: Vec<(Reg, Term)> = INPUTS
+            .iter()
+            .zip(&self.vars)
+            .filter_map(|(&(_, r), &v)| Reg::new(r).map(|r| (r, v)))
+            .collect();
+        let s = &mut self.sides[side];
+        s.machine.reset();
+        // The twoints frontend cannot fail to apply.
+        let _ = s.machine.apply(&frontend);
+        let mut tracer = SymTracer::new(
+            &mut self.store,
+            s.machine.regs(),
+            &symbolic,
+            image_end,
+            termination,
+            record,
+        );
+        let outcome = s.machine.run_to_outcome(&mut tracer);
+        let (conds, steps, regs) = tracer.finish();
+        let result = match regs[3] {
+            Val::Conc(c) => self.store.word(c),
+            Val::Sym(t) => t,
+        };
+        if record {
+            let mut text = trace::render(&self.store, &steps);
+            text.push_str(&format!("    => {}", outcome.status.name()));
+            if let Status::Error(f) = outcome.status {
+                text.push_str(&format!(" ({f})"));
+            } else if outcome.status == Status::Done {
+                text.push_str(&format!(", $3 = {}", self.store.readable(result)));
+            }
+            let named = self.named(inputs);
+            let which = if side == 0 { Side::Left } else { Side::Right };
+            self.observer.trace(which, &named, &text);
+        }
+        let leaf = self.record_path(side, &conds, &outcome, result);
+        (outcome, leaf)
+    }
+
+    fn record_path(&mut self, side: usize, conds: &[PathCond], outcome: &Outcome, result: Term) -> usize {
+        let terms: Vec<Term> = conds.iter().map(|c| c.cond).collect();
+        let s = &mut self.sides[side];
+        let (along, _) = s.tree.insert(&terms);
+        let end = along.last().copied().unwrap_or(0);
+        let leaf = match s.tree.node(end).leaf {
+            Some(l) => l,
+            None => {
+                let l = s.leaves.len();
+                s.leaves.push(Leaf {
+                    conds: terms,
+                    outcome: match outcome.status {
+                        Status::Done => LeafOutcome::Done(result),
+                        Status::Error(_) => LeafOutcome::Error,
+                        Status::OutOfFuel => LeafOutcome::OutOfFuel,
+                    },
+                });
+                let n = s.tree.node_mut(end);
+                n.leaf = Some(l);
+                n.state = NodeState::Closed;
+                l
+            }
+        };
+        for &n in &along {
+            self.push(side, n);
+        }
+        leaf
+    }
+
+    /// The condition that two paths' results differ (given both are followed).
+    fn diff(&mut self, l: usize, r: usize) -> Term {
+        let (a, b) = (self.sides[0].leaves[l].outcome, self.sides[1].leaves[r].outcome);
+        match (a, b) {
+            (LeafOutcome::OutOfFuel, _) | (_, LeafOutcome::OutOfFuel) => self.store.bool(false),
+            (LeafOutcome::Error, LeafOutcome::Error) => self.store.bool(false),
+            (LeafOutcome::Done(x), LeafOutcome::Done(y)) => self.store.ne(x, y),
+            _ => self.store.bool(true),
+        }
+    }
+
+    /// The inputs on which left path `l` and right path `r` are both taken and differ.
+    fn difference_region(&mut self, l: usize, r: usize) -> Vec<Term> {
+        let d = self.diff(l, r);
+        let mut q = self.sides[0].leaves[l].conds.clone();
+        q.extend_from_slice(&self.sides[1].leaves[r].conds);
+        q.push(d);
+        q
+    }
+
+    fn difference_query(&mut self, l: usize, r: usize) {
+        let d = self.diff(l, r);
+        if self.store.as_const(d) == Some(0) {
+            return;
+        }
+        let q = self.difference_region(l, r);
+        self.stats.difference_queries += 1;
+        if let Answer::Sat(m) = self.ask(&q) {
+            let inputs = self.inputs_of(&m.values);
+            self.try_inputs(&inputs);
+            if self.found.is_none() {
+                self.stats.restarts += 1;
+            }
+        }
+    }
+
+    /// The final step: for each left path, is there a right path and an input on
+    /// both on which the results differ? Returns the queries asked.
+    fn prove(&mut self) -> u64 {
+        let (nl, nr) = (self.sides[0].leaves.len(), self.sides[1].leaves.len());
+        if (nl as u64).saturating_mul(nr as u64) > self.opts.max_pairs {
+            self.stopped = Some(Incomplete::TooManyPairs {
+                pairs: nl as u64 * nr as u64,
+            });
+            return 0;
+        }
+        let mut asked = 0;
+        for l in 0..nl {
+            let mut any = self.store.bool(false);
+            for r in 0..nr {
+                let d = self.diff(l, r);
+                if self.store.as_const(d) == Some(0) {
+                    continue;
+                }
+                let path = self.store.and_all(self.sides[1].leaves[r].conds.clone());
+                let both = self.store.and(path, d);
+                any = self.store.or(any, both);
+            }
+            if self.store.as_const(any) == Some(0) {
+                continue;
+            }
+            let mut q = self.sides[0].leaves[l].conds.clone();
+            q.push(any);
+            asked += 1;
+            self.stats.difference_queries += 1;
+            match self.ask(&q) {
+                Answer::Unsat => {}
+                Answer::Unknown(_) => {}
+                Answer::Sat(m) => {
+                    let inputs = self.inputs_of(&m.values);
+                    self.try_inputs(&inputs);
+                    if self.found.is_some() {
+                        return asked;
+                    }
+                    self.stats.restarts += 1;
+                }
+            }
+        }
+        asked
+    }
+
+    fn coverage(&self) -> Coverage {
+        let mut incomplete = Vec::new();
+        let mut cut = 0;
+        let mut unknown_nodes = 0;
+        let mut diverged = 0;
+        for s in &self.sides {
+            for n in s.tree.nodes() {
+                match n.state {
+                    NodeState::Cut => cut += 1,
+                    NodeState::Unknown => unknown_nodes += 1,
+                    NodeState::Diverged => diverged += 1,
+                    NodeState::Open if self.found.is_none() && self.stopped.is_none() => {
+                        // Cannot happen after a full search; count it as unexplored.
+                        unknown_nodes += 1
+                    }
+                    _ => {}
+                }
+            }
+        }
+        if cut > 0 {
+            incomplete.push(Incomplete::DepthCut {
+                points: cut,
+                depth: self.opts.depth,
+            });
+        }
+        if self.unknown.0 > 0 || unknown_nodes > 0 {
+            incomplete.push(Incomplete::SolverUnknown {
+                queries: self.unknown.0.max(unknown_nodes),
+                reason: if self.unknown.1.is_empty() {
+                    "unknown".into()
+                } else {
+                    self.unknown.1.clone()
+                },
+            });
+        }
+        if diverged > 0 || self.stats.restarts > 0 {
+            incomplete.push(Incomplete::Diverged {
+                runs: self.stats.restarts.max(diverged),
+            });
+        }
+        if let Some(s) = &self.stopped {
+            incomplete.push(s.clone());
+        }
+        Coverage { incomplete }
+    }
+
+    fn finish(mut self, coverage: Coverage, proof_queries: u64) -> Report {
+        let count = |s: &SideState, want: Option<LeafOutcome>| {
+            s.leaves
+                .iter()
+                .filter(|l| want.is_none_or(|w| l.outcome == w))
+                .count() as u64
+        };
+        let proof = Proof {
+            paths: (count(&self.sides[0], None), count(&self.sides[1], None)),
+            out_of_fuel: (
+                count(&self.sides[0], Some(LeafOutcome::OutOfFuel)),
+                count(&self.sides[1], Some(LeafOutcome::OutOfFuel)),
+            ),
+            queries: proof_queries,
+            fuel: self.opts.fuel,
+        };
+        self.stats.paths = proof.paths;
+        self.stats.solver = self.solver.stats;
+        self.stats.total = self.start.elapsed();
+        let cx = self.found.take().map(|(cx, _, _)| cx);
+        Report {
+            verdict: verdict::decide(cx, coverage, proof),
+            stats: self.stats,
+            input_names: self.names,
+        }
+    }
+}

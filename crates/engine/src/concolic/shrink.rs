@@ -1,0 +1,77 @@
+//! Makes counterexamples friendly: among the inputs that show the same difference,
+//! prefer small magnitudes (the solver likes answers such as `0x80000000`).
+
+use super::Search;
+use crate::solver::Answer;
+use crate::term::{BinOp, Term};
+use crate::verdict::{self, Counterexample};
+
+/// Magnitude bounds tried in turn, all inputs at once.
+const BOUNDS: [u32; 6] = [0, 1, 10, 100, 1000, 65536];
+
+impl Search<'_> {
+    /// `-bound <= v <= bound` for every input.
+    fn small(&mut self, bound: u32) -> Vec<Term> {
+        let vars = self.vars.clone();
+        vars.into_iter()
+            .map(|v| {
+                let b = self.store.word(bound);
+                let shifted = self.store.bin(BinOp::Add, v, b);
+                let limit = self.store.word(bound.wrapping_mul(2).wrapping_add(1));
+                self.store.bin(BinOp::Ult, shifted, limit)
+            })
+            .collect()
+    }
+
+    /// Looks for smaller inputs in the region where left path `l` and right path `r`
+    /// differ; every candidate is replayed, and `cx` is kept unless one confirms.
+    pub(super) fn shrink(&mut self, cx: Counterexample, l: usize, r: usize) -> Counterexample {
+        let max = cx
+            .inputs
+            .iter()
+            .map(|(_, v)| (*v as i32).unsigned_abs())
+            .max()
+            .unwrap_or(0);
+        let region = self.difference_region(l, r);
+        for bound in BOUNDS {
+            if bound >= max {
+                break;
+            }
+            let mut q = region.clone();
+            q.extend(self.small(bound));
+            match self.ask(&q) {
+                Answer::Sat(m) => {
+                    let mut inputs = self.inputs_of(&m.values);
+                    // Then try to zero each input in turn, keeping the others.
+                    for i in 0..inputs.len() {
+                        if inputs[i] == 0 {
+                            continue;
+                        }
+                        let mut q2 = q.clone();
+                        let zero = self.store.word(0);
+                        let z = self.store.eq(self.vars[i], zero);
+                        q2.push(z);
+                        for (j, &v) in inputs.iter().enumerate().take(i) {
+                            let k = self.store.word(v);
+                            let e = self.store.eq(self.vars[j], k);
+                            q2.push(e);
+                        }
+                        if let Answer::Sat(m2) = self.ask(&q2) {
+                            inputs = self.inputs_of(&m2.values);
+                        }
+                    }
+                    let config = self.config();
+                    let frontend = Self::frontend(&inputs);
+                    let (left, right) = (&self.sides[0].program, &self.sides[1].program);
+                    if let Some(better) = verdict::replay(left, right, config, &frontend, &self.names) {
+                        return better;
+                    }
+                    return cx;
+                }
+                Answer::Unsat => continue,
+                Answer::Unknown(_) => return cx,
+            }
+        }
+        cx
+    }
+}

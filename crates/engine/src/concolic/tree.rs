@@ -1,0 +1,174 @@
+//! The path tree of one program: every path seen, as a trie of path conditions.
+//!
+//! A node stands for the inputs that satisfy the conditions on the way to it. Its
+//! children are the next conditions that runs met there; the inputs that satisfy none
+//! of them are the node's unexplored remainder, which the search asks the solver
+//! about. A node whose remainder is empty is closed; when every node is closed, the
+//! paths' conditions partition the input space.
+
+use crate::term::{Term, TermStore};
+
+/// Index of a node.
+pub type NodeId = usize;
+
+/// What is known of a node's remainder.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum NodeState {
+    /// Not yet shown empty.
+    Open,
+    /// Empty (unsatisfiable, or a leaf).
+    Closed,
+    /// The solver could not decide.
+    Unknown,
+    /// Deeper than the depth bound, so never asked about.
+    Cut,
+    /// A run on the solver's inputs did not come this way.
+    Diverged,
+}
+
+#[derive(Clone, Debug)]
+pub struct Node {
+    pub parent: Option<NodeId>,
+    /// The condition on the edge from the parent.
+    pub cond: Option<Term>,
+    /// Number of conditions from the root.
+    pub depth: usize,
+    pub children: Vec<(Term, NodeId)>,
+    /// The path that ends here, if one does.
+    pub leaf: Option<usize>,
+    pub state: NodeState,
+    pub queued: bool,
+}
+
+/// A trie of condition sequences.
+#[derive(Clone, Debug)]
+pub struct PathTree {
+    nodes: Vec<Node>,
+}
+
+impl Default for PathTree {
+    fn default() -> Self {
+        PathTree {
+            nodes: vec![Node {
+                parent: None,
+                cond: None,
+                depth: 0,
+                children: Vec::new(),
+                leaf: None,
+                state: NodeState::Open,
+                queued: false,
+            }],
+        }
+    }
+}
+
+impl PathTree {
+    pub fn node(&self, id: NodeId) -> &Node {
+        &self.nodes[id]
+    }
+
+    pub fn node_mut(&mut self, id: NodeId) -> &mut Node {
+        &mut self.nodes[id]
+    }
+
+    pub fn len(&self) -> usize {
+        self.nodes.len()
+    }
+
+    pub fn is_empty(&self) -> bool {
+        false
+    }
+
+    /// Adds the path with `conds`, returning the nodes along it (root first) and
+    /// whether the final node was new.
+    pub fn insert(&mut self, conds: &[Term]) -> (Vec<NodeId>, bool) {
+        let mut at = 0;
+        let mut along = vec![0];
+        let mut created = false;
+        for &c in conds {
+            let next = self.nodes[at]
+                .children
+                .iter()
+                .find(|(k, _)| *k == c)
+                .map(|&(_, n)| n);
+            at = match next {
+                Some(n) => n,
+                None => {
+                    let id = self.nodes.len();
+                    let depth = self.nodes[at].depth + 1;
+                    self.nodes.push(Node {
+                        parent: Some(at),
+                        cond: Some(c),
+                        depth,
+                        children: Vec::new(),
+                        leaf: None,
+                        state: NodeState::Open,
+                        queued: false,
+                    });
+                    self.nodes[at].children.push((c, id));
+                    created = true;
+                    id
+                }
+            };
+            along.push(at);
+        }
+        (along, created)
+    }
+
+    /// The conditions from the root to `id`.
+    pub fn prefix(&self, id: NodeId) -> Vec<Term> {
+        let mut out = Vec::with_capacity(self.nodes[id].depth);
+        let mut at = Some(id);
+        while let Some(n) = at {
+            if let Some(c) = self.nodes[n].cond {
+                out.push(c);
+            }
+            at = self.nodes[n].parent;
+        }
+        out.reverse();
+        out
+    }
+
+    /// The query for `id`'s remainder: its prefix, and no child condition. `None`
+    /// when the remainder is empty by construction (complementary children).
+    pub fn remainder(&self, store: &mut TermStore, id: NodeId) -> Option<Vec<Term>> {
+        let mut q = self.prefix(id);
+        let mut none = store.bool(true);
+        for &(c, _) in &self.nodes[id].children {
+            let nc = store.not(c);
+            none = store.and(none, nc);
+        }
+        if store.as_const(none) == Some(0) {
+            return None;
+        }
+        q.push(none);
+        Some(q)
+    }
+
+    /// Every node, for reports.
+    pub fn nodes(&self) -> &[Node] {
+        &self.nodes
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn shared_prefixes_share_nodes() {
+        let mut s = TermStore::new();
+        let x = s.new_var("x", 32);
+        let k = s.word(1);
+        let a = s.eq(x, k);
+        let na = s.not(a);
+        let mut t = PathTree::default();
+        let (p1, new1) = t.insert(&[a]);
+        let (p2, new2) = t.insert(&[a]);
+        assert!(new1 && !new2);
+        assert_eq!(p1, p2);
+        assert!(t.remainder(&mut s, 0).is_some(), "the other side is unexplored");
+        t.insert(&[na]);
+        assert!(t.remainder(&mut s, 0).is_none(), "c and !c cover everything");
+    }
+}

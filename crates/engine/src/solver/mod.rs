@@ -1,0 +1,148 @@
+//! The solver layer: one small trait, a Z3 backend, and wrappers that add caching,
+//! query dumps and accounting, composed into a chain as KLEE does.
+//!
+//! Architecture invariant: `Unknown` (a timeout, a resource limit, a backend failure)
+//! is never turned into `Unsat`. Callers treat it as "this region was not covered".
+
+mod cache;
+mod dump;
+mod z3;
+
+pub use self::cache::CachingSolver;
+pub use self::dump::DumpingSolver;
+pub use self::z3::{Z3Mode, Z3Solver};
+
+use std::time::{Duration, Instant};
+
+use crate::term::{Term, TermStore};
+
+/// Values of the inputs that satisfy a query, indexed like the store's inputs.
+#[derive(Clone, Debug, PartialEq, Eq, Hash)]
+pub struct Model {
+    pub values: Vec<u64>,
+}
+
+/// A solver's answer, with the three outcomes kept apart.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum Answer {
+    Sat(Model),
+    Unsat,
+    /// The solver could not decide (the reason, as the backend gave it).
+    Unknown(String),
+}
+
+impl Answer {
+    /// `"sat"`, `"unsat"` or `"unknown"`.
+    pub fn name(&self) -> &'static str {
+        match self {
+            Answer::Sat(_) => "sat",
+            Answer::Unsat => "unsat",
+            Answer::Unknown(_) => "unknown",
+        }
+    }
+}
+
+/// Decides conjunctions of Boolean terms.
+pub trait Solver {
+    /// Is the conjunction of `assertions` satisfiable? A model gives a value for every
+    /// input of the store (inputs the query does not mention get 0).
+    fn check(&mut self, store: &TermStore, assertions: &[Term]) -> Answer;
+
+    /// A short description of the backend and chain, for reports.
+    fn describe(&self) -> String;
+}
+
+impl<S: Solver + ?Sized> Solver for Box<S> {
+    fn check(&mut self, store: &TermStore, assertions: &[Term]) -> Answer {
+        (**self).check(store, assertions)
+    }
+    fn describe(&self) -> String {
+        (**self).describe()
+    }
+}
+
+/// Counts of what reached the solver chain.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct SolverStats {
+    /// Queries asked of the chain.
+    pub queries: u64,
+    /// Of those, answered by a cache without the backend.
+    pub cache_hits: u64,
+    pub sat: u64,
+    pub unsat: u64,
+    pub unknown: u64,
+    /// Time spent in the chain.
+    pub time: Duration,
+}
+
+/// The outermost link: counts queries and time.
+pub struct CountingSolver<S> {
+    inner: S,
+    pub stats: SolverStats,
+}
+
+impl<S: Solver> CountingSolver<S> {
+    pub fn new(inner: S) -> Self {
+        CountingSolver {
+            inner,
+            stats: SolverStats::default(),
+        }
+    }
+}
+
+impl<S: Solver> Solver for CountingSolver<S> {
+    fn check(&mut self, store: &TermStore, assertions: &[Term]) -> Answer {
+        let start = Instant::now();
+        let answer = self.inner.check(store, assertions);
+        self.stats.time += start.elapsed();
+        self.stats.queries += 1;
+        match answer {
+            Answer::Sat(_) => self.stats.sat += 1,
+            Answer::Unsat => self.stats.unsat += 1,
+            Answer::Unknown(_) => self.stats.unknown += 1,
+        }
+        answer
+    }
+    fn describe(&self) -> String {
+        self.inner.describe()
+    }
+}
+
+/// Which solver chain to build.
+#[derive(Clone, Debug, PartialEq, Eq)]
+#[non_exhaustive]
+pub struct SolverConfig {
+    /// Per-query time limit.
+    pub timeout: Duration,
+    /// How Z3 is driven.
+    pub z3_mode: Z3Mode,
+    /// Whether to put the caches in front of the backend.
+    pub caching: bool,
+    /// Write every query that reaches the backend as an SMT-LIB file here.
+    pub dump_dir: Option<std::path::PathBuf>,
+}
+
+impl Default for SolverConfig {
+    fn default() -> Self {
+        SolverConfig {
+            timeout: Duration::from_secs(5),
+            z3_mode: Z3Mode::Fresh,
+            caching: true,
+            dump_dir: None,
+        }
+    }
+}
+
+/// Composes the chain: counting → caches → dumping → backend.
+pub fn build_chain(config: &SolverConfig) -> Box<dyn Solver> {
+    let backend: Box<dyn Solver> = Box::new(Z3Solver::new(config.z3_mode, config.timeout));
+    let dumped: Box<dyn Solver> = match &config.dump_dir {
+        Some(dir) => Box::new(DumpingSolver::new(backend, dir.clone())),
+        None => backend,
+    };
+    if config.caching {
+        Box::new(CachingSolver::new(dumped))
+    } else {
+        dumped
+    }
+}

@@ -1,0 +1,209 @@
+//! The in-process Z3 backend, through the `z3` crate's thread-local context.
+//!
+//! One context serves a whole comparison: terms are lowered once and the lowered
+//! ASTs are kept for later queries (the store only grows, so indices stay valid).
+
+use std::time::Duration;
+
+use z3::ast::{Bool, BV};
+use z3::{Params, SatResult};
+
+use super::{Answer, Model, Solver};
+use crate::term::{BinOp, Node, Term, TermStore};
+
+/// How queries are put to Z3.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Z3Mode {
+    /// A fresh `QF_BV` solver per query.
+    Fresh,
+    /// One solver for the whole comparison; each query's conjuncts are passed as
+    /// assumptions (no assertions accumulate).
+    Incremental,
+}
+
+#[derive(Clone)]
+enum Lowered {
+    Bool(Bool),
+    Bv(BV),
+}
+
+/// Z3, in-process.
+pub struct Z3Solver {
+    mode: Z3Mode,
+    timeout: Duration,
+    lowered: Vec<Option<Lowered>>,
+    vars: Vec<Option<BV>>,
+    shared: Option<z3::Solver>,
+}
+
+impl Z3Solver {
+    /// A backend with a per-query time limit.
+    pub fn new(mode: Z3Mode, timeout: Duration) -> Z3Solver {
+        Z3Solver {
+            mode,
+            timeout,
+            lowered: Vec::new(),
+            vars: Vec::new(),
+            shared: None,
+        }
+    }
+
+    fn params(&self) -> Params {
+        let mut p = Params::new();
+        let ms = self.timeout.as_millis().clamp(1, u32::MAX as u128) as u32;
+        p.set_u32("timeout", ms);
+        p
+    }
+
+    fn get(&self, t: Term) -> Option<&Lowered> {
+        self.lowered.get(t.index()).and_then(|l| l.as_ref())
+    }
+
+    fn bv(&self, t: Term) -> BV {
+        match self.get(t) {
+            Some(Lowered::Bv(b)) => b.clone(),
+            // Unreachable for well-sorted terms; a zero keeps the query well formed.
+            _ => BV::from_u64(0, 32),
+        }
+    }
+
+    fn boolean(&self, t: Term) -> Bool {
+        match self.get(t) {
+            Some(Lowered::Bool(b)) => b.clone(),
+            _ => Bool::from_bool(false),
+        }
+    }
+
+    /// Lowers `roots` and everything they reach that is not lowered yet.
+    fn lower(&mut self, store: &TermStore, roots: &[Term]) {
+        if self.lowered.len() < store.len() {
+            self.lowered.resize(store.len(), None);
+        }
+        for t in store.reachable(roots) {
+            if self.lowered[t.index()].is_some() {
+                continue;
+            }
+            let l = self.lower_node(store, t);
+            self.lowered[t.index()] = Some(l);
+        }
+    }
+
+    fn lower_node(&mut self, store: &TermStore, t: Term) -> Lowered {
+        use Lowered::{Bool as B, Bv};
+        match store.node(t) {
+            Node::Bool(b) => B(Bool::from_bool(b)),
+            Node::Const { width, value } => Bv(BV::from_u64(value, width as u32)),
+            Node::Var { index, width } => {
+                let v = BV::new_const(store.var_name(index), width as u32);
+                let i = index as usize;
+                if self.vars.len() <= i {
+                    self.vars.resize(i + 1, None);
+                }
+                self.vars[i] = Some(v.clone());
+                Bv(v)
+            }
+            Node::Not(a) => B(self.boolean(a).not()),
+            Node::Bin(op, a, b) => {
+                if store.is_bool(a) {
+                    let (x, y) = (self.boolean(a), self.boolean(b));
+                    return B(match op {
+                        BinOp::And => Bool::and(&[x, y]),
+                        BinOp::Or => Bool::or(&[x, y]),
+                        _ => x.eq(&y),
+                    });
+                }
+                let (x, y) = (self.bv(a), self.bv(b));
+                match op {
+                    BinOp::Add => Bv(x.bvadd(&y)),
+                    BinOp::Sub => Bv(x.bvsub(&y)),
+                    BinOp::Mul => Bv(x.bvmul(&y)),
+                    BinOp::UDiv => Bv(x.bvudiv(&y)),
+                    BinOp::URem => Bv(x.bvurem(&y)),
+                    BinOp::SDiv => Bv(x.bvsdiv(&y)),
+                    BinOp::SRem => Bv(x.bvsrem(&y)),
+                    BinOp::BvAnd => Bv(x.bvand(&y)),
+                    BinOp::Concat => Bv(x.concat(&y)),
+                    BinOp::Eq => B(x.eq(&y)),
+                    BinOp::Ult => B(x.bvult(&y)),
+                    BinOp::Slt => B(x.bvslt(&y)),
+                    BinOp::And | BinOp::Or => B(Bool::from_bool(false)),
+                }
+            }
+            Node::Extract { hi, lo, arg } => Bv(self.bv(arg).extract(hi as u32, lo as u32)),
+            Node::SignExt { by, arg } => Bv(self.bv(arg).sign_ext(by as u32)),
+            Node::ZeroExt { by, arg } => Bv(self.bv(arg).zero_ext(by as u32)),
+            Node::Ite(c, a, b) => Bv(self.boolean(c).ite(&self.bv(a), &self.bv(b))),
+        }
+    }
+
+    fn model(&self, store: &TermStore, model: &z3::Model) -> Model {
+        let values = (0..store.var_count())
+            .map(|i| {
+                self.vars
+                    .get(i)
+                    .and_then(|v| v.as_ref())
+                    .and_then(|v| model.eval(v, true))
+                    .and_then(|v| v.as_u64())
+                    .unwrap_or(0)
+            })
+            .collect();
+        Model { values }
+    }
+}
+
+impl Solver for Z3Solver {
+    fn check(&mut self, store: &TermStore, assertions: &[Term]) -> Answer {
+        self.lower(store, assertions);
+        let conjuncts: Vec<Bool> = assertions.iter().map(|&a| self.boolean(a)).collect();
+        let solver = match self.mode {
+            Z3Mode::Fresh => {
+                let s = z3::Solver::new_for_logic("QF_BV").unwrap_or_default();
+                s.set_params(&self.params());
+                for c in &conjuncts {
+                    s.assert(c);
+                }
+                s
+            }
+            Z3Mode::Incremental => {
+                let s = match self.shared.take() {
+                    Some(s) => s,
+                    None => {
+                        let s = z3::Solver::new();
+                        s.set_params(&self.params());
+                        s
+                    }
+                };
+                s
+            }
+        };
+        let result = match self.mode {
+            Z3Mode::Fresh => solver.check(),
+            Z3Mode::Incremental => solver.check_assumptions(&conjuncts),
+        };
+        let answer = match result {
+            SatResult::Sat => match solver.get_model() {
+                Some(m) => Answer::Sat(self.model(store, &m)),
+                None => Answer::Unknown("the solver reported sat without a model".into()),
+            },
+            SatResult::Unsat => Answer::Unsat,
+            SatResult::Unknown => Answer::Unknown(
+                solver
+                    .get_reason_unknown()
+                    .unwrap_or_else(|| "unknown".to_string()),
+            ),
+        };
+        if self.mode == Z3Mode::Incremental {
+            self.shared = Some(solver);
+        }
+        answer
+    }
+
+    fn describe(&self) -> String {
+        let mode = match self.mode {
+            Z3Mode::Fresh => "fresh QF_BV solver per query",
+            Z3Mode::Incremental => "one incremental solver",
+        };
+        format!("{} ({mode})", z3::full_version().to_lowercase())
+    }
+}
+

@@ -1,0 +1,628 @@
+//! The project's one term language: hash-consed bit-vector and Boolean terms over the
+//! inputs, with constant folding and a few algebraic rewrites.
+//!
+//! Every consumer (the Z3 backend, the SMT-LIB printer, the concrete evaluator, the
+//! readable printer) lowers from this single representation, so they cannot disagree
+//! about what a path condition means. Hash-consing makes a term its own SSA value:
+//! two equal computations are one [`Term`], and shared subterms are stored once.
+
+mod eval;
+mod print;
+mod smtlib;
+
+pub use eval::{eval, Evaluator};
+pub use print::Readable;
+pub use smtlib::to_smtlib;
+
+use rustc_hash::FxHashMap;
+
+/// A handle to a term in a [`TermStore`]. Cheap to copy, compare and hash.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
+pub struct Term(u32);
+
+impl Term {
+    /// The term's index in its store (terms are numbered in creation order, so
+    /// every term's arguments have smaller indices).
+    pub fn index(self) -> usize {
+        self.0 as usize
+    }
+}
+
+/// Binary operators. Bit-vector operators take two arguments of one width;
+/// `Eq` compares two terms of one sort; `And`/`Or` take Booleans.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum BinOp {
+    Add,
+    Sub,
+    Mul,
+    /// Unsigned division (callers guarantee a non-zero divisor on every path that uses it).
+    UDiv,
+    URem,
+    /// Signed division truncating toward zero; `MIN / -1 = MIN`.
+    SDiv,
+    /// Signed remainder with the dividend's sign.
+    SRem,
+    BvAnd,
+    Concat,
+    Eq,
+    /// Unsigned less-than.
+    Ult,
+    /// Signed less-than.
+    Slt,
+    And,
+    Or,
+}
+
+/// A term's shape. Width 0 means Boolean.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum Node {
+    Bool(bool),
+    Const { width: u8, value: u64 },
+    /// Input number `index` (see [`TermStore::var_name`]).
+    Var { index: u32, width: u8 },
+    Not(Term),
+    Bin(BinOp, Term, Term),
+    Extract { hi: u8, lo: u8, arg: Term },
+    SignExt { by: u8, arg: Term },
+    ZeroExt { by: u8, arg: Term },
+    Ite(Term, Term, Term),
+}
+
+/// Owns all terms of one comparison.
+#[derive(Default)]
+pub struct TermStore {
+    nodes: Vec<Node>,
+    widths: Vec<u8>,
+    dedup: FxHashMap<Node, Term>,
+    var_names: Vec<String>,
+}
+
+/// The mask of the low `width` bits.
+pub const fn mask(width: u8) -> u64 {
+    if width >= 64 {
+        u64::MAX
+    } else {
+        (1u64 << width) - 1
+    }
+}
+
+/// Sign-extends the low `width` bits of `v` to 64 bits.
+pub const fn signed(width: u8, v: u64) -> i64 {
+    if width == 0 || width >= 64 {
+        v as i64
+    } else {
+        let shift = 64 - width as u32;
+        ((v << shift) as i64) >> shift
+    }
+}
+
+impl TermStore {
+    /// An empty store.
+    pub fn new() -> TermStore {
+        TermStore::default()
+    }
+
+    /// Number of distinct terms built so far.
+    pub fn len(&self) -> usize {
+        self.nodes.len()
+    }
+
+    /// Whether no term was built yet.
+    pub fn is_empty(&self) -> bool {
+        self.nodes.is_empty()
+    }
+
+    /// The shape of `t`.
+    pub fn node(&self, t: Term) -> Node {
+        self.nodes[t.index()]
+    }
+
+    /// The width of `t` in bits (0 for Booleans).
+    pub fn width(&self, t: Term) -> u8 {
+        self.widths[t.index()]
+    }
+
+    /// Whether `t` is a Boolean.
+    pub fn is_bool(&self, t: Term) -> bool {
+        self.width(t) == 0
+    }
+
+    /// The constant value of `t`, if it is a constant (Booleans as 0/1).
+    pub fn as_const(&self, t: Term) -> Option<u64> {
+        match self.node(t) {
+            Node::Const { value, .. } => Some(value),
+            Node::Bool(b) => Some(b as u64),
+            _ => None,
+        }
+    }
+
+    /// The name of input `index`, as declared.
+    pub fn var_name(&self, index: u32) -> &str {
+        self.var_names
+            .get(index as usize)
+            .map_or("?", |s| s.as_str())
+    }
+
+    /// Number of declared inputs.
+    pub fn var_count(&self) -> usize {
+        self.var_names.len()
+    }
+
+    /// Declares a new input called `name` and returns it.
+    pub fn new_var(&mut self, name: &str, width: u8) -> Term {
+        let index = self.var_names.len() as u32;
+        self.var_names.push(name.to_string());
+        self.intern(Node::Var { index, width }, width)
+    }
+
+    fn intern(&mut self, node: Node, width: u8) -> Term {
+        if let Some(&t) = self.dedup.get(&node) {
+            return t;
+        }
+        let t = Term(self.nodes.len() as u32);
+        self.nodes.push(node);
+        self.widths.push(width);
+        self.dedup.insert(node, t);
+        t
+    }
+
+    /// The Boolean constant `b`.
+    pub fn bool(&mut self, b: bool) -> Term {
+        self.intern(Node::Bool(b), 0)
+    }
+
+    /// The `width`-bit constant `value` (truncated).
+    pub fn constant(&mut self, width: u8, value: u64) -> Term {
+        self.intern(
+            Node::Const {
+                width,
+                value: value & mask(width),
+            },
+            width,
+        )
+    }
+
+    /// A 32-bit constant.
+    pub fn word(&mut self, value: u32) -> Term {
+        self.constant(32, value as u64)
+    }
+
+    /// Logical negation.
+    pub fn not(&mut self, a: Term) -> Term {
+        match self.node(a) {
+            Node::Bool(b) => self.bool(!b),
+            Node::Not(x) => x,
+            _ => self.intern(Node::Not(a), 0),
+        }
+    }
+
+    /// Conjunction.
+    pub fn and(&mut self, a: Term, b: Term) -> Term {
+        match (self.node(a), self.node(b)) {
+            (Node::Bool(false), _) | (_, Node::Bool(false)) => self.bool(false),
+            (Node::Bool(true), _) => b,
+            (_, Node::Bool(true)) => a,
+            _ if a == b => a,
+            (Node::Not(x), _) if x == b => self.bool(false),
+            (_, Node::Not(y)) if y == a => self.bool(false),
+            _ => {
+                let (a, b) = (a.min(b), a.max(b));
+                self.intern(Node::Bin(BinOp::And, a, b), 0)
+            }
+        }
+    }
+
+    /// Disjunction.
+    pub fn or(&mut self, a: Term, b: Term) -> Term {
+        match (self.node(a), self.node(b)) {
+            (Node::Bool(true), _) | (_, Node::Bool(true)) => self.bool(true),
+            (Node::Bool(false), _) => b,
+            (_, Node::Bool(false)) => a,
+            _ if a == b => a,
+            (Node::Not(x), _) if x == b => self.bool(true),
+            (_, Node::Not(y)) if y == a => self.bool(true),
+            _ => {
+                let (a, b) = (a.min(b), a.max(b));
+                self.intern(Node::Bin(BinOp::Or, a, b), 0)
+            }
+        }
+    }
+
+    /// The conjunction of all `terms` (true when empty).
+    pub fn and_all(&mut self, terms: impl IntoIterator<Item = Term>) -> Term {
+        let mut acc = self.bool(true);
+        for t in terms {
+            acc = self.and(acc, t);
+        }
+        acc
+    }
+
+    /// The disjunction of all `terms` (false when empty).
+    pub fn or_all(&mut self, terms: impl IntoIterator<Item = Term>) -> Term {
+        let mut acc = self.bool(false);
+        for t in terms {
+            acc = self.or(acc, t);
+        }
+        acc
+    }
+
+    /// `if c then a else b`.
+    pub fn ite(&mut self, c: Term, a: Term, b: Term) -> Term {
+        match self.node(c) {
+            Node::Bool(true) => return a,
+            Node::Bool(false) => return b,
+            Node::Not(x) => return self.ite(x, b, a),
+            _ => {}
+        }
+        if a == b {
+            return a;
+        }
+        let w = self.width(a);
+        if w == 0 {
+            // Boolean ite as connectives keeps conditions readable.
+            let nc = self.not(c);
+            let l = self.and(c, a);
+            let r = self.and(nc, b);
+            return self.or(l, r);
+        }
+        self.intern(Node::Ite(c, a, b), w)
+    }
+
+    /// Equality of two terms of one sort.
+    pub fn eq(&mut self, a: Term, b: Term) -> Term {
+        if a == b {
+            return self.bool(true);
+        }
+        let (na, nb) = (self.node(a), self.node(b));
+        match (na, nb) {
+            (Node::Const { value: x, .. }, Node::Const { value: y, .. }) => return self.bool(x == y),
+            (Node::Bool(x), Node::Bool(y)) => return self.bool(x == y),
+            (Node::Bool(true), _) => return b,
+            (_, Node::Bool(true)) => return a,
+            (Node::Bool(false), _) => return self.not(b),
+            (_, Node::Bool(false)) => return self.not(a),
+            _ => {}
+        }
+        // Put a constant on the right.
+        let (a, b) = if matches!(na, Node::Const { .. }) {
+            (b, a)
+        } else {
+            (a, b)
+        };
+        if let (Node::Const { value: k, width }, n) = (self.node(b), self.node(a)) {
+            match n {
+                // ite(c, k1, k2) == k  ~>  c, !c, true or false
+                Node::Ite(c, t, e) => {
+                    if let (Some(kt), Some(ke)) = (self.as_const(t), self.as_const(e)) {
+                        return match (kt == k, ke == k) {
+                            (true, true) => self.bool(true),
+                            (true, false) => c,
+                            (false, true) => self.not(c),
+                            (false, false) => self.bool(false),
+                        };
+                    }
+                }
+                // x + c1 == c2  ~>  x == c2 - c1
+                Node::Bin(BinOp::Add, x, c1) => {
+                    if let Some(c1) = self.as_const(c1) {
+                        let k2 = self.constant(width, k.wrapping_sub(c1));
+                        return self.eq(x, k2);
+                    }
+                }
+                _ => {}
+            }
+        }
+        let (a, b) = if self.as_const(a).is_none() && self.as_const(b).is_none() {
+            (a.min(b), a.max(b))
+        } else {
+            (a, b)
+        };
+        self.intern(Node::Bin(BinOp::Eq, a, b), 0)
+    }
+
+    /// Disequality.
+    pub fn ne(&mut self, a: Term, b: Term) -> Term {
+        let e = self.eq(a, b);
+        self.not(e)
+    }
+
+    /// A bit-vector operation, folded where its arguments allow.
+    pub fn bin(&mut self, op: BinOp, a: Term, b: Term) -> Term {
+        use BinOp::*;
+        match op {
+            Eq => return self.eq(a, b),
+            And => return self.and(a, b),
+            Or => return self.or(a, b),
+            _ => {}
+        }
+        let w = self.width(a);
+        let ca = self.as_const(a);
+        let cb = self.as_const(b);
+        if let (Some(x), Some(y)) = (ca, cb) {
+            if let Some(v) = fold(op, w, self.width(b), x, y) {
+                return match op {
+                    Ult | Slt => self.bool(v != 0),
+                    Concat => self.constant(w + self.width(b), v),
+                    _ => self.constant(w, v),
+                };
+            }
+        }
+        // Algebraic identities; constants go to the right of commutative operators.
+        let (a, b, ca, cb) = match op {
+            Add | Mul | BvAnd if ca.is_some() && cb.is_none() => (b, a, cb, ca),
+            _ => (a, b, ca, cb),
+        };
+        let _ = ca;
+        match (op, cb) {
+            (Add, Some(0)) | (Sub, Some(0)) | (Mul, Some(1)) | (UDiv, Some(1)) | (SDiv, Some(1)) => {
+                return a
+            }
+            (Mul, Some(0)) | (BvAnd, Some(0)) => return self.constant(w, 0),
+            (BvAnd, Some(m)) if m == mask(w) => return a,
+            (Sub, Some(k)) => {
+                let neg = self.constant(w, k.wrapping_neg());
+                return self.bin(Add, a, neg);
+            }
+            (Add, Some(k)) => {
+                // (x + c1) + c2  ~>  x + (c1 + c2)
+                if let Node::Bin(Add, x, c1) = self.node(a) {
+                    if let Some(c1) = self.as_const(c1) {
+                        let sum = self.constant(w, c1.wrapping_add(k));
+                        return self.bin(Add, x, sum);
+                    }
+                }
+            }
+            _ => {}
+        }
+        match op {
+            Sub if a == b => return self.constant(w, 0),
+            Ult | Slt if a == b => return self.bool(false),
+            _ => {}
+        }
+        let (a, b) = match op {
+            Add | Mul | BvAnd if cb.is_none() => (a.min(b), a.max(b)),
+            _ => (a, b),
+        };
+        let width = match op {
+            Ult | Slt => 0,
+            Concat => w + self.width(b),
+            _ => w,
+        };
+        self.intern(Node::Bin(op, a, b), width)
+    }
+
+    /// Bits `hi..=lo` of `a`.
+    pub fn extract(&mut self, hi: u8, lo: u8, a: Term) -> Term {
+        let w = self.width(a);
+        if lo == 0 && hi + 1 == w {
+            return a;
+        }
+        let width = hi - lo + 1;
+        if let Some(v) = self.as_const(a) {
+            return self.constant(width, v >> lo);
+        }
+        if lo == 0 {
+            match self.node(a) {
+                // The low half of an extension is the original.
+                Node::SignExt { arg, .. } | Node::ZeroExt { arg, .. } if self.width(arg) == width => {
+                    return arg;
+                }
+                // The low half of a widened product is the narrow product.
+                Node::Bin(BinOp::Mul, x, y) => {
+                    let nx = self.extract(hi, 0, x);
+                    let ny = self.extract(hi, 0, y);
+                    return self.bin(BinOp::Mul, nx, ny);
+                }
+                _ => {}
+            }
+        }
+        self.intern(Node::Extract { hi, lo, arg: a }, width)
+    }
+
+    /// `a` sign-extended by `by` bits.
+    pub fn sign_ext(&mut self, by: u8, a: Term) -> Term {
+        let w = self.width(a);
+        if by == 0 {
+            return a;
+        }
+        if let Some(v) = self.as_const(a) {
+            return self.constant(w + by, signed(w, v) as u64);
+        }
+        self.intern(Node::SignExt { by, arg: a }, w + by)
+    }
+
+    /// `a` zero-extended by `by` bits.
+    pub fn zero_ext(&mut self, by: u8, a: Term) -> Term {
+        let w = self.width(a);
+        if by == 0 {
+            return a;
+        }
+        if let Some(v) = self.as_const(a) {
+            return self.constant(w + by, v);
+        }
+        self.intern(Node::ZeroExt { by, arg: a }, w + by)
+    }
+
+    /// The arguments of `t`, in order.
+    pub fn children(&self, t: Term) -> impl Iterator<Item = Term> {
+        let (a, b, c) = match self.node(t) {
+            Node::Bool(_) | Node::Const { .. } | Node::Var { .. } => (None, None, None),
+            Node::Not(x)
+            | Node::Extract { arg: x, .. }
+            | Node::SignExt { arg: x, .. }
+            | Node::ZeroExt { arg: x, .. } => (Some(x), None, None),
+            Node::Bin(_, x, y) => (Some(x), Some(y), None),
+            Node::Ite(x, y, z) => (Some(x), Some(y), Some(z)),
+        };
+        a.into_iter().chain(b).chain(c)
+    }
+
+    /// Every term reachable from `roots`, arguments before users (a topological order).
+    pub fn reachable(&self, roots: &[Term]) -> Vec<Term> {
+        let mut seen = rustc_hash::FxHashSet::default();
+        let mut order = Vec::new();
+        let mut stack: Vec<(Term, bool)> = roots.iter().rev().map(|&t| (t, false)).collect();
+        while let Some((t, done)) = stack.pop() {
+            if done {
+                order.push(t);
+                continue;
+            }
+            if !seen.insert(t) {
+                continue;
+            }
+            stack.push((t, true));
+            let kids: Vec<Term> = self.children(t).collect();
+            for k in kids.into_iter().rev() {
+                if !seen.contains(&k) {
+                    stack.push((k, false));
+                }
+            }
+        }
+        order
+    }
+
+    /// The inputs that `roots` mention, by index.
+    pub fn vars_of(&self, roots: &[Term]) -> Vec<u32> {
+        let mut vars: Vec<u32> = self
+            .reachable(roots)
+            .into_iter()
+            .filter_map(|t| match self.node(t) {
+                Node::Var { index, .. } => Some(index),
+                _ => None,
+            })
+            .collect();
+        vars.sort_unstable();
+        vars.dedup();
+        vars
+    }
+}
+
+/// Folds a binary operation on constants of width `w` (`wb` for the right argument of
+/// a concatenation); `None` where SMT-LIB semantics differ from the machine's
+/// (division by zero), so that such terms are left to the solver.
+fn fold(op: BinOp, w: u8, wb: u8, x: u64, y: u64) -> Option<u64> {
+    use BinOp::*;
+    let m = mask(w);
+    Some(match op {
+        Add => x.wrapping_add(y) & m,
+        Sub => x.wrapping_sub(y) & m,
+        Mul => x.wrapping_mul(y) & m,
+        UDiv => {
+            if y == 0 {
+                return None;
+            }
+            x / y
+        }
+        URem => {
+            if y == 0 {
+                return None;
+            }
+            x % y
+        }
+        SDiv => {
+            if y == 0 {
+                return None;
+            }
+            (signed(w, x).wrapping_div(signed(w, y)) as u64) & m
+        }
+        SRem => {
+            if y == 0 {
+                return None;
+            }
+            (signed(w, x).wrapping_rem(signed(w, y)) as u64) & m
+        }
+        BvAnd => x & y,
+        Concat => (x << wb) | y,
+        Ult => (x < y) as u64,
+        Slt => (signed(w, x) < signed(w, y)) as u64,
+        Eq | And | Or => return None,
+    })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn hash_consing_shares_equal_terms() {
+        let mut s = TermStore::new();
+        let x = s.new_var("$1", 32);
+        let y = s.new_var("$2", 32);
+        let a = s.bin(BinOp::Add, x, y);
+        let b = s.bin(BinOp::Add, y, x);
+        assert_eq!(a, b);
+    }
+
+    #[test]
+    fn constants_fold() {
+        let mut s = TermStore::new();
+        let a = s.word(0xFFFF_FFFF);
+        let b = s.word(2);
+        let sum = s.bin(BinOp::Add, a, b);
+        assert_eq!(s.as_const(sum), Some(1));
+        let lt = s.bin(BinOp::Slt, a, b);
+        assert_eq!(s.as_const(lt), Some(1));
+        let ult = s.bin(BinOp::Ult, a, b);
+        assert_eq!(s.as_const(ult), Some(0));
+        let min = s.word(0x8000_0000);
+        let m1 = s.word(u32::MAX);
+        let q = s.bin(BinOp::SDiv, min, m1);
+        assert_eq!(s.as_const(q), Some(0x8000_0000));
+        let zero = s.word(0);
+        let d0 = s.bin(BinOp::UDiv, a, zero);
+        assert_eq!(s.as_const(d0), None, "division by zero is left symbolic");
+    }
+
+    #[test]
+    fn slt_branch_conditions_simplify() {
+        let mut s = TermStore::new();
+        let x = s.new_var("$1", 32);
+        let y = s.new_var("$2", 32);
+        let lt = s.bin(BinOp::Slt, x, y);
+        let one = s.word(1);
+        let zero = s.word(0);
+        let v = s.ite(lt, one, zero);
+        assert_eq!(s.eq(v, zero), s.not(lt));
+        assert_eq!(s.eq(v, one), lt);
+    }
+
+    #[test]
+    fn offsets_move_across_equalities() {
+        let mut s = TermStore::new();
+        let x = s.new_var("$1", 32);
+        let five = s.word(5);
+        let sum = s.bin(BinOp::Add, x, five);
+        let k = s.word(12);
+        let seven = s.word(7);
+        assert_eq!(s.eq(sum, k), s.eq(x, seven));
+        let back = s.bin(BinOp::Sub, sum, five);
+        assert_eq!(back, x);
+    }
+
+    #[test]
+    fn low_half_of_wide_product_is_narrow_product() {
+        let mut s = TermStore::new();
+        let x = s.new_var("$1", 32);
+        let y = s.new_var("$2", 32);
+        let (wx, wy) = (s.sign_ext(32, x), s.sign_ext(32, y));
+        let p = s.bin(BinOp::Mul, wx, wy);
+        let lo = s.extract(31, 0, p);
+        assert_eq!(lo, s.bin(BinOp::Mul, x, y));
+    }
+
+    #[test]
+    fn complementary_conditions_fold() {
+        let mut s = TermStore::new();
+        let x = s.new_var("$1", 32);
+        let k = s.word(3);
+        let c = s.eq(x, k);
+        let nc = s.not(c);
+        assert_eq!(s.as_const(s_and(&mut s, c, nc)), Some(0));
+        let t = s.or(c, nc);
+        assert_eq!(s.as_const(t), Some(1));
+    }
+
+    fn s_and(s: &mut TermStore, a: Term, b: Term) -> Term {
+        s.and(a, b)
+    }
+}

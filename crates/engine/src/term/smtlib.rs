@@ -1,0 +1,99 @@
+//! SMT-LIB 2 text for a query, so that any solver (and people) can replay it.
+
+use std::fmt::Write;
+
+use super::{BinOp, Node, Term, TermStore};
+
+fn sort(store: &TermStore, t: Term) -> String {
+    match store.width(t) {
+        0 => "Bool".to_string(),
+        w => format!("(_ BitVec {w})"),
+    }
+}
+
+/// Quotes a name as an SMT-LIB symbol (`$1` becomes `|$1|`).
+pub(crate) fn symbol(name: &str) -> String {
+    let simple = !name.is_empty()
+        && !name.starts_with(|c: char| c.is_ascii_digit())
+        && name
+            .chars()
+            .all(|c| c.is_ascii_alphanumeric() || "~!@%^&*_-+=<>.?/".contains(c));
+    if simple {
+        name.to_string()
+    } else {
+        format!("|{}|", name.replace(['|', '\\'], "_"))
+    }
+}
+
+fn atom(store: &TermStore, t: Term) -> String {
+    match store.node(t) {
+        Node::Bool(b) => b.to_string(),
+        Node::Const { width, value } => format!("(_ bv{value} {width})"),
+        Node::Var { index, .. } => symbol(store.var_name(index)),
+        _ => format!("t{}", t.index()),
+    }
+}
+
+fn smt_op(op: BinOp) -> &'static str {
+    match op {
+        BinOp::Add => "bvadd",
+        BinOp::Sub => "bvsub",
+        BinOp::Mul => "bvmul",
+        BinOp::UDiv => "bvudiv",
+        BinOp::URem => "bvurem",
+        BinOp::SDiv => "bvsdiv",
+        BinOp::SRem => "bvsrem",
+        BinOp::BvAnd => "bvand",
+        BinOp::Concat => "concat",
+        BinOp::Eq => "=",
+        BinOp::Ult => "bvult",
+        BinOp::Slt => "bvslt",
+        BinOp::And => "and",
+        BinOp::Or => "or",
+    }
+}
+
+/// A standalone SMT-LIB 2 script asserting every term of `assertions` and checking
+/// satisfiability. Shared subterms become `define-fun`s, so the text stays linear in
+/// the size of the term graph.
+pub fn to_smtlib(store: &TermStore, assertions: &[Term], comment: &str) -> String {
+    let mut out = String::new();
+    for line in comment.lines() {
+        let _ = writeln!(out, "; {line}");
+    }
+    let _ = writeln!(out, "(set-logic QF_BV)");
+    let _ = writeln!(out, "(set-option :produce-models true)");
+    let order = store.reachable(assertions);
+    for &t in &order {
+        if let Node::Var { index, .. } = store.node(t) {
+            let _ = writeln!(
+                out,
+                "(declare-const {} {})",
+                symbol(store.var_name(index)),
+                sort(store, t)
+            );
+        }
+    }
+    for &t in &order {
+        let body = match store.node(t) {
+            Node::Bool(_) | Node::Const { .. } | Node::Var { .. } => continue,
+            Node::Not(a) => format!("(not {})", atom(store, a)),
+            Node::Bin(op, a, b) => format!("({} {} {})", smt_op(op), atom(store, a), atom(store, b)),
+            Node::Extract { hi, lo, arg } => format!("((_ extract {hi} {lo}) {})", atom(store, arg)),
+            Node::SignExt { by, arg } => format!("((_ sign_extend {by}) {})", atom(store, arg)),
+            Node::ZeroExt { by, arg } => format!("((_ zero_extend {by}) {})", atom(store, arg)),
+            Node::Ite(c, a, b) => format!(
+                "(ite {} {} {})",
+                atom(store, c),
+                atom(store, a),
+                atom(store, b)
+            ),
+        };
+        let _ = writeln!(out, "(define-fun t{} () {} {})", t.index(), sort(store, t), body);
+    }
+    for &a in assertions {
+        let _ = writeln!(out, "(assert {})", atom(store, a));
+    }
+    let _ = writeln!(out, "(check-sat)");
+    out
+}

@@ -1,0 +1,473 @@
+//! Symbolic trace recording: a [`Tracer`] that shadows the emulator with terms.
+//!
+//! The report's passes happen while recording rather than afterwards: operations on
+//! input-independent values are computed concretely and never enter the trace
+//! (simplify); `mult`/`div` become 64-bit products and quotient/remainder terms, and
+//! `mfhi`/`mflo` copies (desugar); hash-consed terms are SSA values (SSA). Trimming to
+//! the depth bound happens in the search, which sees the whole condition list.
+//!
+//! Soundness rests on one rule: every place where the concrete run fixed a value that
+//! depends on the inputs (a branch direction, a jump target, a memory address, a
+//! divisor being zero or not) records a path condition that pins it, so that every
+//! input satisfying a path's conditions runs exactly that path.
+
+mod dump;
+
+pub use dump::{render, Dest, TraceStep};
+
+use rustc_hash::{FxHashMap, FxHashSet};
+use tamarin_mips::cpu::{Event, Fault, FaultKind, Registers, Tracer, INPUT_ADDR, OUTPUT_ADDR};
+use tamarin_mips::memory::MEM_SIZE;
+use tamarin_mips::{Instr, Reg};
+
+use crate::term::{BinOp, Term, TermStore};
+
+/// A register's shadow: a concrete value, or a term over the inputs.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Val {
+    Conc(u32),
+    Sym(Term),
+}
+
+/// Why a path condition was recorded.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum CondKind {
+    /// A `beq`/`bne` whose operands depend on the inputs.
+    Branch,
+    /// A `jr`/`jalr` whose target depends on the inputs.
+    JumpTarget,
+    /// A `lw`/`sw` whose address depends on the inputs.
+    Address,
+    /// A `div`/`divu` whose divisor depends on the inputs (zero or not).
+    Divisor,
+}
+
+impl CondKind {
+    pub fn name(self) -> &'static str {
+        match self {
+            CondKind::Branch => "branch",
+            CondKind::JumpTarget => "jump target",
+            CondKind::Address => "address",
+            CondKind::Divisor => "divisor",
+        }
+    }
+}
+
+/// A condition that held on the recorded run, at the instruction at `pc`.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct PathCond {
+    pub pc: u32,
+    pub cond: Term,
+    pub kind: CondKind,
+}
+
+/// The shadow state and the conditions of one run.
+pub struct SymTracer<'s> {
+    store: &'s mut TermStore,
+    regs: [Val; 32],
+    hi: Val,
+    lo: Val,
+    /// Words at concrete addresses whose value depends on the inputs.
+    mem: FxHashMap<u32, Term>,
+    /// Every address stored to outside the program image (a jump there may find code).
+    written: FxHashSet<u32>,
+    image_end: u32,
+    termination: u32,
+    conds: Vec<PathCond>,
+    seen: FxHashSet<Term>,
+    steps: Option<Vec<TraceStep>>,
+}
+
+impl<'s> SymTracer<'s> {
+    /// A tracer for a machine in state `initial`, where the registers in `inputs` hold
+    /// the given input terms. `record_steps` keeps a readable log for `--dump-trace`.
+    pub fn new(
+        store: &'s mut TermStore,
+        initial: &Registers,
+        inputs: &[(Reg, Term)],
+        image_end: u32,
+        termination: u32,
+        record_steps: bool,
+    ) -> Self {
+        let mut regs = initial.gpr.map(Val::Conc);
+        for &(r, t) in inputs {
+            if r != Reg::ZERO {
+                regs[r.index()] = Val::Sym(t);
+            }
+        }
+        SymTracer {
+            store,
+            regs,
+            hi: Val::Conc(initial.hi),
+            lo: Val::Conc(initial.lo),
+            mem: FxHashMap::default(),
+            written: FxHashSet::default(),
+            image_end,
+            termination,
+            conds: Vec::new(),
+            seen: FxHashSet::default(),
+            steps: record_steps.then(Vec::new),
+        }
+    }
+
+    /// The path conditions recorded, in order.
+    pub fn conds(&self) -> &[PathCond] {
+        &self.conds
+    }
+
+    /// Consumes the tracer, giving its conditions and readable log.
+    pub fn finish(self) -> (Vec<PathCond>, Vec<TraceStep>, [Val; 32]) {
+        (self.conds, self.steps.unwrap_or_default(), self.regs)
+    }
+
+    /// The shadow of register `r`.
+    pub fn reg(&self, r: Reg) -> Val {
+        self.regs[r.index() & 31]
+    }
+
+    /// The term for a shadow value.
+    pub fn term(&mut self, v: Val) -> Term {
+        match v {
+            Val::Conc(c) => self.store.word(c),
+            Val::Sym(t) => t,
+        }
+    }
+
+    /// The store the tracer builds in.
+    pub fn store(&mut self) -> &mut TermStore {
+        self.store
+    }
+
+    fn set(&mut self, pc: u32, instr: Instr, d: Reg, v: Val) {
+        if d != Reg::ZERO {
+            self.regs[d.index() & 31] = v;
+            if let Val::Sym(t) = v {
+                self.log(pc, instr, dump::Dest::Reg(d), t);
+            }
+        }
+    }
+
+    fn set_hilo(&mut self, pc: u32, instr: Instr, hi: Val, lo: Val) {
+        self.hi = hi;
+        self.lo = lo;
+        if let Val::Sym(t) = hi {
+            self.log(pc, instr, dump::Dest::Hi, t);
+        }
+        if let Val::Sym(t) = lo {
+            self.log(pc, instr, dump::Dest::Lo, t);
+        }
+    }
+
+    fn log(&mut self, pc: u32, instr: Instr, dest: dump::Dest, value: Term) {
+        if let Some(steps) = &mut self.steps {
+            steps.push(TraceStep::Assign {
+                pc,
+                instr,
+                dest,
+                value,
+            });
+        }
+    }
+
+    /// Records that `cond` held at `pc` (skipped when it is constant or already known).
+    fn cond(&mut self, pc: u32, cond: Term, kind: CondKind) {
+        if self.store.as_const(cond).is_some() || !self.seen.insert(cond) {
+            return;
+        }
+        self.conds.push(PathCond { pc, cond, kind });
+        if let Some(steps) = &mut self.steps {
+            steps.push(TraceStep::Cond(PathCond { pc, cond, kind }));
+        }
+    }
+
+    fn binary(&mut self, op: BinOp, a: Val, b: Val) -> Val {
+        if let (Val::Conc(x), Val::Conc(y)) = (a, b) {
+            let r = match op {
+                BinOp::Add => x.wrapping_add(y),
+                BinOp::Sub => x.wrapping_sub(y),
+                _ => {
+                    let (tx, ty) = (self.store.word(x), self.store.word(y));
+                    let t = self.store.bin(op, tx, ty);
+                    return self.as_val(t);
+                }
+            };
+            return Val::Conc(r);
+        }
+        let (ta, tb) = (self.term(a), self.term(b));
+        let t = self.store.bin(op, ta, tb);
+        self.as_val(t)
+    }
+
+    fn as_val(&mut self, t: Term) -> Val {
+        match self.store.as_const(t) {
+            Some(c) => Val::Conc(c as u32),
+            None => Val::Sym(t),
+        }
+    }
+
+    /// `1` if `cond`, else `0`, as a word.
+    fn flag(&mut self, cond: Term) -> Val {
+        let (one, zero) = (self.store.word(1), self.store.word(0));
+        let t = self.store.ite(cond, one, zero);
+        self.as_val(t)
+    }
+
+    fn compare(&mut self, op: BinOp, a: Val, b: Val) -> Val {
+        if let (Val::Conc(x), Val::Conc(y)) = (a, b) {
+            let r = match op {
+                BinOp::Slt => (x as i32) < (y as i32),
+                _ => x < y,
+            };
+            return Val::Conc(r as u32);
+        }
+        let (ta, tb) = (self.term(a), self.term(b));
+        let c = self.store.bin(op, ta, tb);
+        self.flag(c)
+    }
+
+    fn multiply(&mut self, pc: u32, instr: Instr, s: Val, t: Val, signed: bool) {
+        if let (Val::Conc(x), Val::Conc(y)) = (s, t) {
+            let p = if signed {
+                (x as i32 as i64).wrapping_mul(y as i32 as i64) as u64
+            } else {
+                x as u64 * y as u64
+            };
+            self.set_hilo(pc, instr, Val::Conc((p >> 32) as u32), Val::Conc(p as u32));
+            return;
+        }
+        let (a, b) = (self.term(s), self.term(t));
+        let (wa, wb) = if signed {
+            (self.store.sign_ext(32, a), self.store.sign_ext(32, b))
+        } else {
+            (self.store.zero_ext(32, a), self.store.zero_ext(32, b))
+        };
+        let p = self.store.bin(BinOp::Mul, wa, wb);
+        let hi = self.store.extract(63, 32, p);
+        let lo = self.store.extract(31, 0, p);
+        let (hi, lo) = (self.as_val(hi), self.as_val(lo));
+        self.set_hilo(pc, instr, hi, lo);
+    }
+
+    fn divide(&mut self, pc: u32, instr: Instr, s: Val, t: Val, signed: bool) {
+        if let Val::Sym(d) = t {
+            let zero = self.store.word(0);
+            let nz = self.store.ne(d, zero);
+            self.cond(pc, nz, CondKind::Divisor);
+        }
+        let (q, r) = if signed {
+            (BinOp::SDiv, BinOp::SRem)
+        } else {
+            (BinOp::UDiv, BinOp::URem)
+        };
+        let lo = self.binary(q, s, t);
+        let hi = self.binary(r, s, t);
+        self.set_hilo(pc, instr, hi, lo);
+    }
+
+    /// The symbolic address `base + i`, if the base depends on the inputs.
+    fn address(&mut self, s: Reg, i: i16) -> Option<Term> {
+        match self.reg(s) {
+            Val::Conc(_) => None,
+            Val::Sym(b) => {
+                let off = self.store.word(i as i32 as u32);
+                Some(self.store.bin(BinOp::Add, b, off))
+            }
+        }
+    }
+
+    /// Pins a symbolic access address to the concrete one the run used.
+    fn pin_address(&mut self, pc: u32, s: Reg, i: i16, addr: u32) {
+        if let Some(a) = self.address(s, i) {
+            let k = self.store.word(addr);
+            let c = self.store.eq(a, k);
+            self.cond(pc, c, CondKind::Address);
+        }
+    }
+
+    /// The condition under which a symbolic jump target `t` behaves like `target`.
+    fn jump_class(&mut self, t: Term, target: u32) -> Term {
+        let s = &mut *self.store;
+        let three = s.word(3);
+        let zero = s.word(0);
+        let low = s.bin(BinOp::BvAnd, t, three);
+        let aligned = s.eq(low, zero);
+        let mem = s.word(MEM_SIZE);
+        let in_range = s.bin(BinOp::Ult, t, mem);
+        let term = s.word(self.termination);
+        let is_term = s.eq(t, term);
+        if target == self.termination {
+            return is_term;
+        }
+        let exact = target % 4 == 0
+            && target < MEM_SIZE
+            && (target < self.image_end || self.written.contains(&target));
+        if exact {
+            let k = s.word(target);
+            return s.eq(t, k);
+        }
+        let not_term = s.not(is_term);
+        if target % 4 != 0 || target >= MEM_SIZE {
+            // Any bad address fails the same way: one class.
+            let ok = s.and(aligned, in_range);
+            let bad = s.not(ok);
+            return s.and(bad, not_term);
+        }
+        // Aligned, in memory, outside the image and never written: a zero word, so the
+        // run stops at once with an invalid instruction, whatever the exact address.
+        let end = s.word(self.image_end);
+        let below_image = s.bin(BinOp::Ult, t, end);
+        let outside = s.not(below_image);
+        let mut c = s.and(aligned, in_range);
+        c = s.and(c, outside);
+        c = s.and(c, not_term);
+        let mut written: Vec<u32> = self.written.iter().copied().collect();
+        written.sort_unstable();
+        for w in written {
+            let k = s.word(w);
+            let ne = s.ne(t, k);
+            c = s.and(c, ne);
+        }
+        c
+    }
+
+    /// The condition under which symbolic access address `a` faults like `fault`.
+    fn access_fault_class(&mut self, a: Term, kind: FaultKind, io: u32) -> Term {
+        let s = &mut *self.store;
+        let three = s.word(3);
+        let zero = s.word(0);
+        let low = s.bin(BinOp::BvAnd, a, three);
+        let aligned = s.eq(low, zero);
+        if kind == FaultKind::UnalignedAccess {
+            return s.not(aligned);
+        }
+        let mem = s.word(MEM_SIZE);
+        let in_range = s.bin(BinOp::Ult, a, mem);
+        let out = s.not(in_range);
+        let io = s.word(io);
+        let not_io = s.ne(a, io);
+        let c = s.and(aligned, out);
+        s.and(c, not_io)
+    }
+}
+
+impl Tracer for SymTracer<'_> {
+    fn exec(&mut self, pc: u32, instr: Instr, event: Event) {
+        use Instr::*;
+        match instr {
+            Add { d, s, t } => {
+                let v = self.binary(BinOp::Add, self.reg(s), self.reg(t));
+                self.set(pc, instr, d, v);
+            }
+            Sub { d, s, t } => {
+                let v = self.binary(BinOp::Sub, self.reg(s), self.reg(t));
+                self.set(pc, instr, d, v);
+            }
+            Slt { d, s, t } => {
+                let v = self.compare(BinOp::Slt, self.reg(s), self.reg(t));
+                self.set(pc, instr, d, v);
+            }
+            Sltu { d, s, t } => {
+                let v = self.compare(BinOp::Ult, self.reg(s), self.reg(t));
+                self.set(pc, instr, d, v);
+            }
+            Mult { s, t } => self.multiply(pc, instr, self.reg(s), self.reg(t), true),
+            Multu { s, t } => self.multiply(pc, instr, self.reg(s), self.reg(t), false),
+            Div { s, t } => self.divide(pc, instr, self.reg(s), self.reg(t), true),
+            Divu { s, t } => self.divide(pc, instr, self.reg(s), self.reg(t), false),
+            Mfhi { d } => self.set(pc, instr, d, self.hi),
+            Mflo { d } => self.set(pc, instr, d, self.lo),
+            Lis { d } => {
+                let v = match event {
+                    Event::Literal(v) => v,
+                    _ => 0,
+                };
+                self.set(pc, instr, d, Val::Conc(v));
+            }
+            Lw { t, i, s } => match event {
+                Event::Load { addr, value } => {
+                    self.pin_address(pc, s, i, addr);
+                    let v = self.mem.get(&addr).map_or(Val::Conc(value), |&m| Val::Sym(m));
+                    self.set(pc, instr, t, v);
+                }
+                Event::Input(byte) => {
+                    self.pin_address(pc, s, i, INPUT_ADDR);
+                    self.set(pc, instr, t, Val::Conc(byte.map_or(u32::MAX, u32::from)));
+                }
+                _ => {}
+            },
+            Sw { t, i, s } => match event {
+                Event::Store { addr, .. } => {
+                    self.pin_address(pc, s, i, addr);
+                    if addr >= self.image_end {
+                        self.written.insert(addr);
+                    }
+                    match self.reg(t) {
+                        Val::Sym(v) => {
+                            self.mem.insert(addr, v);
+                            self.log(pc, instr, dump::Dest::Mem(addr), v);
+                        }
+                        Val::Conc(_) => {
+                            self.mem.remove(&addr);
+                        }
+                    }
+                }
+                Event::Output(_) => self.pin_address(pc, s, i, OUTPUT_ADDR),
+                _ => {}
+            },
+            Beq { s, t, .. } | Bne { s, t, .. } => {
+                if let (Val::Conc(_), Val::Conc(_)) = (self.reg(s), self.reg(t)) {
+                    return;
+                }
+                let taken = matches!(event, Event::Branch { taken: true });
+                let (a, b) = (self.reg(s), self.reg(t));
+                let (ta, tb) = (self.term(a), self.term(b));
+                let equal = self.store.eq(ta, tb);
+                let holds = if matches!(instr, Beq { .. }) == taken {
+                    equal
+                } else {
+                    self.store.not(equal)
+                };
+                self.cond(pc, holds, CondKind::Branch);
+            }
+            Jr { s } | Jalr { s } => {
+                let (target, link) = match event {
+                    Event::Jump { target, link } => (target, link),
+                    _ => return,
+                };
+                if let Val::Sym(t) = self.reg(s) {
+                    let c = self.jump_class(t, target);
+                    self.cond(pc, c, CondKind::JumpTarget);
+                }
+                if let Some(link) = link {
+                    self.set(pc, instr, Reg::RA, Val::Conc(link));
+                }
+            }
+        }
+    }
+
+    fn fault(&mut self, instr: Option<Instr>, fault: Fault) {
+        let Some(instr) = instr else { return };
+        let pc = fault.pc;
+        match (instr, fault.kind) {
+            (Instr::Div { t, .. } | Instr::Divu { t, .. }, FaultKind::DivisionByZero) => {
+                if let Val::Sym(d) = self.reg(t) {
+                    let zero = self.store.word(0);
+                    let z = self.store.eq(d, zero);
+                    self.cond(pc, z, CondKind::Divisor);
+                }
+            }
+            (Instr::Lw { s, i, .. }, k) | (Instr::Sw { s, i, .. }, k) => {
+                let io = if matches!(instr, Instr::Lw { .. }) {
+                    INPUT_ADDR
+                } else {
+                    OUTPUT_ADDR
+                };
+                if let Some(a) = self.address(s, i) {
+                    let c = self.access_fault_class(a, k, io);
+                    self.cond(pc, c, CondKind::Address);
+                }
+            }
+            _ => {}
+        }
+    }
+}
