@@ -1,1 +1,58 @@
-fn main() {}
+//! `tamarin`: tells whether two CS241 MIPS programs compute the same function, and
+//! the tools around that (assembler, disassembler, emulator).
+//!
+//! This binary is a thin layer over the `tamarin-mips` and `tamarin` libraries: it
+//! parses arguments, calls the library and prints. Exit status: 0 when a command did
+//! its job (whatever the program under test did), 2 on bad input or usage, 1 when
+//! the tool itself failed (such as an unwritable standard output).
+//!
+//! To add a subcommand: write `cmd/NAME.rs` with an `Args` struct (clap derive; its doc
+//! comment is the command's help) and `pub fn execute(args: Args) -> Result<ExitCode,
+//! CliError>`, declare it in `cmd/mod.rs`, and add one variant to [`Command`] and one
+//! arm to the `match` in [`main`].
+
+mod args;
+mod cmd;
+mod diag;
+
+use std::process::ExitCode;
+
+use clap::{Parser, Subcommand};
+
+/// Tells whether two CS241 MIPS programs compute the same function.
+#[derive(Debug, Parser)]
+#[command(name = "tamarin", version, about, propagate_version = true)]
+struct Cli {
+    #[command(subcommand)]
+    command: Command,
+}
+
+#[derive(Debug, Subcommand)]
+enum Command {
+    Asm(cmd::asm::Args),
+    Disasm(cmd::disasm::Args),
+    Run(cmd::run::Args),
+    Compare(cmd::compare::Args),
+}
+
+fn main() -> ExitCode {
+    let cli = Cli::parse();
+    let result = match cli.command {
+        Command::Asm(args) => cmd::asm::execute(args),
+        Command::Disasm(args) => cmd::disasm::execute(args),
+        Command::Run(args) => cmd::run::execute(args),
+        Command::Compare(args) => cmd::compare::execute(args),
+    };
+    result.unwrap_or_else(|e| e.report())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn cli_definition_is_consistent() {
+        use clap::CommandFactory;
+        Cli::command().debug_assert();
+    }
+}

@@ -7,9 +7,9 @@
 //! one place where a verdict is decided.
 
 pub mod concolic;
+pub mod solver;
 pub mod term;
 pub mod trace;
-pub mod solver;
 pub mod verdict;
 
 pub use tamarin_mips as mips;

@@ -30,7 +30,11 @@ fn inputs(r: &Report) -> (i32, i32) {
 #[test]
 fn fig1_against_fig1_right_is_equivalent() {
     let r = run("fig1-left.asm", "fig1-right.asm", None);
-    assert!(matches!(r.verdict, Verdict::Equivalent(_)), "{:?}", r.verdict);
+    assert!(
+        matches!(r.verdict, Verdict::Equivalent(_)),
+        "{:?}",
+        r.verdict
+    );
 }
 
 #[test]
@@ -46,7 +50,11 @@ fn fig1_against_literal_fig1_right_is_disequivalent() {
 #[test]
 fn fig1_against_fig2_with_little_fuel_is_not_disequivalent() {
     let r = run("fig1-left.asm", "fig2-right.asm", Some(10));
-    assert!(!matches!(r.verdict, Verdict::Disequivalent(_)), "{:?}", r.verdict);
+    assert!(
+        !matches!(r.verdict, Verdict::Disequivalent(_)),
+        "{:?}",
+        r.verdict
+    );
 }
 
 #[test]
@@ -74,11 +82,19 @@ fn fig8_needs_the_jump_target() {
 #[test]
 fn fig8_against_itself_is_equivalent() {
     let r = run("fig8-left.asm", "fig8-left.asm", None);
-    assert!(matches!(r.verdict, Verdict::Equivalent(_)), "{:?}", r.verdict);
+    assert!(
+        matches!(r.verdict, Verdict::Equivalent(_)),
+        "{:?}",
+        r.verdict
+    );
 }
 
 #[test]
 fn fig12_against_fig1_is_equivalent() {
     let r = run("fig12-left.asm", "fig1-left.asm", None);
-    assert!(matches!(r.verdict, Verdict::Equivalent(_)), "{:?}", r.verdict);
+    assert!(
+        matches!(r.verdict, Verdict::Equivalent(_)),
+        "{:?}",
+        r.verdict
+    );
 }

@@ -236,7 +236,7 @@ impl Machine {
         let mut m = Machine {
             config,
             program: program.clone(),
-            ops: program.ops().to_vec(),
+            ops: Vec::new(),
             mem: Memory::new(program.words().clone()),
             regs: Registers {
                 gpr: [0; 32],
@@ -259,7 +259,11 @@ impl Machine {
     pub fn reset(&mut self) {
         self.mem.reset();
         self.ops.clear();
-        self.ops.extend_from_slice(self.program.ops());
+        // Only words inside memory can be fetched: an image longer than memory (possible
+        // with `Program::from_words`) must not make addresses past its end executable.
+        let ops = self.program.ops();
+        self.ops
+            .extend_from_slice(&ops[..ops.len().min((MEM_SIZE / 4) as usize)]);
         self.regs = Registers {
             gpr: [0; 32],
             hi: 0,

@@ -12,7 +12,9 @@ pub mod loader;
 pub mod memory;
 pub mod program;
 
-pub use cpu::{Config, Event, Fault, FaultKind, Frontend, Machine, NoTrace, Outcome, Status, Tracer};
+pub use cpu::{
+    Config, Event, Fault, FaultKind, Frontend, Machine, NoTrace, Outcome, Status, Tracer,
+};
 pub use isa::{Instr, Reg};
 pub use loader::{InputFormat, LoadError};
 pub use program::Program;

@@ -100,10 +100,6 @@ pub fn parse_program(path: &str, bytes: &[u8], format: InputFormat) -> Result<Pr
 /// Reads and loads a program file; `format` overrides the extension.
 pub fn load_file(path: &Path, format: Option<InputFormat>) -> Result<Program, LoadError> {
     let name = path.display().to_string();
-    let format = match format.or_else(|| InputFormat::from_path(path)) {
-        Some(f) => f,
-        None => return Err(LoadError::UnknownFormat { path: name }),
-    };
     if path.is_dir() {
         return Err(LoadError::IsDirectory { path: name });
     }
@@ -111,6 +107,10 @@ pub fn load_file(path: &Path, format: Option<InputFormat>) -> Result<Program, Lo
         path: name.clone(),
         source,
     })?;
+    let format = match format.or_else(|| InputFormat::from_path(path)) {
+        Some(f) => f,
+        None => return Err(LoadError::UnknownFormat { path: name }),
+    };
     parse_program(&name, &bytes, format)
 }
 
@@ -122,7 +122,10 @@ mod tests {
     fn binary_is_big_endian() {
         let p = parse_binary("x", &[0x00, 0x22, 0x18, 0x20, 0x03, 0xe0, 0x00, 0x08]).unwrap();
         assert_eq!(&p.words()[..], &[0x0022_1820, 0x03e0_0008]);
-        assert_eq!(to_binary(p.words()), vec![0x00, 0x22, 0x18, 0x20, 0x03, 0xe0, 0x00, 0x08]);
+        assert_eq!(
+            to_binary(p.words()),
+            vec![0x00, 0x22, 0x18, 0x20, 0x03, 0xe0, 0x00, 0x08]
+        );
     }
 
     #[test]
@@ -134,10 +137,22 @@ mod tests {
 
     #[test]
     fn format_from_extension() {
-        assert_eq!(InputFormat::from_path(Path::new("a.asm")), Some(InputFormat::Asm));
-        assert_eq!(InputFormat::from_path(Path::new("a.S")), Some(InputFormat::Asm));
-        assert_eq!(InputFormat::from_path(Path::new("a.mips")), Some(InputFormat::Bin));
-        assert_eq!(InputFormat::from_path(Path::new("a.bin")), Some(InputFormat::Bin));
+        assert_eq!(
+            InputFormat::from_path(Path::new("a.asm")),
+            Some(InputFormat::Asm)
+        );
+        assert_eq!(
+            InputFormat::from_path(Path::new("a.S")),
+            Some(InputFormat::Asm)
+        );
+        assert_eq!(
+            InputFormat::from_path(Path::new("a.mips")),
+            Some(InputFormat::Bin)
+        );
+        assert_eq!(
+            InputFormat::from_path(Path::new("a.bin")),
+            Some(InputFormat::Bin)
+        );
         assert_eq!(InputFormat::from_path(Path::new("a.txt")), None);
     }
 }

@@ -170,7 +170,12 @@ struct Search<'o> {
 }
 
 /// Compares two programs.
-pub fn compare(left: &Program, right: &Program, opts: &Options, observer: &mut dyn Observer) -> Report {
+pub fn compare(
+    left: &Program,
+    right: &Program,
+    opts: &Options,
+    observer: &mut dyn Observer,
+) -> Report {
     let mut store = TermStore::new();
     let vars: Vec<Term> = INPUTS.iter().map(|(n, _)| store.new_var(n, 32)).collect();
     let names: Vec<String> = INPUTS.iter().map(|(n, _)| n.to_string()).collect();
@@ -223,7 +228,11 @@ impl Search<'_> {
     }
 
     fn named(&self, inputs: &[u32]) -> Vec<(String, u32)> {
-        self.names.iter().cloned().zip(inputs.iter().copied()).collect()
+        self.names
+            .iter()
+            .cloned()
+            .zip(inputs.iter().copied())
+            .collect()
     }
 
     fn run(mut self) -> Report {
@@ -241,7 +250,11 @@ impl Search<'_> {
                 self.difference_query(l, r);
                 continue;
             }
-            let side = if self.sides[turn].stack.is_empty() { 1 - turn } else { turn };
+            let side = if self.sides[turn].stack.is_empty() {
+                1 - turn
+            } else {
+                turn
+            };
             let Some(node) = self.sides[side].stack.pop() else {
                 break;
             };
@@ -308,7 +321,8 @@ impl Search<'_> {
                 self.push(side, node);
                 let inputs = self.inputs_of(&model.values);
                 self.try_inputs(&inputs);
-                if self.found.is_none() && self.sides[side].tree.node(node).children.len() == before {
+                if self.found.is_none() && self.sides[side].tree.node(node).children.len() == before
+                {
                     self.stats.restarts += 1;
                     self.sides[side].tree.node_mut(node).state = NodeState::Diverged;
                 }
@@ -360,7 +374,8 @@ impl Search<'_> {
     fn confirm(&mut self, inputs: &[u32], ll: usize, rl: usize) {
         let config = self.config();
         let (left, right) = (&self.sides[0].program, &self.sides[1].program);
-        let Some(cx) = verdict::replay(left, right, config, &Self::frontend(inputs), &self.names) else {
+        let Some(cx) = verdict::replay(left, right, config, &Self::frontend(inputs), &self.names)
+        else {
             self.stats.restarts += 1;
             return;
         };
@@ -413,7 +428,13 @@ impl Search<'_> {
         (outcome, leaf)
     }
 
-    fn record_path(&mut self, side: usize, conds: &[PathCond], outcome: &Outcome, result: Term) -> usize {
+    fn record_path(
+        &mut self,
+        side: usize,
+        conds: &[PathCond],
+        outcome: &Outcome,
+        result: Term,
+    ) -> usize {
         let terms: Vec<Term> = conds.iter().map(|c| c.cond).collect();
         let s = &mut self.sides[side];
         let (along, _) = s.tree.insert(&terms);
@@ -444,7 +465,10 @@ impl Search<'_> {
 
     /// The condition that two paths' results differ (given both are followed).
     fn diff(&mut self, l: usize, r: usize) -> Term {
-        let (a, b) = (self.sides[0].leaves[l].outcome, self.sides[1].leaves[r].outcome);
+        let (a, b) = (
+            self.sides[0].leaves[l].outcome,
+            self.sides[1].leaves[r].outcome,
+        );
         match (a, b) {
             (LeafOutcome::OutOfFuel, _) | (_, LeafOutcome::OutOfFuel) => self.store.bool(false),
             (LeafOutcome::Error, LeafOutcome::Error) => self.store.bool(false),

@@ -63,7 +63,9 @@ impl Search<'_> {
                     let config = self.config();
                     let frontend = Self::frontend(&inputs);
                     let (left, right) = (&self.sides[0].program, &self.sides[1].program);
-                    if let Some(better) = verdict::replay(left, right, config, &frontend, &self.names) {
+                    if let Some(better) =
+                        verdict::replay(left, right, config, &frontend, &self.names)
+                    {
                         return better;
                     }
                     return cx;

@@ -167,8 +167,14 @@ mod tests {
         let (p2, new2) = t.insert(&[a]);
         assert!(new1 && !new2);
         assert_eq!(p1, p2);
-        assert!(t.remainder(&mut s, 0).is_some(), "the other side is unexplored");
+        assert!(
+            t.remainder(&mut s, 0).is_some(),
+            "the other side is unexplored"
+        );
         t.insert(&[na]);
-        assert!(t.remainder(&mut s, 0).is_none(), "c and !c cover everything");
+        assert!(
+            t.remainder(&mut s, 0).is_none(),
+            "c and !c cover everything"
+        );
     }
 }

@@ -31,12 +31,9 @@ impl<S: Solver> CachingSolver<S> {
     fn try_models(&self, store: &TermStore, assertions: &[Term]) -> Option<Model> {
         self.models.iter().rev().take(MODELS_TRIED).find_map(|m| {
             let mut ev = Evaluator::new(store, &m.values);
-            assertions
-                .iter()
-                .all(|&a| ev.holds(a))
-                .then(|| Model {
-                    values: pad(&m.values, store.var_count()),
-                })
+            assertions.iter().all(|&a| ev.holds(a)).then(|| Model {
+                values: pad(&m.values, store.var_count()),
+            })
         })
     }
 }
@@ -82,5 +79,9 @@ impl<S: Solver> Solver for CachingSolver<S> {
 
     fn describe(&self) -> String {
         self.inner.describe()
+    }
+
+    fn cache_hits(&self) -> u64 {
+        self.hits + self.inner.cache_hits()
     }
 }

@@ -51,4 +51,8 @@ impl<S: Solver> Solver for DumpingSolver<S> {
     fn describe(&self) -> String {
         self.inner.describe()
     }
+
+    fn cache_hits(&self) -> u64 {
+        self.inner.cache_hits()
+    }
 }

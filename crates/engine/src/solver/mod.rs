@@ -50,6 +50,11 @@ pub trait Solver {
 
     /// A short description of the backend and chain, for reports.
     fn describe(&self) -> String;
+
+    /// Queries answered by caches in this link or the links after it.
+    fn cache_hits(&self) -> u64 {
+        0
+    }
 }
 
 impl<S: Solver + ?Sized> Solver for Box<S> {
@@ -58,6 +63,9 @@ impl<S: Solver + ?Sized> Solver for Box<S> {
     }
     fn describe(&self) -> String {
         (**self).describe()
+    }
+    fn cache_hits(&self) -> u64 {
+        (**self).cache_hits()
     }
 }
 
@@ -101,6 +109,7 @@ impl<S: Solver> Solver for CountingSolver<S> {
             Answer::Unsat => self.stats.unsat += 1,
             Answer::Unknown(_) => self.stats.unknown += 1,
         }
+        self.stats.cache_hits = self.inner.cache_hits();
         answer
     }
     fn describe(&self) -> String {

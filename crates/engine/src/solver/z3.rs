@@ -164,17 +164,11 @@ impl Solver for Z3Solver {
                 }
                 s
             }
-            Z3Mode::Incremental => {
-                let s = match self.shared.take() {
-                    Some(s) => s,
-                    None => {
-                        let s = z3::Solver::new();
-                        s.set_params(&self.params());
-                        s
-                    }
-                };
+            Z3Mode::Incremental => self.shared.take().unwrap_or_else(|| {
+                let s = z3::Solver::new();
+                s.set_params(&self.params());
                 s
-            }
+            }),
         };
         let result = match self.mode {
             Z3Mode::Fresh => solver.check(),
@@ -203,7 +197,6 @@ impl Solver for Z3Solver {
             Z3Mode::Fresh => "fresh QF_BV solver per query",
             Z3Mode::Incremental => "one incremental solver",
         };
-        format!("{} ({mode})", z3::full_version().to_lowercase())
+        format!("z3 {}, {mode}", z3::full_version())
     }
 }
-

@@ -57,14 +57,30 @@ pub enum BinOp {
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
 pub enum Node {
     Bool(bool),
-    Const { width: u8, value: u64 },
+    Const {
+        width: u8,
+        value: u64,
+    },
     /// Input number `index` (see [`TermStore::var_name`]).
-    Var { index: u32, width: u8 },
+    Var {
+        index: u32,
+        width: u8,
+    },
     Not(Term),
     Bin(BinOp, Term, Term),
-    Extract { hi: u8, lo: u8, arg: Term },
-    SignExt { by: u8, arg: Term },
-    ZeroExt { by: u8, arg: Term },
+    Extract {
+        hi: u8,
+        lo: u8,
+        arg: Term,
+    },
+    SignExt {
+        by: u8,
+        arg: Term,
+    },
+    ZeroExt {
+        by: u8,
+        arg: Term,
+    },
     Ite(Term, Term, Term),
 }
 
@@ -275,7 +291,9 @@ impl TermStore {
         }
         let (na, nb) = (self.node(a), self.node(b));
         match (na, nb) {
-            (Node::Const { value: x, .. }, Node::Const { value: y, .. }) => return self.bool(x == y),
+            (Node::Const { value: x, .. }, Node::Const { value: y, .. }) => {
+                return self.bool(x == y)
+            }
             (Node::Bool(x), Node::Bool(y)) => return self.bool(x == y),
             (Node::Bool(true), _) => return b,
             (_, Node::Bool(true)) => return a,
@@ -354,9 +372,11 @@ impl TermStore {
         };
         let _ = ca;
         match (op, cb) {
-            (Add, Some(0)) | (Sub, Some(0)) | (Mul, Some(1)) | (UDiv, Some(1)) | (SDiv, Some(1)) => {
-                return a
-            }
+            (Add, Some(0))
+            | (Sub, Some(0))
+            | (Mul, Some(1))
+            | (UDiv, Some(1))
+            | (SDiv, Some(1)) => return a,
             (Mul, Some(0)) | (BvAnd, Some(0)) => return self.constant(w, 0),
             (BvAnd, Some(m)) if m == mask(w) => return a,
             (Sub, Some(k)) => {
@@ -404,7 +424,9 @@ impl TermStore {
         if lo == 0 {
             match self.node(a) {
                 // The low half of an extension is the original.
-                Node::SignExt { arg, .. } | Node::ZeroExt { arg, .. } if self.width(arg) == width => {
+                Node::SignExt { arg, .. } | Node::ZeroExt { arg, .. }
+                    if self.width(arg) == width =>
+                {
                     return arg;
                 }
                 // The low half of a widened product is the narrow product.
@@ -617,12 +639,9 @@ mod tests {
         let k = s.word(3);
         let c = s.eq(x, k);
         let nc = s.not(c);
-        assert_eq!(s.as_const(s_and(&mut s, c, nc)), Some(0));
+        let both = s.and(c, nc);
+        assert_eq!(s.as_const(both), Some(0));
         let t = s.or(c, nc);
         assert_eq!(s.as_const(t), Some(1));
-    }
-
-    fn s_and(s: &mut TermStore, a: Term, b: Term) -> Term {
-        s.and(a, b)
     }
 }

@@ -41,7 +41,13 @@ fn op_text(op: BinOp) -> &'static str {
 }
 
 impl Readable<'_> {
-    fn write(&self, f: &mut fmt::Formatter<'_>, t: Term, top: bool, budget: &mut u32) -> fmt::Result {
+    fn write(
+        &self,
+        f: &mut fmt::Formatter<'_>,
+        t: Term,
+        top: bool,
+        budget: &mut u32,
+    ) -> fmt::Result {
         let s = self.store;
         if *budget == 0 {
             return f.write_str("…");

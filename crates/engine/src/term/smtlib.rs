@@ -78,8 +78,12 @@ pub fn to_smtlib(store: &TermStore, assertions: &[Term], comment: &str) -> Strin
         let body = match store.node(t) {
             Node::Bool(_) | Node::Const { .. } | Node::Var { .. } => continue,
             Node::Not(a) => format!("(not {})", atom(store, a)),
-            Node::Bin(op, a, b) => format!("({} {} {})", smt_op(op), atom(store, a), atom(store, b)),
-            Node::Extract { hi, lo, arg } => format!("((_ extract {hi} {lo}) {})", atom(store, arg)),
+            Node::Bin(op, a, b) => {
+                format!("({} {} {})", smt_op(op), atom(store, a), atom(store, b))
+            }
+            Node::Extract { hi, lo, arg } => {
+                format!("((_ extract {hi} {lo}) {})", atom(store, arg))
+            }
             Node::SignExt { by, arg } => format!("((_ sign_extend {by}) {})", atom(store, arg)),
             Node::ZeroExt { by, arg } => format!("((_ zero_extend {by}) {})", atom(store, arg)),
             Node::Ite(c, a, b) => format!(
@@ -89,7 +93,13 @@ pub fn to_smtlib(store: &TermStore, assertions: &[Term], comment: &str) -> Strin
                 atom(store, b)
             ),
         };
-        let _ = writeln!(out, "(define-fun t{} () {} {})", t.index(), sort(store, t), body);
+        let _ = writeln!(
+            out,
+            "(define-fun t{} () {} {})",
+            t.index(),
+            sort(store, t),
+            body
+        );
     }
     for &a in assertions {
         let _ = writeln!(out, "(assert {})", atom(store, a));

@@ -298,7 +298,7 @@ impl<'s> SymTracer<'s> {
         if target == self.termination {
             return is_term;
         }
-        let exact = target % 4 == 0
+        let exact = target.is_multiple_of(4)
             && target < MEM_SIZE
             && (target < self.image_end || self.written.contains(&target));
         if exact {
@@ -306,7 +306,7 @@ impl<'s> SymTracer<'s> {
             return s.eq(t, k);
         }
         let not_term = s.not(is_term);
-        if target % 4 != 0 || target >= MEM_SIZE {
+        if !target.is_multiple_of(4) || target >= MEM_SIZE {
             // Any bad address fails the same way: one class.
             let ok = s.and(aligned, in_range);
             let bad = s.not(ok);
@@ -386,7 +386,10 @@ impl Tracer for SymTracer<'_> {
             Lw { t, i, s } => match event {
                 Event::Load { addr, value } => {
                     self.pin_address(pc, s, i, addr);
-                    let v = self.mem.get(&addr).map_or(Val::Conc(value), |&m| Val::Sym(m));
+                    let v = self
+                        .mem
+                        .get(&addr)
+                        .map_or(Val::Conc(value), |&m| Val::Sym(m));
                     self.set(pc, instr, t, v);
                 }
                 Event::Input(byte) => {

@@ -1,0 +1,224 @@
+//! Argument types shared by the subcommands: numbers, word lists, the input format and
+//! the frontend (how a run's inputs enter the machine).
+
+use clap::{Args, ValueEnum};
+use tamarin_mips::{Frontend, InputFormat};
+
+/// Help text shared by every number argument.
+pub const NUMBER_HELP: &str = "decimal (42), negative decimal (-7) or hex (0x2a)";
+
+/// Parses a 32-bit machine word: decimal `0 ..= 4294967295`, negative decimal
+/// `-2147483648 ..= -1` (stored as two's complement) or hexadecimal `0x0 ..= 0xffffffff`
+/// (`-0x…` negates). Underscores between digits are allowed.
+pub fn parse_word(text: &str) -> Result<u32, String> {
+    let s = text.trim();
+    let (negative, rest) = match s.strip_prefix('-') {
+        Some(r) => (true, r),
+        None => (false, s.strip_prefix('+').unwrap_or(s)),
+    };
+    let (radix, digits) = match rest.strip_prefix("0x").or_else(|| rest.strip_prefix("0X")) {
+        Some(d) => (16, d),
+        None => (10, rest),
+    };
+    let digits: String = digits.chars().filter(|&c| c != '_').collect();
+    if digits.is_empty() || !digits.chars().all(|c| c.is_digit(radix)) {
+        return Err(format!("`{text}` is not a number; expected {NUMBER_HELP}"));
+    }
+    let out_of_range = || {
+        format!(
+            "`{text}` does not fit in 32 bits; a value must lie between -2147483648 and \
+             4294967295 (0xffffffff)"
+        )
+    };
+    let magnitude = u64::from_str_radix(&digits, radix).map_err(|_| out_of_range())?;
+    if negative {
+        if magnitude > 1 << 31 {
+            return Err(out_of_range());
+        }
+        Ok((magnitude as u32).wrapping_neg())
+    } else {
+        u32::try_from(magnitude).map_err(|_| out_of_range())
+    }
+}
+
+/// Parses a count (fuel, bounds): a non-negative decimal or `0x` hex number that fits
+/// in 64 bits. Underscores between digits are allowed (`100_000_000`).
+pub fn parse_count(text: &str) -> Result<u64, String> {
+    let s = text.trim();
+    let (radix, digits) = match s.strip_prefix("0x").or_else(|| s.strip_prefix("0X")) {
+        Some(d) => (16, d),
+        None => (10, s.strip_prefix('+').unwrap_or(s)),
+    };
+    let digits: String = digits.chars().filter(|&c| c != '_').collect();
+    if digits.is_empty() || !digits.chars().all(|c| c.is_digit(radix)) {
+        return Err(format!(
+            "`{text}` is not a count; expected a non-negative decimal (1000) or hex (0x3e8) number"
+        ));
+    }
+    u64::from_str_radix(&digits, radix)
+        .map_err(|_| format!("`{text}` is too large; a count must fit in 64 bits"))
+}
+
+/// A comma-separated list of words, such as `1,-2,0x30`. A newtype, so that clap treats
+/// the whole list as one value.
+#[derive(Clone, Debug, PartialEq, Eq, Default)]
+pub struct WordList(pub Vec<u32>);
+
+/// Parses a comma-separated list of words (see [`parse_word`]). Spaces around elements
+/// are ignored; the empty string (or only spaces) is the empty list.
+pub fn parse_word_list(text: &str) -> Result<WordList, String> {
+    if text.trim().is_empty() {
+        return Ok(WordList(Vec::new()));
+    }
+    text.split(',')
+        .enumerate()
+        .map(|(k, item)| {
+            if item.trim().is_empty() {
+                return Err(format!(
+                    "element {} of the list `{text}` is empty; expected numbers separated by \
+                     commas, such as 1,-2,0x30",
+                    k + 1
+                ));
+            }
+            parse_word(item).map_err(|e| format!("element {} of the list: {e}", k + 1))
+        })
+        .collect::<Result<Vec<u32>, String>>()
+        .map(WordList)
+}
+
+/// How a program file is to be read, on the command line.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, ValueEnum)]
+pub enum InputFormatArg {
+    /// Assembly text.
+    Asm,
+    /// Big-endian binary words.
+    Bin,
+}
+
+impl From<InputFormatArg> for InputFormat {
+    fn from(f: InputFormatArg) -> InputFormat {
+        match f {
+            InputFormatArg::Asm => InputFormat::Asm,
+            InputFormatArg::Bin => InputFormat::Bin,
+        }
+    }
+}
+
+/// `--input-format`, for commands that read program files.
+#[derive(Clone, Copy, Debug, Default, Args)]
+pub struct InputFormatOpt {
+    /// How to read program files; by default from the extension (.asm/.s: assembly,
+    /// .mips/.bin: binary).
+    #[arg(long, value_enum, value_name = "FORMAT")]
+    pub input_format: Option<InputFormatArg>,
+}
+
+impl InputFormatOpt {
+    /// The format to force, if one was given.
+    pub fn format(&self) -> Option<InputFormat> {
+        self.input_format.map(InputFormat::from)
+    }
+}
+
+/// How the tool prints its report.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, ValueEnum)]
+pub enum OutputFormat {
+    /// Lines for people.
+    #[default]
+    Text,
+    /// One JSON object.
+    Json,
+}
+
+/// The inputs of one concrete run: `$1`/`$2`, or an array.
+#[derive(Clone, Debug, Default, Args)]
+pub struct FrontendArgs {
+    /// The initial value of $1: decimal (42), negative decimal (-7) or hex (0x2a;
+    /// write `--r1=-0x2a` for a negative one) [default: 0].
+    #[arg(long, value_name = "N", value_parser = parse_word, allow_negative_numbers = true,
+          conflicts_with = "array")]
+    pub r1: Option<u32>,
+    /// The initial value of $2 [default: 0].
+    #[arg(long, value_name = "N", value_parser = parse_word, allow_negative_numbers = true,
+          conflicts_with = "array")]
+    pub r2: Option<u32>,
+    /// Run with the array frontend: these words are placed in memory, $1 holds their
+    /// address and $2 their number.
+    #[arg(long, value_name = "N,N,…", value_parser = parse_word_list, allow_hyphen_values = true)]
+    pub array: Option<WordList>,
+    /// Where the array is placed (default: the first word after the program).
+    #[arg(long, value_name = "ADDR", value_parser = parse_word, requires = "array")]
+    pub array_base: Option<u32>,
+}
+
+impl FrontendArgs {
+    /// The frontend these arguments describe.
+    pub fn frontend(&self) -> Frontend {
+        match &self.array {
+            Some(WordList(elems)) => Frontend::Array {
+                elems: elems.clone(),
+                base: self.array_base,
+            },
+            None => Frontend::TwoInts(self.r1.unwrap_or(0), self.r2.unwrap_or(0)),
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn words() {
+        assert_eq!(parse_word("0"), Ok(0));
+        assert_eq!(parse_word("42"), Ok(42));
+        assert_eq!(parse_word("+42"), Ok(42));
+        assert_eq!(parse_word("-1"), Ok(0xffff_ffff));
+        assert_eq!(parse_word("-2147483648"), Ok(0x8000_0000));
+        assert_eq!(parse_word("4294967295"), Ok(u32::MAX));
+        assert_eq!(parse_word("0xFFFF000c"), Ok(0xffff_000c));
+        assert_eq!(parse_word("0X10"), Ok(16));
+        assert_eq!(parse_word("-0x10"), Ok(16u32.wrapping_neg()));
+        assert_eq!(parse_word("1_000"), Ok(1000));
+        assert_eq!(parse_word(" 7 "), Ok(7));
+        for bad in [
+            "",
+            "-",
+            "0x",
+            "abc",
+            "1.5",
+            "12a",
+            "0xg",
+            "--1",
+            "4294967296",
+            "-2147483649",
+            "0x100000000",
+            "99999999999999999999999",
+        ] {
+            let e = parse_word(bad).unwrap_err();
+            assert!(e.contains(&format!("`{bad}`")), "{e}");
+        }
+    }
+
+    #[test]
+    fn counts() {
+        assert_eq!(parse_count("100_000_000"), Ok(100_000_000));
+        assert_eq!(parse_count("0x10"), Ok(16));
+        assert!(parse_count("-1").is_err());
+        assert!(parse_count("x").is_err());
+        assert!(parse_count("99999999999999999999999").is_err());
+    }
+
+    #[test]
+    fn word_lists() {
+        assert_eq!(parse_word_list("1,2,3"), Ok(WordList(vec![1, 2, 3])));
+        assert_eq!(
+            parse_word_list(" -1 , 0x10 "),
+            Ok(WordList(vec![u32::MAX, 16]))
+        );
+        assert_eq!(parse_word_list(""), Ok(WordList(vec![])));
+        assert!(parse_word_list("1,,2").unwrap_err().contains("element 2"));
+        assert!(parse_word_list("1,x").unwrap_err().contains("element 2"));
+        assert!(parse_word_list("1,").is_err());
+    }
+}

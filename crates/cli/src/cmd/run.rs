@@ -1,0 +1,177 @@
+//! `tamarin run PROG`: runs a program once on given inputs and reports the result.
+
+use std::io::{self, Write};
+use std::path::PathBuf;
+use std::process::ExitCode;
+
+use clap::Args as ClapArgs;
+use serde::ser::{Serialize, SerializeMap, Serializer};
+use tamarin_mips::cpu::{self, Registers, DEFAULT_TERMINATION};
+use tamarin_mips::{Config, Outcome, Program, Status};
+
+use crate::args::{parse_count, parse_word, FrontendArgs, InputFormatOpt, OutputFormat};
+use crate::diag::CliError;
+
+/// The default step limit of `run`.
+pub const DEFAULT_FUEL: u64 = 100_000_000;
+
+/// Run a program once and print its status, registers and output.
+#[derive(Debug, ClapArgs)]
+pub struct Args {
+    /// The program (.asm/.s assembly or .mips/.bin binary).
+    #[arg(value_name = "PROG")]
+    pub program: PathBuf,
+    #[command(flatten)]
+    pub frontend: FrontendArgs,
+    /// The most instructions to execute before giving up (out of fuel).
+    #[arg(long, value_name = "N", value_parser = parse_count, default_value_t = DEFAULT_FUEL)]
+    pub fuel: u64,
+    /// A file whose bytes the program reads from 0xFFFF0004 (`-`: this tool's stdin);
+    /// by default the program's input is empty.
+    #[arg(long, value_name = "FILE")]
+    pub stdin: Option<PathBuf>,
+    /// How to print the report.
+    #[arg(long, value_enum, value_name = "FORMAT", default_value_t = OutputFormat::Text)]
+    pub format: OutputFormat,
+    #[command(flatten)]
+    pub input_format: InputFormatOpt,
+    /// The address whose jump ends a run normally (the initial $31) [default: 0x8123456C].
+    #[arg(long, value_name = "ADDR", value_parser = parse_word,
+          default_value_t = DEFAULT_TERMINATION, hide_default_value = true)]
+    pub termination: u32,
+}
+
+pub fn execute(args: Args) -> Result<ExitCode, CliError> {
+    let program = super::load_program(&args.program, args.input_format.format())?;
+    let input = match &args.stdin {
+        Some(path) => super::read_data("the input file", path)?,
+        None => Vec::new(),
+    };
+    let mut config = Config::with_fuel(args.fuel);
+    config.termination = args.termination;
+    let outcome = cpu::run_program(&program, config, &args.frontend.frontend(), &input)?;
+    let mut out = super::stdout();
+    match args.format {
+        OutputFormat::Text => {
+            let name = args.program.display().to_string();
+            write_text(&mut out, &outcome, Some((&name, &program)))
+        }
+        OutputFormat::Json => write_json(&mut out, &outcome),
+    }
+    .map_err(CliError::stdout)?;
+    super::finish(out)?;
+    Ok(ExitCode::SUCCESS)
+}
+
+/// `-7 (0xfffffff9)`.
+fn value(v: u32) -> String {
+    format!("{} ({v:#010x})", v as i32)
+}
+
+/// The status line's words: `done after 2 steps`,
+/// `error (division-by-zero at pc 0x00000008: …) after 3 steps`.
+pub fn status_text(outcome: &Outcome) -> String {
+    let steps = outcome.steps;
+    let s = if steps == 1 { "" } else { "s" };
+    match outcome.status {
+        Status::Error(f) => format!(
+            "error ({} at pc {:#010x}: {f}) after {steps} step{s}",
+            f.kind, f.pc
+        ),
+        other => format!("{} after {steps} step{s}", other.name()),
+    }
+}
+
+/// Writes the report for people. `source` (the file name and the program) adds the
+/// source line of a failing instruction of an assembled program.
+pub fn write_text(
+    w: &mut dyn Write,
+    outcome: &Outcome,
+    source: Option<(&str, &Program)>,
+) -> io::Result<()> {
+    writeln!(w, "status: {}", status_text(outcome))?;
+    if let (Status::Error(f), Some((name, program))) = (outcome.status, source) {
+        if let Some(line) = program.line_of(f.pc) {
+            writeln!(w, "at: {name}:{line}")?;
+        }
+    }
+    let regs = &outcome.regs;
+    writeln!(w, "$3 = {}", value(regs.gpr[3]))?;
+    let others: Vec<(String, u32)> = (1..32)
+        .filter(|&r| r != 3)
+        .map(|r| (format!("${r}"), regs.gpr[r]))
+        .chain([("hi".to_string(), regs.hi), ("lo".to_string(), regs.lo)])
+        .filter(|&(_, v)| v != 0)
+        .collect();
+    if !others.is_empty() {
+        writeln!(w, "other non-zero registers:")?;
+        for (name, v) in others {
+            writeln!(w, "  {name} = {}", value(v))?;
+        }
+    }
+    if !outcome.output.is_empty() {
+        let n = outcome.output.len();
+        writeln!(w, "output ({n} byte{}):", if n == 1 { "" } else { "s" })?;
+        let text = String::from_utf8_lossy(&outcome.output);
+        w.write_all(text.as_bytes())?;
+        if !text.ends_with('\n') {
+            writeln!(w)?;
+        }
+    }
+    Ok(())
+}
+
+/// The registers as a JSON object `{"$1": n, …, "$31": n, "hi": n, "lo": n}` of signed
+/// 32-bit values, in that order.
+pub struct JsonRegisters<'a>(pub &'a Registers);
+
+impl Serialize for JsonRegisters<'_> {
+    fn serialize<S: Serializer>(&self, ser: S) -> Result<S::Ok, S::Error> {
+        let mut map = ser.serialize_map(Some(33))?;
+        for r in 1..32 {
+            map.serialize_entry(&format!("${r}"), &(self.0.gpr[r] as i32))?;
+        }
+        map.serialize_entry("hi", &(self.0.hi as i32))?;
+        map.serialize_entry("lo", &(self.0.lo as i32))?;
+        map.end()
+    }
+}
+
+/// The JSON report of one run.
+#[derive(serde::Serialize)]
+pub struct JsonOutcome<'a> {
+    pub status: &'static str,
+    pub steps: u64,
+    pub registers: JsonRegisters<'a>,
+    pub output: String,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub error: Option<String>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub error_kind: Option<&'static str>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub pc: Option<u32>,
+}
+
+impl<'a> JsonOutcome<'a> {
+    pub fn new(outcome: &'a Outcome) -> JsonOutcome<'a> {
+        let fault = match outcome.status {
+            Status::Error(f) => Some(f),
+            _ => None,
+        };
+        JsonOutcome {
+            status: outcome.status.name(),
+            steps: outcome.steps,
+            registers: JsonRegisters(&outcome.regs),
+            output: String::from_utf8_lossy(&outcome.output).into_owned(),
+            error: fault.map(|f| f.to_string()),
+            error_kind: fault.map(|f| f.kind.name()),
+            pc: fault.map(|f| f.pc),
+        }
+    }
+}
+
+/// Writes the report as exactly one JSON object and a newline.
+pub fn write_json(w: &mut dyn Write, outcome: &Outcome) -> io::Result<()> {
+    serde_json::to_writer(&mut *w, &JsonOutcome::new(outcome)).map_err(io::Error::from)?;
+    writeln!(w)
+}

@@ -1,0 +1,442 @@
+//! Errors the tool reports, and how they are shown on standard error.
+//!
+//! Every failure a user can cause ends here as one [`CliError`]: a short paragraph on
+//! stderr that names the file involved, and exit status 2. Assembler errors are drawn
+//! with ariadne, each with its file name, line and column, the source line and the
+//! message.
+
+use std::io::{self, IsTerminal, Write};
+use std::ops::Range;
+use std::process::ExitCode;
+
+use ariadne::{CharSet, Color, Config, IndexType, Label, Report, ReportKind, Source};
+use tamarin_mips::asm::{AsmError, AsmErrors};
+use tamarin_mips::cpu::SetupError;
+use tamarin_mips::LoadError;
+
+/// Exit status of a command that did its job.
+pub const EXIT_OK: u8 = 0;
+/// Exit status when the tool itself failed (for example, writing to stdout failed).
+pub const EXIT_FAILURE: u8 = 1;
+/// Exit status on bad input or usage (clap's usage errors use it too).
+pub const EXIT_USAGE: u8 = 2;
+
+/// Why a command could not do its job.
+#[derive(Debug, thiserror::Error)]
+pub enum CliError {
+    /// A program file could not be read or parsed.
+    #[error(transparent)]
+    Load(#[from] LoadError),
+    /// A data file (such as `--stdin FILE`) could not be read.
+    #[error("cannot read {what} `{path}`: {source}")]
+    Read {
+        what: &'static str,
+        path: String,
+        #[source]
+        source: io::Error,
+    },
+    /// An output file could not be written.
+    #[error("cannot write `{path}`: {source}")]
+    Write {
+        path: String,
+        #[source]
+        source: io::Error,
+    },
+    /// The run could not be set up (the array does not fit, …).
+    #[error("cannot set up the run: {0}")]
+    Setup(#[from] SetupError),
+    /// Writing the report to standard output failed (a closed pipe is not an error).
+    #[error("cannot write to standard output: {0}")]
+    Stdout(#[source] io::Error),
+}
+
+impl CliError {
+    /// Wraps an error from writing to standard output.
+    pub fn stdout(e: io::Error) -> CliError {
+        CliError::Stdout(e)
+    }
+
+    /// The exit status this error gives.
+    pub fn exit_status(&self) -> u8 {
+        match self {
+            CliError::Stdout(e) if e.kind() == io::ErrorKind::BrokenPipe => EXIT_OK,
+            CliError::Stdout(_) => EXIT_FAILURE,
+            _ => EXIT_USAGE,
+        }
+    }
+
+    /// Prints the error on stderr and gives the exit code to end with.
+    pub fn report(&self) -> ExitCode {
+        let mut err = io::stderr().lock();
+        match self {
+            // The reader went away: stop quietly, as `cat` does.
+            CliError::Stdout(e) if e.kind() == io::ErrorKind::BrokenPipe => {}
+            CliError::Load(LoadError::Asm { errors }) => {
+                render_asm_errors(&mut err, errors, colour())
+            }
+            CliError::Load(LoadError::Io { path, source }) => {
+                let _ = writeln!(err, "error: cannot read `{path}`: {source}");
+            }
+            other => {
+                let _ = writeln!(err, "error: {other}");
+            }
+        }
+        ExitCode::from(self.exit_status())
+    }
+}
+
+/// Whether stderr gets colours.
+fn colour() -> bool {
+    io::stderr().is_terminal() && std::env::var_os("NO_COLOR").is_none()
+}
+
+/// Writes every assembler error, then a one-line summary.
+pub fn render_asm_errors(w: &mut dyn Write, errors: &AsmErrors, colour: bool) {
+    for e in &errors.errors {
+        render_asm_error(w, &errors.path, &errors.source, e, colour);
+    }
+    let shown = errors.errors.len();
+    if errors.more > 0 {
+        let _ = writeln!(
+            w,
+            "note: {} more error{} not shown",
+            errors.more,
+            plural(errors.more)
+        );
+    }
+    let total = shown + errors.more;
+    let _ = writeln!(
+        w,
+        "error: could not assemble `{}` ({total} error{})",
+        errors.path,
+        plural(total)
+    );
+}
+
+fn plural(n: usize) -> &'static str {
+    if n == 1 {
+        ""
+    } else {
+        "s"
+    }
+}
+
+/// Lines longer than this (in bytes) are shown as a window in plain text rather than
+/// drawn whole.
+const LONG_LINE: usize = 200;
+
+/// Draws one error with ariadne: the message, `path:line:column`, the source line with
+/// the span underlined and labelled (with what was expected, if known), and the related
+/// place, if any.
+///
+/// Ariadne is handed a copy of the source in which only the lines shown are kept (the
+/// others are blank, so numbering is unchanged) and in which characters ariadne would
+/// take for line breaks (`\r`, form feeds, U+2028, …) are spaces: lines and columns then
+/// agree with the assembler's, which splits lines at `\n` only.
+fn render_asm_error(w: &mut dyn Write, path: &str, source: &str, e: &AsmError, colour: bool) {
+    let main = line_at(source, e.span.start);
+    let related = e
+        .related
+        .as_ref()
+        .map(|(span, note)| (line_at(source, span.start), span, note));
+    let too_long = main.text.len() > LONG_LINE
+        || related
+            .as_ref()
+            .is_some_and(|(line, _, _)| line.text.len() > LONG_LINE);
+    if too_long {
+        return render_plain(w, path, &main, e);
+    }
+
+    let mut keep = vec![&main];
+    if let Some((line, _, _)) = &related {
+        keep.push(line);
+    }
+    let masked = Masked::new(&keep);
+    let id = path.to_string();
+    let span = masked.span(&main, &e.span);
+    let label = match &e.expected {
+        Some(what) => format!("expected {what}"),
+        None => e.message.clone(),
+    };
+    let config = Config::default()
+        .with_color(colour)
+        .with_char_set(if colour {
+            CharSet::Unicode
+        } else {
+            CharSet::Ascii
+        })
+        .with_index_type(IndexType::Byte);
+    let mut report = Report::build(ReportKind::Error, (id.clone(), span.clone()))
+        .with_config(config)
+        .with_message(&e.message)
+        .with_label(
+            Label::new((id.clone(), span))
+                .with_message(label)
+                .with_color(Color::Red)
+                .with_order(0),
+        );
+    if let Some((line, span, note)) = &related {
+        report = report.with_label(
+            Label::new((id.clone(), masked.span(line, span)))
+                .with_message(note)
+                .with_color(Color::Blue)
+                .with_order(1),
+        );
+    }
+    let mut buf = Vec::new();
+    match report
+        .finish()
+        .write((id, Source::from(masked.text)), &mut buf)
+    {
+        Ok(()) => {
+            let _ = w.write_all(&buf);
+        }
+        // Never lose an error to a drawing problem.
+        Err(_) => render_plain(w, path, &main, e),
+    }
+}
+
+/// Plain text for an error on a long line: the library's own format
+/// (`path:line:col: error: message`, a window of the line and a caret), given only a
+/// window of the line so that a huge line costs little.
+fn render_plain(w: &mut dyn Write, path: &str, line: &Line<'_>, e: &AsmError) {
+    let rel = e.span.start.saturating_sub(line.start).min(line.text.len());
+    let mut from = rel.saturating_sub(LONG_LINE);
+    while !line.text.is_char_boundary(from) {
+        from -= 1;
+    }
+    let mut to = (rel + LONG_LINE).min(line.text.len());
+    while !line.text.is_char_boundary(to) {
+        to += 1;
+    }
+    let span_end = e.span.end.saturating_sub(line.start).clamp(rel, to);
+    let one = AsmErrors {
+        path: path.to_string(),
+        source: line.text[from..to].to_string(),
+        errors: vec![AsmError {
+            span: rel - from..span_end - from,
+            ..e.clone()
+        }],
+        more: 0,
+    };
+    let _ = writeln!(w, "{one}");
+}
+
+/// One line of the source, split at `\n` as the assembler splits.
+struct Line<'a> {
+    /// 0-based line index.
+    index: usize,
+    /// Byte offset of the line's first character in the source.
+    start: usize,
+    /// The line without its `\n`.
+    text: &'a str,
+}
+
+/// The line holding byte `offset` (clamped to the source and to a character boundary).
+fn line_at(source: &str, offset: usize) -> Line<'_> {
+    let mut offset = offset.min(source.len());
+    while !source.is_char_boundary(offset) {
+        offset -= 1;
+    }
+    let before = &source[..offset];
+    let start = before.rfind('\n').map_or(0, |i| i + 1);
+    let end = source[offset..]
+        .find('\n')
+        .map_or(source.len(), |i| offset + i);
+    Line {
+        index: before.matches('\n').count(),
+        start,
+        text: &source[start..end],
+    }
+}
+
+/// Characters that ariadne takes for line breaks.
+fn breaks_lines(c: char) -> bool {
+    matches!(
+        c,
+        '\r' | '\x0B' | '\x0C' | '\u{85}' | '\u{2028}' | '\u{2029}'
+    )
+}
+
+/// A copy of the source holding only some lines, each at its own line number.
+struct Masked {
+    text: String,
+    /// For each kept line (by index), its byte offset in `text`.
+    starts: Vec<(usize, usize)>,
+}
+
+impl Masked {
+    fn new(lines: &[&Line<'_>]) -> Masked {
+        let last = lines.iter().map(|l| l.index).max().unwrap_or(0);
+        let mut text = String::new();
+        let mut starts = Vec::new();
+        for index in 0..=last {
+            if index > 0 {
+                text.push('\n');
+            }
+            if let Some(line) = lines.iter().find(|l| l.index == index) {
+                starts.push((index, text.len()));
+                text.extend(
+                    line.text
+                        .chars()
+                        .map(|c| if breaks_lines(c) { ' ' } else { c }),
+                );
+            }
+        }
+        Masked { text, starts }
+    }
+
+    /// `span` (source offsets, starting on `line`) in the copy: clamped to the line, at
+    /// character boundaries, widened to one character when empty and a character is
+    /// there to point at.
+    fn span(&self, line: &Line<'_>, span: &Range<usize>) -> Range<usize> {
+        let text = line.text;
+        let floor = |i: usize| {
+            let mut i = i.saturating_sub(line.start).min(text.len());
+            while !text.is_char_boundary(i) {
+                i -= 1;
+            }
+            i
+        };
+        let start = floor(span.start);
+        let mut end = floor(span.end.max(span.start));
+        if end <= start {
+            end = text[start..]
+                .chars()
+                .next()
+                .map_or(start, |c| start + c.len_utf8());
+        }
+        // Offsets in the copy: every replaced character became one byte.
+        let shrink = |i: usize| {
+            text[..i]
+                .chars()
+                .filter(|&c| breaks_lines(c))
+                .map(|c| c.len_utf8() - 1)
+                .sum::<usize>()
+        };
+        let base = self
+            .starts
+            .iter()
+            .find(|(index, _)| *index == line.index)
+            .map_or(0, |&(_, at)| at);
+        base + start - shrink(start)..base + end - shrink(end)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn masked_span(source: &str, span: Range<usize>) -> (String, Range<usize>) {
+        let line = line_at(source, span.start);
+        let masked = Masked::new(&[&line]);
+        let span = masked.span(&line, &span);
+        (masked.text, span)
+    }
+
+    #[test]
+    fn spans_are_clamped_to_their_line() {
+        let src = "add $1, $2\nfoo bar\r\nlast";
+        assert_eq!(masked_span(src, 11..14), ("\nfoo bar ".to_string(), 1..4));
+        assert_eq!(masked_span(src, 15..100).1, 5..9);
+        assert_eq!(masked_span(src, 11..11).1, 1..2);
+        assert_eq!(masked_span(src, 100..100), ("\n\nlast".to_string(), 6..6));
+        assert_eq!(masked_span("é", 1..1), ("é".to_string(), 0..2));
+        assert_eq!(masked_span("", 0..0), (String::new(), 0..0));
+        // A U+2028 (3 bytes) before the span becomes one space.
+        assert_eq!(masked_span("a\u{2028}b", 4..5), ("a b".to_string(), 2..3));
+    }
+
+    #[test]
+    fn asm_errors_show_file_line_column_and_message() {
+        let errors = AsmErrors {
+            path: "p.asm".into(),
+            source: "add $3, $1, $2\nfoo $1\njr $31\n".into(),
+            errors: vec![AsmError {
+                line: 2,
+                column: 1,
+                span: 15..18,
+                message: "unknown mnemonic `foo`".into(),
+                expected: None,
+                related: None,
+            }],
+            more: 2,
+        };
+        let mut out = Vec::new();
+        render_asm_errors(&mut out, &errors, false);
+        let text = String::from_utf8(out).unwrap();
+        assert!(text.contains("p.asm:2:1"), "{text}");
+        assert!(text.contains("foo $1"), "{text}");
+        assert!(text.contains("unknown mnemonic `foo`"), "{text}");
+        assert!(text.contains("2 more errors"), "{text}");
+        assert!(text.contains("(3 errors)"), "{text}");
+    }
+
+    fn render(source: &str, errors: Vec<AsmError>) -> String {
+        let errors = AsmErrors {
+            path: "p.asm".into(),
+            source: source.into(),
+            errors,
+            more: 0,
+        };
+        let mut out = Vec::new();
+        render_asm_errors(&mut out, &errors, false);
+        String::from_utf8(out).unwrap()
+    }
+
+    #[test]
+    fn expected_and_related_places_are_shown() {
+        let src = "x: add $3, $1, $2\r\n\x0C; comment\nx: jr\n";
+        let text = render(
+            src,
+            vec![
+                AsmError {
+                    line: 3,
+                    column: 1,
+                    span: 30..31,
+                    message: "label `x` is already defined on line 1".into(),
+                    expected: None,
+                    related: Some((0..1, "first defined here".into())),
+                },
+                AsmError {
+                    line: 3,
+                    column: 6,
+                    span: 35..35,
+                    message: "`jr` needs a register".into(),
+                    expected: Some("a register like $31".into()),
+                    related: None,
+                },
+            ],
+        );
+        assert!(text.contains("p.asm:3:1"), "{text}");
+        assert!(text.contains("first defined here"), "{text}");
+        assert!(text.contains("x: add $3, $1, $2"), "{text}");
+        assert!(text.contains("p.asm:3:6"), "{text}");
+        assert!(text.contains("expected a register like $31"), "{text}");
+        assert!(text.contains("(2 errors)"), "{text}");
+    }
+
+    #[test]
+    fn long_lines_are_shown_as_a_window() {
+        let line = format!("add $3, $1, $2 ; {}", "z".repeat(100_000));
+        let src = format!("{line}\nfrob\n{line} bad\n");
+        let at = src.len() - 4;
+        let text = render(
+            &src,
+            vec![AsmError {
+                line: 3,
+                column: (line.len() + 2) as u32,
+                span: at..at + 3,
+                message: "bad thing".into(),
+                expected: None,
+                related: None,
+            }],
+        );
+        assert!(
+            text.contains(&format!("p.asm:3:{}", line.len() + 2)),
+            "{text}"
+        );
+        assert!(text.contains("bad thing"), "{text}");
+        assert!(text.len() < 2000, "{}", text.len());
+    }
+}

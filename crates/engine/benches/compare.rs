@@ -1,0 +1,134 @@
+//! Comparison timings: every paper pair and a growing family of nested conditions, in
+//! process, for each way of driving Z3. Prints a Markdown table for BENCHMARKS.md.
+//!
+//! Run: `cargo bench -p tamarin --bench compare` (add `-- --quick` for fewer repeats).
+
+use std::path::Path;
+use std::time::{Duration, Instant};
+
+use tamarin::concolic::{compare, Options, Quiet, Report};
+use tamarin::solver::Z3Mode;
+use tamarin_mips::asm::assemble;
+use tamarin_mips::loader::load_file;
+use tamarin_mips::Program;
+
+fn paper(name: &str) -> Program {
+    let path = Path::new(env!("CARGO_MANIFEST_DIR"))
+        .join("../../examples/paper")
+        .join(name);
+    match load_file(&path, None) {
+        Ok(p) => p,
+        Err(e) => panic!("{e}"),
+    }
+}
+
+/// N nested conditions (alternately on $1 and $2); only the innermost path sets
+/// `$3 = innermost`, every other path leaves `$3 = 0`.
+pub fn nested(n: usize, innermost: u32) -> Program {
+    let mut s = String::new();
+    for k in 0..n {
+        let reg = if k % 2 == 0 { 1 } else { 2 };
+        s.push_str(&format!(
+            "lis $6\n.word {k}\nslt $5, $6, ${reg}\nbeq $5, $0, out\n"
+        ));
+    }
+    s.push_str(&format!("lis $3\n.word {innermost}\nout:\njr $31\n"));
+    match assemble("nested.asm", &s) {
+        Ok(p) => p,
+        Err(e) => panic!("{e}"),
+    }
+}
+
+struct Case {
+    name: String,
+    left: Program,
+    right: Program,
+    fuel: Option<u64>,
+}
+
+fn cases() -> Vec<Case> {
+    let pairs: &[(&str, &str, Option<u64>)] = &[
+        ("fig1-left.asm", "fig1-right.asm", None),
+        ("fig1-left.asm", "fig1-literal-right.asm", None),
+        ("fig1-left.asm", "fig2-right.asm", Some(10)),
+        ("fig1-left.asm", "fig2-right.asm", None),
+        ("fig5-left.asm", "fig5-right.asm", None),
+        ("fig8-left.asm", "fig8-right.asm", None),
+        ("fig8-left.asm", "fig8-left.asm", None),
+        ("fig12-left.asm", "fig1-left.asm", None),
+    ];
+    let mut out: Vec<Case> = pairs
+        .iter()
+        .map(|&(l, r, fuel)| Case {
+            name: format!(
+                "{} / {}{}",
+                l.trim_end_matches(".asm"),
+                r.trim_end_matches(".asm"),
+                fuel.map_or(String::new(), |f| format!(" (fuel {f})"))
+            ),
+            left: paper(l),
+            right: paper(r),
+            fuel,
+        })
+        .collect();
+    for n in [5, 10, 20, 40] {
+        out.push(Case {
+            name: format!("nested N={n} (differ)"),
+            left: nested(n, 1),
+            right: nested(n, 2),
+            fuel: None,
+        });
+        out.push(Case {
+            name: format!("nested N={n} (same)"),
+            left: nested(n, 1),
+            right: nested(n, 1),
+            fuel: None,
+        });
+    }
+    out
+}
+
+fn time(case: &Case, mode: Z3Mode, repeats: usize) -> (Duration, Report) {
+    let mut opts = Options::default();
+    if let Some(f) = case.fuel {
+        opts.fuel = f;
+    }
+    opts.solver.z3_mode = mode;
+    // Warm up: the first query of a thread pays for Z3's context.
+    let mut report = compare(&case.left, &case.right, &opts, &mut Quiet);
+    let mut times = Vec::with_capacity(repeats);
+    for _ in 0..repeats {
+        let start = Instant::now();
+        report = compare(&case.left, &case.right, &opts, &mut Quiet);
+        times.push(start.elapsed());
+    }
+    times.sort();
+    (times[times.len() / 2], report)
+}
+
+fn main() {
+    let quick = std::env::args().any(|a| a == "--quick");
+    let repeats = if quick { 3 } else { 15 };
+    println!("| case | verdict | runs | queries | fresh QF_BV (median) | incremental (median) | incremental / fresh |");
+    println!("|---|---|---|---|---|---|---|");
+    for case in cases() {
+        let (fresh, report) = time(&case, Z3Mode::Fresh, repeats);
+        let (incr, report2) = time(&case, Z3Mode::Incremental, repeats);
+        assert_eq!(
+            report.verdict.name(),
+            report2.verdict.name(),
+            "{}",
+            case.name
+        );
+        println!(
+            "| {} | {} | {} | {} | {:.2} ms | {:.2} ms | {:.2} |",
+            case.name,
+            report.verdict.name(),
+            report.stats.runs,
+            report.stats.solver.queries,
+            fresh.as_secs_f64() * 1e3,
+            incr.as_secs_f64() * 1e3,
+            incr.as_secs_f64() / fresh.as_secs_f64().max(1e-9),
+        );
+    }
+}
