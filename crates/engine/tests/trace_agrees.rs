@@ -10,7 +10,10 @@
 use proptest::prelude::*;
 use tamarin::term::{Evaluator, Term, TermStore};
 use tamarin::trace::{CondKind, PathCond, SymTracer, Val};
-use tamarin_mips::cpu::{run_program, Config, Event, Fault, Frontend, Machine, Outcome, Status, Tracer, DEFAULT_TERMINATION};
+use tamarin_mips::cpu::{
+    run_program, Config, Event, Fault, Frontend, Machine, Outcome, Status, Tracer,
+    DEFAULT_TERMINATION,
+};
 use tamarin_mips::{Instr, Program, Reg};
 
 /// One piece of a generated program.
@@ -102,11 +105,32 @@ fn build(items: &[Item]) -> Program {
             Item::Branch { beq, s, t, skip } => {
                 let target = start[(k + 1 + skip as usize).min(items.len())];
                 let i = (target - (start[k] + 1)) as i16;
-                words.push(if beq { Instr::Beq { s, t, i } } else { Instr::Bne { s, t, i } }.encode());
+                words.push(
+                    if beq {
+                        Instr::Beq { s, t, i }
+                    } else {
+                        Instr::Bne { s, t, i }
+                    }
+                    .encode(),
+                );
             }
             Item::GuardedDiv { signed, s, t } => {
-                words.push(Instr::Beq { s: t, t: Reg::ZERO, i: 1 }.encode());
-                words.push(if signed { Instr::Div { s, t } } else { Instr::Divu { s, t } }.encode());
+                words.push(
+                    Instr::Beq {
+                        s: t,
+                        t: Reg::ZERO,
+                        i: 1,
+                    }
+                    .encode(),
+                );
+                words.push(
+                    if signed {
+                        Instr::Div { s, t }
+                    } else {
+                        Instr::Divu { s, t }
+                    }
+                    .encode(),
+                );
             }
         }
     }
@@ -115,7 +139,12 @@ fn build(items: &[Item]) -> Program {
 }
 
 fn input() -> impl Strategy<Value = u32> {
-    prop_oneof![any::<u32>(), 0u32..8, (0u32..8).prop_map(|v| v.wrapping_neg()), Just(0x8000_0000)]
+    prop_oneof![
+        any::<u32>(),
+        0u32..8,
+        (0u32..8).prop_map(|v| v.wrapping_neg()),
+        Just(0x8000_0000)
+    ]
 }
 
 /// A branch as the wrapper saw it: its pc, whether the operands were equal in the
@@ -134,7 +163,9 @@ struct Watch<'s> {
 
 impl Tracer for Watch<'_> {
     fn exec(&mut self, pc: u32, instr: Instr, event: Event) {
-        if let (Instr::Beq { s, t, .. } | Instr::Bne { s, t, .. }, Event::Branch { taken }) = (instr, event) {
+        if let (Instr::Beq { s, t, .. } | Instr::Bne { s, t, .. }, Event::Branch { taken }) =
+            (instr, event)
+        {
             let (a, b) = (self.inner.reg(s), self.inner.reg(t));
             if matches!(a, Val::Sym(_)) || matches!(b, Val::Sym(_)) {
                 let (ta, tb) = (self.inner.term(a), self.inner.term(b));
@@ -171,7 +202,12 @@ fn word(ev: &mut Evaluator<'_>, v: Val) -> u32 {
     }
 }
 
-fn check_program(items: &[Item], a: u32, b: u32, others: &[(u32, u32)]) -> Result<(), TestCaseError> {
+fn check_program(
+    items: &[Item],
+    a: u32,
+    b: u32,
+    others: &[(u32, u32)],
+) -> Result<(), TestCaseError> {
     let program = build(items);
     let mut store = TermStore::new();
     let v1 = store.new_var("$1", 32);
@@ -202,7 +238,13 @@ fn check_program(items: &[Item], a: u32, b: u32, others: &[(u32, u32)]) -> Resul
     let vals = [a as u64, b as u64];
     let mut ev = Evaluator::new(&store, &vals);
     for c in &conds {
-        prop_assert!(ev.holds(c.cond), "{:?} condition at pc {:#x} is false: {}", c.kind, c.pc, store.readable(c.cond));
+        prop_assert!(
+            ev.holds(c.cond),
+            "{:?} condition at pc {:#x} is false: {}",
+            c.kind,
+            c.pc,
+            store.readable(c.cond)
+        );
     }
     if outcome.status == Status::Done {
         for r in 1..=8 {
@@ -216,24 +258,47 @@ fn check_program(items: &[Item], a: u32, b: u32, others: &[(u32, u32)]) -> Resul
     points.extend_from_slice(others);
     for c in conds.iter().filter(|c| c.kind == CondKind::Branch) {
         let seen = branches.iter().find(|s| s.pc == c.pc);
-        prop_assert!(seen.is_some(), "branch condition at {:#x} without a symbolic branch there", c.pc);
+        prop_assert!(
+            seen.is_some(),
+            "branch condition at {:#x} without a symbolic branch there",
+            c.pc
+        );
         let seen = seen.unwrap();
         for &(x, y) in &points {
             let vals = [x as u64, y as u64];
             let mut e = Evaluator::new(&store, &vals);
             let expect = e.holds(seen.eq) == seen.equal;
-            prop_assert_eq!(e.holds(c.cond), expect, "branch at {:#x} at ({}, {})", c.pc, x, y);
+            prop_assert_eq!(
+                e.holds(c.cond),
+                expect,
+                "branch at {:#x} at ({}, {})",
+                c.pc,
+                x,
+                y
+            );
         }
     }
     // And every symbolic branch whose direction could change is pinned by some condition.
     for s in &branches {
         let vals = [a as u64, b as u64];
-        prop_assert_eq!(Evaluator::new(&store, &vals).holds(s.eq), s.equal, "branch at {:#x}", s.pc);
+        prop_assert_eq!(
+            Evaluator::new(&store, &vals).holds(s.eq),
+            s.equal,
+            "branch at {:#x}",
+            s.pc
+        );
         for &(x, y) in others {
             let vals = [x as u64, y as u64];
             let mut e = Evaluator::new(&store, &vals);
             if conds.iter().all(|c| e.holds(c.cond)) {
-                prop_assert_eq!(e.holds(s.eq), s.equal, "branch at {:#x} not pinned at ({}, {})", s.pc, x, y);
+                prop_assert_eq!(
+                    e.holds(s.eq),
+                    s.equal,
+                    "branch at {:#x} not pinned at ({}, {})",
+                    s.pc,
+                    x,
+                    y
+                );
             }
         }
     }
@@ -249,11 +314,25 @@ fn check_program(items: &[Item], a: u32, b: u32, others: &[(u32, u32)]) -> Resul
         prop_assert!(
             same_way(&o.status, &outcome.status),
             "({}, {}) satisfies the path of ({}, {}) but ends {:?}, not {:?}",
-            x, y, a, b, o.status, outcome.status
+            x,
+            y,
+            a,
+            b,
+            o.status,
+            outcome.status
         );
         if o.status == Status::Done {
             for r in 1..=8 {
-                prop_assert_eq!(word(&mut e, regs[r]), o.regs.gpr[r], "${} at ({}, {}) on the path of ({}, {})", r, x, y, a, b);
+                prop_assert_eq!(
+                    word(&mut e, regs[r]),
+                    o.regs.gpr[r],
+                    "${} at ({}, {}) on the path of ({}, {})",
+                    r,
+                    x,
+                    y,
+                    a,
+                    b
+                );
             }
         }
     }
@@ -310,19 +389,58 @@ fn every_kind_of_step_on_one_path() {
     use Instr::*;
     let (r1, r2, r3, r4, r5) = (reg(1), reg(2), reg(3), reg(4), reg(5));
     let items = vec![
-        Item::Op(Add { d: r3, s: r1, t: r2 }),
-        Item::Op(Slt { d: r4, s: r1, t: r2 }),
-        Item::Branch { beq: true, s: r4, t: Reg::ZERO, skip: 1 },
-        Item::Op(Sub { d: r3, s: r3, t: r1 }),
+        Item::Op(Add {
+            d: r3,
+            s: r1,
+            t: r2,
+        }),
+        Item::Op(Slt {
+            d: r4,
+            s: r1,
+            t: r2,
+        }),
+        Item::Branch {
+            beq: true,
+            s: r4,
+            t: Reg::ZERO,
+            skip: 1,
+        },
+        Item::Op(Sub {
+            d: r3,
+            s: r3,
+            t: r1,
+        }),
         Item::Op(Mult { s: r1, t: r2 }),
         Item::Op(Mfhi { d: r5 }),
-        Item::Op(Sw { t: r5, i: -4, s: Reg::SP }),
-        Item::GuardedDiv { signed: true, s: r3, t: r2 },
+        Item::Op(Sw {
+            t: r5,
+            i: -4,
+            s: Reg::SP,
+        }),
+        Item::GuardedDiv {
+            signed: true,
+            s: r3,
+            t: r2,
+        },
         Item::Op(Mflo { d: r4 }),
-        Item::Op(Lw { t: r3, i: -4, s: Reg::SP }),
-        Item::Op(Add { d: r3, s: r3, t: r4 }),
+        Item::Op(Lw {
+            t: r3,
+            i: -4,
+            s: Reg::SP,
+        }),
+        Item::Op(Add {
+            d: r3,
+            s: r3,
+            t: r4,
+        }),
     ];
-    for (a, b) in [(3, 9), (9, 3), (5, 0), (u32::MAX, 2), (0x8000_0000, u32::MAX)] {
+    for (a, b) in [
+        (3, 9),
+        (9, 3),
+        (5, 0),
+        (u32::MAX, 2),
+        (0x8000_0000, u32::MAX),
+    ] {
         check_program(&items, a, b, &probes(a, b, &[(1, 2), (7, 7)])).unwrap();
     }
 }

@@ -405,7 +405,8 @@ impl Search<'_> {
             image_end,
             termination,
             record,
-        );
+        )
+        .with_image(s.program.words().clone());
         let outcome = s.machine.run_to_outcome(&mut tracer);
         let (conds, steps, regs) = tracer.finish();
         let result = match regs[3] {

@@ -25,6 +25,9 @@ pub enum Z3Mode {
 enum Lowered {
     Bool(Bool),
     Bv(BV),
+    /// Memory arrays are not lowered themselves: each read becomes an `ite` chain
+    /// over the stores (Z3 4.8's array solver answers unknown on constant arrays).
+    Memory,
 }
 
 /// Z3, in-process.
@@ -133,6 +136,16 @@ impl Z3Solver {
             Node::SignExt { by, arg } => Bv(self.bv(arg).sign_ext(by as u32)),
             Node::ZeroExt { by, arg } => Bv(self.bv(arg).zero_ext(by as u32)),
             Node::Ite(c, a, b) => Bv(self.boolean(c).ite(&self.bv(a), &self.bv(b))),
+            Node::ConstArray(_) | Node::Store(..) => Lowered::Memory,
+            Node::Select(m, a) => {
+                let (stores, default) = store.store_chain(m);
+                let addr = self.bv(a);
+                let mut acc = default.map_or_else(|| BV::from_u64(0, 32), |d| self.bv(d));
+                for &(j, v) in stores.iter().rev() {
+                    acc = addr.eq(self.bv(j)).ite(&self.bv(v), &acc);
+                }
+                Bv(acc)
+            }
         }
     }
 

@@ -92,6 +92,24 @@ impl<'a> Evaluator<'a> {
                     self.arg(b)
                 }
             }
+            // Arrays have no word value; a select walks the stores instead.
+            Node::ConstArray(_) | Node::Store(..) => 0,
+            Node::Select(mem, addr) => {
+                let k = self.arg(addr);
+                let mut at = mem;
+                loop {
+                    match s.node(at) {
+                        Node::Store(inner, a, v) => {
+                            if self.arg(a) == k {
+                                return self.arg(v);
+                            }
+                            at = inner;
+                        }
+                        Node::ConstArray(v) => return self.arg(v),
+                        _ => return 0,
+                    }
+                }
+            }
         }
     }
 }

@@ -53,7 +53,10 @@ pub enum BinOp {
     Or,
 }
 
-/// A term's shape. Width 0 means Boolean.
+/// The width code of the memory sort: arrays from 32-bit addresses to 32-bit words.
+pub const MEMORY: u8 = u8::MAX;
+
+/// A term's shape. Width 0 means Boolean; [`MEMORY`] means a memory array.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
 pub enum Node {
     Bool(bool),
@@ -82,6 +85,12 @@ pub enum Node {
         arg: Term,
     },
     Ite(Term, Term, Term),
+    /// The memory holding this 32-bit value at every address.
+    ConstArray(Term),
+    /// Memory `.0` with address `.1` set to `.2`.
+    Store(Term, Term, Term),
+    /// The word of memory `.0` at address `.1`.
+    Select(Term, Term),
 }
 
 /// Owns all terms of one comparison.
@@ -465,6 +474,67 @@ impl TermStore {
         self.intern(Node::ZeroExt { by, arg: a }, w + by)
     }
 
+    /// The memory holding `value` everywhere.
+    pub fn const_array(&mut self, value: Term) -> Term {
+        self.intern(Node::ConstArray(value), MEMORY)
+    }
+
+    /// Memory `mem` with the word at `addr` set to `value`.
+    pub fn store(&mut self, mem: Term, addr: Term, value: Term) -> Term {
+        // A second store to the same address hides the first.
+        if let Node::Store(inner, a, _) = self.node(mem) {
+            if a == addr {
+                return self.store(inner, addr, value);
+            }
+        }
+        self.intern(Node::Store(mem, addr, value), MEMORY)
+    }
+
+    /// The word of `mem` at `addr`, looking past stores that cannot alias.
+    pub fn select(&mut self, mem: Term, addr: Term) -> Term {
+        let key = self.as_const(addr);
+        let mut at = mem;
+        loop {
+            match self.node(at) {
+                Node::ConstArray(v) => return v,
+                Node::Store(inner, a, v) => {
+                    if a == addr {
+                        return v;
+                    }
+                    match (key, self.as_const(a)) {
+                        (Some(k), Some(j)) if k != j => at = inner,
+                        _ => break,
+                    }
+                }
+                _ => break,
+            }
+        }
+        self.intern(Node::Select(at, addr), 32)
+    }
+
+    /// The stores of memory `mem`, outermost first, and the value of the constant array
+    /// underneath: how a solver without arrays reads it (`select(mem, a)` is
+    /// `ite(a == j1, v1, ite(a == j2, v2, … default))`).
+    pub fn store_chain(&self, mem: Term) -> (Vec<(Term, Term)>, Option<Term>) {
+        let mut stores = Vec::new();
+        let mut at = mem;
+        loop {
+            match self.node(at) {
+                Node::Store(inner, a, v) => {
+                    stores.push((a, v));
+                    at = inner;
+                }
+                Node::ConstArray(v) => return (stores, Some(v)),
+                _ => return (stores, None),
+            }
+        }
+    }
+
+    /// Whether `t` is a memory array.
+    pub fn is_memory(&self, t: Term) -> bool {
+        self.width(t) == MEMORY
+    }
+
     /// The arguments of `t`, in order.
     pub fn children(&self, t: Term) -> impl Iterator<Item = Term> {
         let (a, b, c) = match self.node(t) {
@@ -472,9 +542,10 @@ impl TermStore {
             Node::Not(x)
             | Node::Extract { arg: x, .. }
             | Node::SignExt { arg: x, .. }
-            | Node::ZeroExt { arg: x, .. } => (Some(x), None, None),
-            Node::Bin(_, x, y) => (Some(x), Some(y), None),
-            Node::Ite(x, y, z) => (Some(x), Some(y), Some(z)),
+            | Node::ZeroExt { arg: x, .. }
+            | Node::ConstArray(x) => (Some(x), None, None),
+            Node::Bin(_, x, y) | Node::Select(x, y) => (Some(x), Some(y), None),
+            Node::Ite(x, y, z) | Node::Store(x, y, z) => (Some(x), Some(y), Some(z)),
         };
         a.into_iter().chain(b).chain(c)
     }
@@ -619,6 +690,26 @@ mod tests {
         assert_eq!(s.eq(sum, k), s.eq(x, seven));
         let back = s.bin(BinOp::Sub, sum, five);
         assert_eq!(back, x);
+    }
+
+    #[test]
+    fn selects_see_past_stores_that_cannot_alias() {
+        let mut s = TermStore::new();
+        let x = s.new_var("$1", 32);
+        let zero = s.word(0);
+        let m0 = s.const_array(zero);
+        let (a4, a8, v) = (s.word(4), s.word(8), s.word(7));
+        let m1 = s.store(m0, a4, x);
+        let m2 = s.store(m1, a8, v);
+        assert_eq!(s.select(m2, a4), x);
+        assert_eq!(s.select(m2, a8), v);
+        let a12 = s.word(12);
+        assert_eq!(s.select(m2, a12), zero);
+        // A symbolic address stops the walk.
+        let m3 = s.store(m2, x, v);
+        let through = s.select(m3, a4);
+        assert!(matches!(s.node(through), Node::Select(..)));
+        assert_eq!(s.select(m3, x), v);
     }
 
     #[test]

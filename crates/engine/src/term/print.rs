@@ -103,6 +103,26 @@ impl Readable<'_> {
                 self.write(f, arg, true, budget)?;
                 f.write_str(")")
             }
+            Node::ConstArray(v) => {
+                f.write_str("const(")?;
+                self.write(f, v, true, budget)?;
+                f.write_str(")")
+            }
+            Node::Store(m, a, v) => {
+                self.write(f, m, false, budget)?;
+                f.write_str("[")?;
+                self.write(f, a, true, budget)?;
+                f.write_str(" := ")?;
+                self.write(f, v, true, budget)?;
+                f.write_str("]")
+            }
+            Node::Select(m, a) => {
+                f.write_str("mem(")?;
+                self.write(f, m, true, budget)?;
+                f.write_str(")[")?;
+                self.write(f, a, true, budget)?;
+                f.write_str("]")
+            }
             Node::Ite(c, a, b) => {
                 f.write_str("(")?;
                 self.write(f, c, false, budget)?;

@@ -61,9 +61,9 @@ pub fn to_smtlib(store: &TermStore, assertions: &[Term], comment: &str) -> Strin
     for line in comment.lines() {
         let _ = writeln!(out, "; {line}");
     }
+    let order = store.reachable(assertions);
     let _ = writeln!(out, "(set-logic QF_BV)");
     let _ = writeln!(out, "(set-option :produce-models true)");
-    let order = store.reachable(assertions);
     for &t in &order {
         if let Node::Var { index, .. } = store.node(t) {
             let _ = writeln!(
@@ -92,6 +92,22 @@ pub fn to_smtlib(store: &TermStore, assertions: &[Term], comment: &str) -> Strin
                 atom(store, a),
                 atom(store, b)
             ),
+            // Memory is read as an ite chain over its stores, as the Z3 backend does,
+            // so the file needs no array theory.
+            Node::ConstArray(_) | Node::Store(..) => continue,
+            Node::Select(m, a) => {
+                let (stores, default) = store.store_chain(m);
+                let mut acc = default.map_or_else(|| "(_ bv0 32)".to_string(), |d| atom(store, d));
+                for &(j, v) in stores.iter().rev() {
+                    acc = format!(
+                        "(ite (= {} {}) {} {acc})",
+                        atom(store, a),
+                        atom(store, j),
+                        atom(store, v)
+                    );
+                }
+                acc
+            }
         };
         let _ = writeln!(
             out,

@@ -15,6 +15,8 @@ pub enum Dest {
     Hi,
     Lo,
     Mem(u32),
+    /// The whole memory, after a store at an input-dependent address.
+    Memory,
 }
 
 /// One entry of a readable trace.
@@ -59,6 +61,7 @@ pub fn render(store: &TermStore, steps: &[TraceStep]) -> String {
                     Dest::Hi => "hi".into(),
                     Dest::Lo => "lo".into(),
                     Dest::Mem(a) => format!("mem[{a:#x}]"),
+                    Dest::Memory => "mem".into(),
                 };
                 let _ = writeln!(
                     out,
@@ -125,6 +128,9 @@ fn ssa_rhs(store: &TermStore, t: Term) -> String {
         Node::SignExt { by, arg } => format!("sign_extend[{by}] {}", n(arg)),
         Node::ZeroExt { by, arg } => format!("zero_extend[{by}] {}", n(arg)),
         Node::Ite(c, a, b) => format!("ite {} {} {}", n(c), n(a), n(b)),
+        Node::ConstArray(v) => format!("const-array {}", n(v)),
+        Node::Store(m, a, v) => format!("store {} {} {}", n(m), n(a), n(v)),
+        Node::Select(m, a) => format!("select {} {}", n(m), n(a)),
         Node::Bool(_) | Node::Const { .. } | Node::Var { .. } => n(t),
     }
 }

@@ -15,6 +15,8 @@ mod dump;
 
 pub use dump::{render, Dest, TraceStep};
 
+use std::sync::Arc;
+
 use rustc_hash::{FxHashMap, FxHashSet};
 use tamarin_mips::cpu::{Event, Fault, FaultKind, Registers, Tracer, INPUT_ADDR, OUTPUT_ADDR};
 use tamarin_mips::memory::MEM_SIZE;
@@ -67,8 +69,17 @@ pub struct SymTracer<'s> {
     regs: [Val; 32],
     hi: Val,
     lo: Val,
-    /// Words at concrete addresses whose value depends on the inputs.
-    mem: FxHashMap<u32, Term>,
+    /// Memory is `base` (the memory array as of the last access at an input-dependent
+    /// address; `None`: the initial memory) overlaid with `overlay`, the words stored
+    /// at concrete addresses since.
+    base: Option<Term>,
+    overlay: FxHashMap<u32, Val>,
+    /// The program image, for the initial memory array (`None`: accesses at
+    /// input-dependent addresses are pinned to the address the run used).
+    image: Option<Arc<[u32]>>,
+    /// Whether some word of memory may depend on the inputs through a store at an
+    /// input-dependent address (then fetched code and literals are checked).
+    sym_stores: bool,
     /// Every address stored to outside the program image (a jump there may find code).
     written: FxHashSet<u32>,
     image_end: u32,
@@ -100,7 +111,10 @@ impl<'s> SymTracer<'s> {
             regs,
             hi: Val::Conc(initial.hi),
             lo: Val::Conc(initial.lo),
-            mem: FxHashMap::default(),
+            base: None,
+            overlay: FxHashMap::default(),
+            image: None,
+            sym_stores: false,
             written: FxHashSet::default(),
             image_end,
             termination,
@@ -108,6 +122,13 @@ impl<'s> SymTracer<'s> {
             seen: FxHashSet::default(),
             steps: record_steps.then(Vec::new),
         }
+    }
+
+    /// Gives the tracer the program image, so that loads and stores at
+    /// input-dependent addresses are encoded precisely as array reads and writes.
+    pub fn with_image(mut self, image: Arc<[u32]>) -> Self {
+        self.image = Some(image);
+        self
     }
 
     /// The path conditions recorded, in order.
@@ -276,12 +297,130 @@ impl<'s> SymTracer<'s> {
     }
 
     /// Pins a symbolic access address to the concrete one the run used.
-    fn pin_address(&mut self, pc: u32, s: Reg, i: i16, addr: u32) {
-        if let Some(a) = self.address(s, i) {
-            let k = self.store.word(addr);
-            let c = self.store.eq(a, k);
-            self.cond(pc, c, CondKind::Address);
+    fn pin_address(&mut self, pc: u32, a: Term, addr: u32) {
+        let k = self.store.word(addr);
+        let c = self.store.eq(a, k);
+        self.cond(pc, c, CondKind::Address);
+    }
+
+    /// The memory as one array term: the base (or the initial memory) with the
+    /// overlay's stores applied. Becomes the new base.
+    fn memory_term(&mut self, image: &[u32]) -> Term {
+        let mut m = match self.base {
+            Some(m) => m,
+            None => {
+                let zero = self.store.word(0);
+                let mut m = self.store.const_array(zero);
+                for (k, &w) in image.iter().enumerate() {
+                    if w != 0 {
+                        let (a, v) = (self.store.word(4 * k as u32), self.store.word(w));
+                        m = self.store.store(m, a, v);
+                    }
+                }
+                m
+            }
+        };
+        let mut stores: Vec<(u32, Val)> = self.overlay.drain().collect();
+        stores.sort_unstable_by_key(|&(a, _)| a);
+        for (a, v) in stores {
+            let (a, v) = (self.store.word(a), self.term(v));
+            m = self.store.store(m, a, v);
         }
+        self.base = Some(m);
+        m
+    }
+
+    /// The condition that a successful access at symbolic address `a` went where it did:
+    /// the I/O address it used, or any valid word of memory.
+    fn access_class(&mut self, a: Term, addr: u32) -> Term {
+        if addr >= MEM_SIZE {
+            let k = self.store.word(addr);
+            return self.store.eq(a, k);
+        }
+        let s = &mut *self.store;
+        let three = s.word(3);
+        let zero = s.word(0);
+        let low = s.bin(BinOp::BvAnd, a, three);
+        let aligned = s.eq(low, zero);
+        let mem = s.word(MEM_SIZE);
+        let in_range = s.bin(BinOp::Ult, a, mem);
+        s.and(aligned, in_range)
+    }
+
+    /// The value a load from `addr` gave (`value` concretely), for base `s` plus `i`.
+    fn load(&mut self, pc: u32, s: Reg, i: i16, addr: u32, value: u32) -> Val {
+        match (self.address(s, i), self.image.clone()) {
+            (None, _) => match self.overlay.get(&addr) {
+                Some(&v) => v,
+                None => match self.base {
+                    None => Val::Conc(value),
+                    Some(m) => {
+                        let k = self.store.word(addr);
+                        let t = self.store.select(m, k);
+                        self.as_val(t)
+                    }
+                },
+            },
+            (Some(a), Some(image)) => {
+                let c = self.access_class(a, addr);
+                self.cond(pc, c, CondKind::Address);
+                let m = self.memory_term(&image);
+                let t = self.store.select(m, a);
+                self.as_val(t)
+            }
+            (Some(a), None) => {
+                self.pin_address(pc, a, addr);
+                self.overlay.get(&addr).copied().unwrap_or(Val::Conc(value))
+            }
+        }
+    }
+
+    /// Records a store of register `t` to `addr`, for base `s` plus `i`.
+    fn store_word(&mut self, pc: u32, instr: Instr, s: Reg, i: i16, t: Reg, addr: u32) {
+        let v = self.reg(t);
+        match (self.address(s, i), self.image.clone()) {
+            (Some(a), Some(image)) => {
+                let c = self.access_class(a, addr);
+                self.cond(pc, c, CondKind::Address);
+                let m = self.memory_term(&image);
+                let tv = self.term(v);
+                let m = self.store.store(m, a, tv);
+                self.base = Some(m);
+                self.sym_stores = true;
+                self.log(pc, instr, dump::Dest::Memory, m);
+            }
+            (addr_term, _) => {
+                if let Some(a) = addr_term {
+                    self.pin_address(pc, a, addr);
+                }
+                self.overlay.insert(addr, v);
+                if let Val::Sym(tv) = v {
+                    self.log(pc, instr, dump::Dest::Mem(addr), tv);
+                }
+            }
+        }
+    }
+
+    /// After a store at an input-dependent address, the word at `addr` may depend on
+    /// the inputs; pins it to the value the run fetched (code or a literal).
+    fn pin_fetched(&mut self, pc: u32, addr: u32, value: u32) {
+        if !self.sym_stores {
+            return;
+        }
+        let m = match self.base {
+            Some(m) => m,
+            None => return,
+        };
+        let word = match self.overlay.get(&addr) {
+            Some(&v) => self.term(v),
+            None => {
+                let k = self.store.word(addr);
+                self.store.select(m, k)
+            }
+        };
+        let k = self.store.word(value);
+        let c = self.store.eq(word, k);
+        self.cond(pc, c, CondKind::Address);
     }
 
     /// The condition under which a symbolic jump target `t` behaves like `target`.
@@ -300,7 +439,7 @@ impl<'s> SymTracer<'s> {
         }
         let exact = target.is_multiple_of(4)
             && target < MEM_SIZE
-            && (target < self.image_end || self.written.contains(&target));
+            && (target < self.image_end || self.written.contains(&target) || self.sym_stores);
         if exact {
             let k = s.word(target);
             return s.eq(t, k);
@@ -353,6 +492,9 @@ impl<'s> SymTracer<'s> {
 impl Tracer for SymTracer<'_> {
     fn exec(&mut self, pc: u32, instr: Instr, event: Event) {
         use Instr::*;
+        if self.sym_stores {
+            self.pin_fetched(pc, pc, instr.encode());
+        }
         match instr {
             Add { d, s, t } => {
                 let v = self.binary(BinOp::Add, self.reg(s), self.reg(t));
@@ -381,40 +523,34 @@ impl Tracer for SymTracer<'_> {
                     Event::Literal(v) => v,
                     _ => 0,
                 };
+                self.pin_fetched(pc, pc.wrapping_add(4), v);
                 self.set(pc, instr, d, Val::Conc(v));
             }
             Lw { t, i, s } => match event {
                 Event::Load { addr, value } => {
-                    self.pin_address(pc, s, i, addr);
-                    let v = self
-                        .mem
-                        .get(&addr)
-                        .map_or(Val::Conc(value), |&m| Val::Sym(m));
+                    let v = self.load(pc, s, i, addr, value);
                     self.set(pc, instr, t, v);
                 }
                 Event::Input(byte) => {
-                    self.pin_address(pc, s, i, INPUT_ADDR);
+                    if let Some(a) = self.address(s, i) {
+                        self.pin_address(pc, a, INPUT_ADDR);
+                    }
                     self.set(pc, instr, t, Val::Conc(byte.map_or(u32::MAX, u32::from)));
                 }
                 _ => {}
             },
             Sw { t, i, s } => match event {
                 Event::Store { addr, .. } => {
-                    self.pin_address(pc, s, i, addr);
                     if addr >= self.image_end {
                         self.written.insert(addr);
                     }
-                    match self.reg(t) {
-                        Val::Sym(v) => {
-                            self.mem.insert(addr, v);
-                            self.log(pc, instr, dump::Dest::Mem(addr), v);
-                        }
-                        Val::Conc(_) => {
-                            self.mem.remove(&addr);
-                        }
+                    self.store_word(pc, instr, s, i, t, addr);
+                }
+                Event::Output(_) => {
+                    if let Some(a) = self.address(s, i) {
+                        self.pin_address(pc, a, OUTPUT_ADDR);
                     }
                 }
-                Event::Output(_) => self.pin_address(pc, s, i, OUTPUT_ADDR),
                 _ => {}
             },
             Beq { s, t, .. } | Bne { s, t, .. } => {

@@ -1,0 +1,224 @@
+//! End-to-end tests of `tamarin compare`: every row of examples/paper/EXPECTED.md through
+//! the real binary, the JSON contract, exit statuses, replay commands and the dumps.
+
+use std::path::{Path, PathBuf};
+
+use assert_cmd::Command;
+use serde_json::Value;
+
+fn tamarin() -> Command {
+    Command::cargo_bin("tamarin").expect("the tamarin binary is built")
+}
+
+fn example(name: &str) -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR"))
+        .join("../../examples/paper")
+        .join(name)
+}
+
+/// Runs `compare LEFT RIGHT EXTRA --format json`; returns the exit status and the object.
+fn compare_json(left: &str, right: &str, extra: &[&str]) -> (i32, Value) {
+    let out = tamarin()
+        .arg("compare")
+        .arg(example(left))
+        .arg(example(right))
+        .args(extra)
+        .args(["--format", "json"])
+        .output()
+        .expect("run tamarin");
+    let stdout = String::from_utf8_lossy(&out.stdout);
+    let v: Value = serde_json::from_str(stdout.trim())
+        .unwrap_or_else(|e| panic!("not exactly one JSON object ({e}): {stdout}"));
+    (out.status.code().unwrap_or(-1), v)
+}
+
+fn input(v: &Value, name: &str) -> i64 {
+    v["counterexample"]["inputs"][name]
+        .as_i64()
+        .unwrap_or_else(|| panic!("no input {name}: {v}"))
+}
+
+#[test]
+fn every_expected_row_gets_its_verdict() {
+    let rows: &[(&str, &str, &[&str], &[&str])] = &[
+        ("fig1-left.asm", "fig1-right.asm", &[], &["equivalent"]),
+        (
+            "fig1-left.asm",
+            "fig1-literal-right.asm",
+            &[],
+            &["disequivalent"],
+        ),
+        (
+            "fig1-left.asm",
+            "fig2-right.asm",
+            &["--fuel", "10"],
+            &["equivalent", "possibly-equivalent"],
+        ),
+        ("fig1-left.asm", "fig2-right.asm", &[], &["disequivalent"]),
+        ("fig5-left.asm", "fig5-right.asm", &[], &["disequivalent"]),
+        ("fig8-left.asm", "fig8-right.asm", &[], &["disequivalent"]),
+        ("fig8-left.asm", "fig8-left.asm", &[], &["equivalent"]),
+        ("fig12-left.asm", "fig1-left.asm", &[], &["equivalent"]),
+    ];
+    for (left, right, extra, want) in rows {
+        let (code, v) = compare_json(left, right, extra);
+        let verdict = v["verdict"].as_str().unwrap_or("?");
+        assert!(want.contains(&verdict), "{left} {right} {extra:?}: {v}");
+        assert_eq!(code, if verdict == "disequivalent" { 1 } else { 0 }, "{v}");
+    }
+}
+
+#[test]
+fn counterexamples_carry_the_distinguishing_inputs() {
+    let (_, v) = compare_json("fig5-left.asm", "fig5-right.asm", &[]);
+    assert_eq!(input(&v, "$2"), 100);
+    assert_eq!(v["counterexample"]["left"]["status"], "done");
+    assert_eq!(v["counterexample"]["left"]["$3"], input(&v, "$1") + 100);
+    assert_eq!(v["counterexample"]["right"]["$3"], input(&v, "$1") + 200);
+
+    let (_, v) = compare_json("fig8-left.asm", "fig8-right.asm", &[]);
+    let (a, b) = (input(&v, "$1"), input(&v, "$2"));
+    assert_eq!((a + b) as i32, 16);
+    assert_ne!(a, b);
+
+    let (_, v) = compare_json("fig1-left.asm", "fig2-right.asm", &[]);
+    assert_ne!(input(&v, "$1"), input(&v, "$2"));
+
+    let (_, v) = compare_json("fig1-left.asm", "fig1-literal-right.asm", &[]);
+    let right = &v["counterexample"]["right"];
+    assert_eq!(right["status"], "error");
+    assert_eq!(right["error_kind"], "unaligned-access");
+    assert_eq!(right["pc"], 12);
+    assert!(
+        right.get("$3").is_none(),
+        "a failed side has no result: {v}"
+    );
+}
+
+#[test]
+fn json_has_the_documented_fields() {
+    let (_, v) = compare_json("fig5-left.asm", "fig5-right.asm", &[]);
+    let stats = &v["stats"];
+    for key in ["runs", "solver_queries", "solver_ms", "total_ms"] {
+        assert!(stats[key].is_number(), "stats.{key}: {v}");
+    }
+    assert!(stats["paths"]["left"].is_u64() && stats["paths"]["right"].is_u64());
+    let (_, v) = compare_json("fig12-left.asm", "fig1-left.asm", &[]);
+    assert!(v.get("counterexample").is_none());
+    assert_eq!(v["proof"]["paths"]["left"], 2);
+    let (_, v) = compare_json("fig8-left.asm", "fig8-left.asm", &["--depth", "0"]);
+    assert_eq!(v["verdict"], "possibly-equivalent");
+    let reasons = v["incomplete"].as_array().expect("incomplete reasons");
+    assert!(reasons
+        .iter()
+        .any(|r| r.as_str().unwrap_or("").contains("depth")));
+}
+
+#[test]
+fn init_inputs_are_negative_friendly_and_checked() {
+    let (code, v) = compare_json(
+        "fig5-left.asm",
+        "fig5-right.asm",
+        &["--init-inputs", "-3,100"],
+    );
+    assert_eq!(code, 1);
+    assert_eq!(input(&v, "$2"), 100);
+    let out = tamarin()
+        .arg("compare")
+        .arg(example("fig5-left.asm"))
+        .arg(example("fig5-right.asm"))
+        .args(["--init-inputs", "1,2,3"])
+        .output()
+        .expect("run tamarin");
+    assert_eq!(out.status.code(), Some(2));
+    assert!(String::from_utf8_lossy(&out.stderr).contains("two numbers"));
+}
+
+#[test]
+fn text_report_replays_on_both_sides() {
+    let out = tamarin()
+        .arg("compare")
+        .arg(example("fig5-left.asm"))
+        .arg(example("fig5-right.asm"))
+        .output()
+        .expect("run tamarin");
+    assert_eq!(out.status.code(), Some(1));
+    let text = String::from_utf8_lossy(&out.stdout);
+    assert!(text.starts_with("disequivalent"), "{text}");
+    assert!(text.contains("stats:"), "{text}");
+    let replays: Vec<&str> = text
+        .lines()
+        .map(str::trim)
+        .filter(|l| l.starts_with("tamarin run "))
+        .collect();
+    assert_eq!(replays.len(), 2, "{text}");
+    let mut results = Vec::new();
+    for line in replays {
+        let args: Vec<&str> = line.split_whitespace().skip(1).collect();
+        let out = tamarin()
+            .args(&args)
+            .args(["--format", "json"])
+            .output()
+            .expect("replay");
+        let v: Value = serde_json::from_slice(&out.stdout).expect("json");
+        results.push(v["registers"]["$3"].as_i64().expect("$3"));
+    }
+    assert_ne!(results[0], results[1], "the replay shows the difference");
+}
+
+#[test]
+fn dumps_write_queries_and_traces() {
+    let dir = tempfile::tempdir().expect("tempdir");
+    let smt = dir.path().join("queries");
+    let out = tamarin()
+        .arg("compare")
+        .arg(example("fig5-left.asm"))
+        .arg(example("fig5-right.asm"))
+        .arg("--dump-smt")
+        .arg(&smt)
+        .arg("--dump-trace")
+        .args(["--format", "json"])
+        .output()
+        .expect("run tamarin");
+    assert_eq!(out.status.code(), Some(1));
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert!(
+        stderr.contains("trace of left on $1 = 0, $2 = 0"),
+        "{stderr}"
+    );
+    assert!(stderr.contains("assume"), "{stderr}");
+    let v: Value = serde_json::from_slice(&out.stdout).expect("stdout stays one JSON object");
+    let files: Vec<_> = std::fs::read_dir(&smt).expect("dump dir").collect();
+    assert!(!files.is_empty());
+    assert!(files.len() as u64 <= v["stats"]["solver_queries"].as_u64().unwrap_or(0));
+    for f in files {
+        let text = std::fs::read_to_string(f.expect("entry").path()).expect("read");
+        assert!(
+            text.contains("(check-sat)") && text.contains("; answer: "),
+            "{text}"
+        );
+    }
+}
+
+#[test]
+fn bad_input_exits_2() {
+    let dir = tempfile::tempdir().expect("tempdir");
+    let bad = dir.path().join("bad.asm");
+    std::fs::write(&bad, "add $3, $1\n").expect("write");
+    for (left, right) in [
+        (bad.clone(), example("fig1-left.asm")),
+        (example("fig1-left.asm"), dir.path().join("missing.asm")),
+        (example("fig1-left.asm"), dir.path().to_path_buf()),
+    ] {
+        let out = tamarin()
+            .arg("compare")
+            .arg(&left)
+            .arg(&right)
+            .output()
+            .expect("run tamarin");
+        let stderr = String::from_utf8_lossy(&out.stderr);
+        assert_eq!(out.status.code(), Some(2), "{stderr}");
+        assert!(!stderr.contains("panicked"), "{stderr}");
+        assert!(out.stdout.is_empty());
+    }
+}
