@@ -1,7 +1,8 @@
 //! Comparison timings: every paper pair and a growing family of nested conditions, in
 //! process, for each way of driving Z3. Prints a Markdown table for BENCHMARKS.md.
 //!
-//! Run: `cargo bench -p tamarin --bench compare` (add `-- --quick` for fewer repeats).
+//! Run: `cargo bench -p tamarin --bench compare` (add `-- --quick` for fewer repeats,
+//! and any other word to keep only the cases whose name contains it).
 
 use std::path::Path;
 use std::time::{Duration, Instant};
@@ -107,11 +108,17 @@ fn time(case: &Case, mode: Z3Mode, repeats: usize) -> (Duration, Report) {
 }
 
 fn main() {
-    let quick = std::env::args().any(|a| a == "--quick");
+    let args: Vec<String> = std::env::args().skip(1).collect();
+    let quick = args.iter().any(|a| a == "--quick");
+    // Any other argument that is not a flag filters cases by substring.
+    let filters: Vec<&String> = args.iter().filter(|a| !a.starts_with('-')).collect();
     let repeats = if quick { 3 } else { 15 };
-    println!("| case | verdict | runs | queries | fresh QF_BV (median) | incremental (median) | incremental / fresh |");
-    println!("|---|---|---|---|---|---|---|");
+    println!("| case | verdict | incremental: median | runs | queries | fresh: median | runs | queries | incremental / fresh |");
+    println!("|---|---|---|---|---|---|---|---|---|");
     for case in cases() {
+        if !filters.is_empty() && !filters.iter().any(|f| case.name.contains(f.as_str())) {
+            continue;
+        }
         let (fresh, report) = time(&case, Z3Mode::Fresh, repeats);
         let (incr, report2) = time(&case, Z3Mode::Incremental, repeats);
         assert_eq!(
@@ -121,13 +128,15 @@ fn main() {
             case.name
         );
         println!(
-            "| {} | {} | {} | {} | {:.2} ms | {:.2} ms | {:.2} |",
+            "| {} | {} | {:.2} ms | {} | {} | {:.2} ms | {} | {} | {:.2} |",
             case.name,
             report.verdict.name(),
+            incr.as_secs_f64() * 1e3,
+            report2.stats.runs,
+            report2.stats.solver.queries,
+            fresh.as_secs_f64() * 1e3,
             report.stats.runs,
             report.stats.solver.queries,
-            fresh.as_secs_f64() * 1e3,
-            incr.as_secs_f64() * 1e3,
             incr.as_secs_f64() / fresh.as_secs_f64().max(1e-9),
         );
     }

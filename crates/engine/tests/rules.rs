@@ -255,18 +255,17 @@ fn swapping_the_sides_keeps_the_verdict() {
         .iter()
         .map(|(l, r)| (paper(l), paper(r), format!("{l} / {r}")))
         .collect();
+    // MULT_HI / MULTU_HI is left out: its difference query (two 64-bit products)
+    // takes Z3 anywhere from 0.3 s to several seconds; figure13.rs runs it once.
     pairs.extend(
         PAIRS
             .iter()
+            .filter(|(l, _)| *l != "MULT_HI")
             .map(|(l, r)| (named(l), named(r), format!("{l} / {r}"))),
     );
     for (l, r, what) in &pairs {
-        let t0 = std::time::Instant::now();
         let there = check(l, r);
-        eprintln!("{what} {:?}", t0.elapsed());
-        let t0 = std::time::Instant::now();
         let back = check(r, l);
-        eprintln!("back {what} {:?}", t0.elapsed());
         assert_eq!(
             there.verdict.name(),
             back.verdict.name(),

@@ -6,9 +6,10 @@
 //! must satisfy the assertions under the concrete evaluator. Then the query dumps of
 //! a whole comparison.
 
+use std::io::{BufRead, BufReader, Write};
 use std::path::Path;
-use std::process::Command;
-use std::sync::OnceLock;
+use std::process::{Child, ChildStdin, ChildStdout, Command, Stdio};
+use std::sync::{Mutex, OnceLock};
 use std::time::Duration;
 
 use proptest::prelude::*;
@@ -239,43 +240,58 @@ fn answer_name(r: SatResult) -> &'static str {
     }
 }
 
-/// Runs the `z3` binary on `text`, if there is one; its first line of output.
+/// One `z3 -in` process for the whole test binary, fed query after query.
+struct Z3Binary {
+    _child: Child,
+    stdin: ChildStdin,
+    stdout: BufReader<ChildStdout>,
+}
+
+fn start_z3_binary() -> Option<Mutex<Z3Binary>> {
+    let mut child = Command::new("z3")
+        .arg("-in")
+        .arg(format!("-t:{}", TIMEOUT.as_millis()))
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::null())
+        .spawn()
+        .ok()?;
+    let stdin = child.stdin.take()?;
+    let stdout = BufReader::new(child.stdout.take()?);
+    Some(Mutex::new(Z3Binary {
+        _child: child,
+        stdin,
+        stdout,
+    }))
+}
+
+/// The `z3` binary's answer to `text` (its first line of output), if there is a
+/// `z3` on PATH.
 fn z3_binary(text: &str) -> Option<String> {
-    static PRESENT: OnceLock<bool> = OnceLock::new();
-    if !*PRESENT.get_or_init(|| Command::new("z3").arg("-version").output().is_ok()) {
+    static BINARY: OnceLock<Option<Mutex<Z3Binary>>> = OnceLock::new();
+    let z3 = BINARY.get_or_init(start_z3_binary).as_ref()?;
+    let mut z3 = z3.lock().unwrap_or_else(|e| e.into_inner());
+    // A process that will not take input (no real z3 behind the name) is no z3.
+    z3.stdin.write_all(text.as_bytes()).ok()?;
+    z3.stdin.write_all(b"(reset)\n").ok()?;
+    z3.stdin.flush().ok()?;
+    let mut line = String::new();
+    if z3.stdout.read_line(&mut line).ok()? == 0 {
         return None;
     }
-    let dir = tempfile::tempdir().expect("tempdir");
-    let path = dir.path().join("q.smt2");
-    std::fs::write(&path, text).expect("write query");
-    let out = Command::new("z3")
-        .arg(format!("-T:{}", TIMEOUT.as_secs()))
-        .arg(&path)
-        .output()
-        .expect("run z3");
-    let stdout = String::from_utf8_lossy(&out.stdout);
-    Some(stdout.lines().next().unwrap_or("").trim().to_string())
+    Some(line.trim().to_string())
 }
 
 fn check_query(q: &Query) -> Result<(), TestCaseError> {
-    let t0 = std::time::Instant::now();
-    let r = check_query2(q);
-    eprintln!("T {}", t0.elapsed().as_micros());
-    r
-}
-fn check_query2(q: &Query) -> Result<(), TestCaseError> {
     let text = to_smtlib(&q.store, &q.assertions, "a random query\nsecond line");
     prop_assert!(text.contains("(check-sat)"));
     prop_assert!(text.starts_with("; a random query\n; second line\n"));
-    let t0 = std::time::Instant::now();
     let ours = backend(q);
-    eprintln!("A {}", t0.elapsed().as_micros());
     let names: Vec<&str> = (0..q.store.var_count() as u32)
         .map(|i| q.store.var_name(i))
         .collect();
     let vars: Vec<(&str, u8)> = names.iter().map(|&n| (n, q.width)).collect();
     let (theirs, values) = parsed(&text, q.assertions.len(), &vars);
-    eprintln!("B {}", t0.elapsed().as_micros());
     if matches!(ours, Answer::Unknown(_)) || theirs == SatResult::Unknown {
         return Ok(());
     }
@@ -295,7 +311,6 @@ fn check_query2(q: &Query) -> Result<(), TestCaseError> {
             text
         );
     }
-    eprintln!("C {}", t0.elapsed().as_micros());
     if let Some(line) = z3_binary(&text) {
         if line != "unknown" && line != "timeout" {
             prop_assert_eq!(line.as_str(), ours.name(), "z3 binary on\n{}", text);

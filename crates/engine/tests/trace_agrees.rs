@@ -5,7 +5,8 @@
 //! with a `SymTracer` watching. At those inputs every recorded path condition must
 //! hold and the `$3` shadow must evaluate to the concrete `$3`; every branch
 //! condition must be the one that held; and any other input that satisfies the
-//! path conditions must run the same way (the soundness rule of `trace`).
+//! path conditions must run the same way (the soundness rule of `trace`). A second
+//! family adds loads, stores and `jr` through input-dependent registers.
 
 use proptest::prelude::*;
 use tamarin::term::{Evaluator, Term, TermStore};
@@ -71,12 +72,13 @@ fn item(wild: bool) -> BoxedStrategy<Item> {
     if !wild {
         return base.boxed();
     }
-    // Accesses through an input-dependent base register.
+    // Accesses through an input-dependent base register, and jumps to one.
     let offset = prop_oneof![Just(0i16), Just(4), Just(-4), Just(2), Just(0x40)];
     prop_oneof![
         8 => base,
         1 => (src(), offset.clone(), dst()).prop_map(|(t, i, s)| Item::Op(Instr::Sw { t, i, s })),
         1 => (dst(), offset, dst()).prop_map(|(t, i, s)| Item::Op(Instr::Lw { t, i, s })),
+        1 => dst().prop_map(|s| Item::Op(Instr::Jr { s })),
     ]
     .boxed()
 }
@@ -148,21 +150,38 @@ fn input() -> impl Strategy<Value = u32> {
 }
 
 /// A branch as the wrapper saw it: its pc, whether the operands were equal in the
-/// concrete run, and the term for their equality.
+/// concrete run, the term for their equality, and the condition it added (if any).
 struct SeenBranch {
     pc: u32,
     equal: bool,
     eq: Term,
+    cond: Option<usize>,
 }
 
 /// Forwards to the `SymTracer`, noting each branch on input-dependent operands.
 struct Watch<'s> {
     inner: SymTracer<'s>,
     branches: Vec<SeenBranch>,
+    image: ImageStores,
+}
+
+/// Notes whether a run stored into its own program image.
+struct ImageStores {
+    image_end: u32,
+    hit: bool,
+}
+
+impl Tracer for ImageStores {
+    fn exec(&mut self, _pc: u32, _instr: Instr, event: Event) {
+        if let Event::Store { addr, .. } = event {
+            self.hit |= addr < self.image_end;
+        }
+    }
 }
 
 impl Tracer for Watch<'_> {
     fn exec(&mut self, pc: u32, instr: Instr, event: Event) {
+        let mut seen = None;
         if let (Instr::Beq { s, t, .. } | Instr::Bne { s, t, .. }, Event::Branch { taken }) =
             (instr, event)
         {
@@ -171,10 +190,23 @@ impl Tracer for Watch<'_> {
                 let (ta, tb) = (self.inner.term(a), self.inner.term(b));
                 let eq = self.inner.store().eq(ta, tb);
                 let equal = matches!(instr, Instr::Beq { .. }) == taken;
-                self.branches.push(SeenBranch { pc, equal, eq });
+                seen = Some(SeenBranch {
+                    pc,
+                    equal,
+                    eq,
+                    cond: None,
+                });
             }
         }
+        self.image.exec(pc, instr, event);
+        let before = self.inner.conds().len();
         self.inner.exec(pc, instr, event);
+        if let Some(mut b) = seen {
+            if self.inner.conds().len() > before {
+                b.cond = Some(before);
+            }
+            self.branches.push(b);
+        }
     }
 
     fn fault(&mut self, instr: Option<Instr>, fault: Fault) {
@@ -182,10 +214,22 @@ impl Tracer for Watch<'_> {
     }
 }
 
-const FUEL: u64 = 10_000;
+const FUEL: u64 = 2_000;
 
 fn run_plain(p: &Program, a: u32, b: u32) -> Outcome {
     run_program(p, Config::with_fuel(FUEL), &Frontend::TwoInts(a, b), &[]).expect("setup")
+}
+
+/// A plain run, and whether it stored into its program image.
+fn run_watching_image(p: &Program, a: u32, b: u32) -> (Outcome, bool) {
+    let mut m = Machine::new(p, Config::with_fuel(FUEL));
+    m.apply(&Frontend::TwoInts(a, b)).expect("setup");
+    let mut w = ImageStores {
+        image_end: p.byte_len(),
+        hit: false,
+    };
+    let o = m.run_to_outcome(&mut w);
+    (o, w.hit)
 }
 
 fn same_way(x: &Status, y: &Status) -> bool {
@@ -208,6 +252,18 @@ fn check_program(
     b: u32,
     others: &[(u32, u32)],
 ) -> Result<(), TestCaseError> {
+    check_program_with(items, a, b, others, true)
+}
+
+/// As [`check_program`]; `skip_code_stores` leaves out probes where a run stored
+/// into the program image.
+fn check_program_with(
+    items: &[Item],
+    a: u32,
+    b: u32,
+    others: &[(u32, u32)],
+    skip_code_stores: bool,
+) -> Result<(), TestCaseError> {
     let program = build(items);
     let mut store = TermStore::new();
     let v1 = store.new_var("$1", 32);
@@ -225,15 +281,25 @@ fn check_program(
     let mut watch = Watch {
         inner: tracer,
         branches: Vec::new(),
+        image: ImageStores {
+            image_end: program.byte_len(),
+            hit: false,
+        },
     };
     let outcome = machine.run_to_outcome(&mut watch);
     let branches = watch.branches;
+    let wrote_image = watch.image.hit;
     let (conds, _, regs): (Vec<PathCond>, _, [Val; 32]) = watch.inner.finish();
 
     // The traced run is the plain run.
     let plain = run_plain(&program, a, b);
     prop_assert_eq!(&outcome, &plain);
-    prop_assert_ne!(outcome.status, Status::OutOfFuel, "forward branches only");
+    if !items
+        .iter()
+        .any(|it| matches!(it, Item::Op(Instr::Jr { .. })))
+    {
+        prop_assert_ne!(outcome.status, Status::OutOfFuel, "forward branches only");
+    }
 
     let vals = [a as u64, b as u64];
     let mut ev = Evaluator::new(&store, &vals);
@@ -256,14 +322,19 @@ fn check_program(
     // Branch directions: the recorded condition at a branch is the one that held.
     let mut points: Vec<(u32, u32)> = vec![(a, b)];
     points.extend_from_slice(others);
-    for c in conds.iter().filter(|c| c.kind == CondKind::Branch) {
-        let seen = branches.iter().find(|s| s.pc == c.pc);
+    for (i, c) in conds
+        .iter()
+        .enumerate()
+        .filter(|(_, c)| c.kind == CondKind::Branch)
+    {
+        let seen = branches.iter().find(|s| s.cond == Some(i));
         prop_assert!(
             seen.is_some(),
-            "branch condition at {:#x} without a symbolic branch there",
+            "branch condition at {:#x} added by no symbolic branch",
             c.pc
         );
         let seen = seen.unwrap();
+        prop_assert_eq!(seen.pc, c.pc);
         for &(x, y) in &points {
             let vals = [x as u64, y as u64];
             let mut e = Evaluator::new(&store, &vals);
@@ -278,8 +349,12 @@ fn check_program(
             );
         }
     }
-    // And every symbolic branch whose direction could change is pinned by some condition.
+    // A branch adds only branch conditions, and every symbolic branch whose direction
+    // could change is pinned by some condition.
     for s in &branches {
+        if let Some(i) = s.cond {
+            prop_assert_eq!(conds[i].kind, CondKind::Branch, "at {:#x}", s.pc);
+        }
         let vals = [a as u64, b as u64];
         prop_assert_eq!(
             Evaluator::new(&store, &vals).holds(s.eq),
@@ -310,7 +385,12 @@ fn check_program(
         if !conds.iter().all(|c| e.holds(c.cond)) {
             continue;
         }
-        let o = run_plain(&program, x, y);
+        let (o, probe_wrote_image) = run_watching_image(&program, x, y);
+        if skip_code_stores && (wrote_image || probe_wrote_image) {
+            // Stores into the code are a known hole (see the ignored tests at the end):
+            // the words executed afterwards may depend on the inputs unpinned.
+            continue;
+        }
         prop_assert!(
             same_way(&o.status, &outcome.status),
             "({}, {}) satisfies the path of ({}, {}) but ends {:?}, not {:?}",
@@ -360,7 +440,7 @@ fn extra() -> impl Strategy<Value = Vec<(u32, u32)>> {
 }
 
 proptest! {
-    #![proptest_config(ProptestConfig { cases: 256, ..ProptestConfig::default() })]
+    #![proptest_config(ProptestConfig { cases: 20000, ..ProptestConfig::default() })]
 
     #[test]
     fn trace_agrees_with_the_run(
@@ -442,5 +522,92 @@ fn every_kind_of_step_on_one_path() {
         (0x8000_0000, u32::MAX),
     ] {
         check_program(&items, a, b, &probes(a, b, &[(1, 2), (7, 7)])).unwrap();
+    }
+}
+
+/// A word stored from an input is then executed: the instruction that runs depends
+/// on `$2`, so the path must pin `$2` (or at least the instruction it encodes).
+#[test]
+#[ignore = "bug: executing a word stored from an input-dependent value records no path condition"]
+fn code_stored_from_an_input_is_pinned() {
+    use Instr::*;
+    let (r1, r3, r4) = (reg(1), reg(3), reg(4));
+    let items = vec![
+        Item::Lis(r4, 16), // words 0, 1
+        Item::Op(Sw {
+            t: reg(2),
+            i: 0,
+            s: r4,
+        }), // word 2: overwrite word 4
+        Item::Op(Add {
+            d: r3,
+            s: r1,
+            t: Reg::ZERO,
+        }), // word 3
+        Item::Op(Add {
+            d: r3,
+            s: r1,
+            t: r1,
+        }), // word 4: replaced by $2
+    ];
+    let add = Add {
+        d: r3,
+        s: r3,
+        t: r3,
+    }
+    .encode();
+    let o = run_plain(&build(&items), 5, add);
+    assert_eq!((o.status, o.regs.gpr[3]), (Status::Done, 10));
+    assert!(matches!(
+        run_plain(&build(&items), 5, 0).status,
+        Status::Error(_)
+    ));
+    let probes = [(5, 0), (6, add), (5, Jr { s: reg(31) }.encode())];
+    check_program_with(&items, 5, add, &probes, false).unwrap();
+}
+
+/// The same hole, end to end: the left program ends normally when `$2` encodes an
+/// ordinary instruction and fails otherwise; the right one always fails. The engine
+/// sees one path on each side, both failing, and calls them equivalent.
+#[test]
+#[ignore = "bug: compare says equivalent though the left program ends normally when $2 encodes an instruction"]
+fn compare_sees_code_stored_from_an_input() {
+    use tamarin::concolic::{compare, Options, Quiet};
+    use tamarin::verdict::Verdict;
+    let items = vec![
+        Item::Lis(reg(4), 16),
+        Item::Op(Instr::Sw {
+            t: reg(2),
+            i: 0,
+            s: reg(4),
+        }),
+        Item::Op(Instr::Add {
+            d: reg(3),
+            s: reg(1),
+            t: Reg::ZERO,
+        }),
+        Item::Op(Instr::Add {
+            d: reg(3),
+            s: reg(1),
+            t: reg(1),
+        }),
+    ];
+    let left = build(&items);
+    let right = Program::from_words(vec![0]);
+    let add = Instr::Add {
+        d: reg(3),
+        s: reg(3),
+        t: reg(3),
+    }
+    .encode();
+    assert_eq!(run_plain(&left, 5, add).status, Status::Done);
+    assert!(matches!(run_plain(&right, 5, add).status, Status::Error(_)));
+    let report = compare(&left, &right, &Options::default(), &mut Quiet);
+    match &report.verdict {
+        Verdict::Disequivalent(cx) => {
+            let (x, y) = (cx.inputs[0].1, cx.inputs[1].1);
+            assert_eq!(run_plain(&left, x, y).status, Status::Done);
+        }
+        v => panic!("expected disequivalent, got {v:?}"),
     }
 }

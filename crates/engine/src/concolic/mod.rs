@@ -18,7 +18,9 @@ use rustc_hash::FxHashSet;
 use tamarin_mips::cpu::{Config, Frontend, Machine, Outcome, Status};
 use tamarin_mips::{Program, Reg};
 
-use crate::solver::{build_chain, Answer, CountingSolver, Solver, SolverConfig, SolverStats};
+use crate::solver::{
+    build_chain, eliminate, Answer, CountingSolver, Solver, SolverConfig, SolverStats,
+};
 use crate::term::{Term, TermStore};
 use crate::trace::{self, PathCond, SymTracer, Val};
 use crate::verdict::{self, Counterexample, Coverage, Incomplete, Proof, Verdict};
@@ -331,7 +333,11 @@ impl Search<'_> {
     }
 
     fn ask(&mut self, query: &[Term]) -> Answer {
-        let a = self.solver.check(&self.store, query);
+        let (rewritten, recovery) = eliminate::eliminate(&mut self.store, query);
+        let mut a = self.solver.check(&self.store, &rewritten);
+        if let Some(r) = recovery {
+            a = r.recover(&self.store, a);
+        }
         if let Answer::Unknown(why) = &a {
             self.unknown.0 += 1;
             if self.unknown.1.is_empty() {
@@ -513,12 +519,25 @@ impl Search<'_> {
             });
             return 0;
         }
+        // Conditions of each right path, to skip pairs that exclude each other outright
+        // (a condition on one side whose negation is on the other).
+        let right_conds: Vec<FxHashSet<Term>> = self.sides[1]
+            .leaves
+            .iter()
+            .map(|leaf| leaf.conds.iter().copied().collect())
+            .collect();
         let mut asked = 0;
         for l in 0..nl {
+            let negated: Vec<Term> = self.sides[0].leaves[l]
+                .conds
+                .clone()
+                .into_iter()
+                .map(|c| self.store.not(c))
+                .collect();
             let mut any = self.store.bool(false);
-            for r in 0..nr {
+            for (r, conds) in right_conds.iter().enumerate() {
                 let d = self.diff(l, r);
-                if self.store.as_const(d) == Some(0) {
+                if self.store.as_const(d) == Some(0) || negated.iter().any(|n| conds.contains(n)) {
                     continue;
                 }
                 let path = self.store.and_all(self.sides[1].leaves[r].conds.clone());

@@ -6,6 +6,7 @@
 
 mod cache;
 mod dump;
+pub mod eliminate;
 mod z3;
 
 pub use self::cache::CachingSolver;
@@ -135,7 +136,7 @@ impl Default for SolverConfig {
     fn default() -> Self {
         SolverConfig {
             timeout: Duration::from_secs(5),
-            z3_mode: Z3Mode::Fresh,
+            z3_mode: Z3Mode::Incremental,
             caching: true,
             dump_dir: None,
         }

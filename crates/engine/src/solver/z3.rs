@@ -16,8 +16,9 @@ use crate::term::{BinOp, Node, Term, TermStore};
 pub enum Z3Mode {
     /// A fresh `QF_BV` solver per query.
     Fresh,
-    /// One solver for the whole comparison; each query's conjuncts are passed as
-    /// assumptions (no assertions accumulate).
+    /// One `QF_BV` solver for the whole comparison; each query's conjuncts are passed
+    /// as assumptions (no assertions accumulate, learned clauses carry over). The
+    /// default: faster on all but the smallest comparisons (see BENCHMARKS.md).
     Incremental,
 }
 
@@ -178,7 +179,7 @@ impl Solver for Z3Solver {
                 s
             }
             Z3Mode::Incremental => self.shared.take().unwrap_or_else(|| {
-                let s = z3::Solver::new();
+                let s = z3::Solver::new_for_logic("QF_BV").unwrap_or_default();
                 s.set_params(&self.params());
                 s
             }),
@@ -208,7 +209,7 @@ impl Solver for Z3Solver {
     fn describe(&self) -> String {
         let mode = match self.mode {
             Z3Mode::Fresh => "fresh QF_BV solver per query",
-            Z3Mode::Incremental => "one incremental solver",
+            Z3Mode::Incremental => "one incremental QF_BV solver, queries as assumptions",
         };
         format!("z3 {}, {mode}", z3::full_version())
     }

@@ -550,6 +550,74 @@ impl TermStore {
         a.into_iter().chain(b).chain(c)
     }
 
+    /// `t` with each argument replaced by `f(argument)`, rebuilt through the folding
+    /// constructors.
+    pub fn rebuild(&mut self, t: Term, mut f: impl FnMut(Term) -> Term) -> Term {
+        match self.node(t) {
+            Node::Bool(_) | Node::Const { .. } | Node::Var { .. } => t,
+            Node::Not(a) => {
+                let a = f(a);
+                self.not(a)
+            }
+            Node::Bin(op, a, b) => {
+                let (a, b) = (f(a), f(b));
+                self.bin(op, a, b)
+            }
+            Node::Extract { hi, lo, arg } => {
+                let a = f(arg);
+                self.extract(hi, lo, a)
+            }
+            Node::SignExt { by, arg } => {
+                let a = f(arg);
+                self.sign_ext(by, a)
+            }
+            Node::ZeroExt { by, arg } => {
+                let a = f(arg);
+                self.zero_ext(by, a)
+            }
+            Node::Ite(c, a, b) => {
+                let (c, a, b) = (f(c), f(a), f(b));
+                self.ite(c, a, b)
+            }
+            Node::ConstArray(v) => {
+                let v = f(v);
+                self.const_array(v)
+            }
+            Node::Store(m, a, v) => {
+                let (m, a, v) = (f(m), f(a), f(v));
+                self.store(m, a, v)
+            }
+            Node::Select(m, a) => {
+                let (m, a) = (f(m), f(a));
+                self.select(m, a)
+            }
+        }
+    }
+
+    /// `roots` with every occurrence of `from` replaced by `to`.
+    pub fn substitute(&mut self, roots: &[Term], from: Term, to: Term) -> Vec<Term> {
+        let mut map: FxHashMap<Term, Term> = FxHashMap::default();
+        map.insert(from, to);
+        for t in self.reachable(roots) {
+            if map.contains_key(&t) {
+                continue;
+            }
+            let changed = self
+                .children(t)
+                .any(|c| map.get(&c).is_some_and(|&n| n != c));
+            let new = if changed {
+                let m = &map;
+                let kids: Vec<Term> = self.children(t).map(|c| *m.get(&c).unwrap_or(&c)).collect();
+                let mut it = kids.into_iter();
+                self.rebuild(t, |c| it.next().unwrap_or(c))
+            } else {
+                t
+            };
+            map.insert(t, new);
+        }
+        roots.iter().map(|r| *map.get(r).unwrap_or(r)).collect()
+    }
+
     /// Every term reachable from `roots`, arguments before users (a topological order).
     pub fn reachable(&self, roots: &[Term]) -> Vec<Term> {
         let mut seen = rustc_hash::FxHashSet::default();

@@ -86,6 +86,9 @@ pub struct SymTracer<'s> {
     termination: u32,
     conds: Vec<PathCond>,
     seen: FxHashSet<Term>,
+    /// Jump classes already built, by (target term, concrete target): loops that jump
+    /// through a register rebuild the same condition every iteration.
+    jumps: FxHashMap<(Term, u32), Term>,
     steps: Option<Vec<TraceStep>>,
 }
 
@@ -120,6 +123,7 @@ impl<'s> SymTracer<'s> {
             termination,
             conds: Vec::new(),
             seen: FxHashSet::default(),
+            jumps: FxHashMap::default(),
             steps: record_steps.then(Vec::new),
         }
     }
@@ -574,7 +578,18 @@ impl Tracer for SymTracer<'_> {
                     _ => return,
                 };
                 if let Val::Sym(t) = self.reg(s) {
-                    let c = self.jump_class(t, target);
+                    // The class of a zero-memory target depends on what was written
+                    // since, so only exact classes are remembered.
+                    let c = match self.jumps.get(&(t, target)) {
+                        Some(&c) => c,
+                        None => {
+                            let c = self.jump_class(t, target);
+                            if target < self.image_end || target == self.termination {
+                                self.jumps.insert((t, target), c);
+                            }
+                            c
+                        }
+                    };
                     self.cond(pc, c, CondKind::JumpTarget);
                 }
                 if let Some(link) = link {
