@@ -20,5 +20,8 @@ fig8-left.asm fig8-right.asm
 fig8-left.asm fig8-left.asm
 fig12-left.asm fig1-left.asm
 ROWS
+out=$(mktemp)
+trap 'rm -f "$out"' EXIT
 # compare exits 1 on a difference: -i keeps hyperfine going.
-hyperfine -N -i --warmup 3 --runs 30 --export-markdown /dev/stdout "${cmds[@]}" 2>/dev/null | grep '^|'
+hyperfine -N -i --warmup 3 --runs 30 --export-markdown "$out" "${cmds[@]}" >/dev/null 2>&1
+cat "$out"

@@ -85,3 +85,41 @@ impl<S: Solver> Solver for CachingSolver<S> {
         self.hits + self.inner.cache_hits()
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::term::BinOp;
+
+    /// Counts the queries that reach it and answers from a fixed model.
+    struct Backend {
+        calls: u64,
+    }
+
+    impl Solver for Backend {
+        fn check(&mut self, store: &TermStore, _: &[Term]) -> Answer {
+            self.calls += 1;
+            let mut values = vec![5; 1];
+            values.resize(store.var_count(), 0);
+            Answer::Sat(Model { values })
+        }
+        fn describe(&self) -> String {
+            "test".into()
+        }
+    }
+
+    #[test]
+    fn repeated_and_already_satisfied_queries_skip_the_backend() {
+        let mut s = TermStore::new();
+        let x = s.new_var("x", 32);
+        let (k5, k3) = (s.word(5), s.word(3));
+        let is5 = s.eq(x, k5);
+        let gt3 = s.bin(BinOp::Ult, k3, x);
+        let mut c = CachingSolver::new(Backend { calls: 0 });
+        assert!(matches!(c.check(&s, &[is5]), Answer::Sat(_)));
+        assert!(matches!(c.check(&s, &[is5, is5]), Answer::Sat(_)), "same set");
+        assert!(matches!(c.check(&s, &[gt3]), Answer::Sat(_)), "x = 5 satisfies it");
+        assert_eq!(c.inner.calls, 1);
+        assert_eq!(c.cache_hits(), 2);
+    }
+}
