@@ -71,6 +71,8 @@ pub enum Incomplete {
     RunBudget { runs: u64 },
     /// The time budget was spent before the search finished.
     Timeout { millis: u64 },
+    /// Runs too long or too large to trace symbolically to their end.
+    TraceLimit { runs: u64 },
     /// The number of path pairs to check for differences exceeded the limit.
     TooManyPairs { pairs: u64 },
 }
@@ -97,6 +99,10 @@ impl fmt::Display for Incomplete {
             Incomplete::Timeout { millis } => {
                 write!(f, "stopped by the time limit after {:.1} s", *millis as f64 / 1000.0)
             }
+            Incomplete::TraceLimit { runs } => write!(
+                f,
+                "{runs} run(s) were too long to trace symbolically to the end (their paths were only partly explored)"
+            ),
             Incomplete::TooManyPairs { pairs } => write!(
                 f,
                 "{pairs} pairs of paths were too many to check for differences"

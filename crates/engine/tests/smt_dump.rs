@@ -21,7 +21,8 @@ use tamarin_mips::loader::load_file;
 use z3::ast::BV;
 use z3::{Params, SatResult};
 
-const TIMEOUT: Duration = Duration::from_secs(5);
+/// Per query; an unknown answer on either side skips the comparison.
+const TIMEOUT: Duration = Duration::from_secs(2);
 
 /// One step of building a query: each refers to earlier terms by index (taken
 /// modulo the size of the pool it reads).
@@ -37,7 +38,7 @@ enum Step {
         a: usize,
         b: usize,
     },
-    /// `zero_ext(extract(hi, lo, a))` back to the pool's width.
+    /// `extract(hi, lo, a)`, zero- or sign-extended back to the pool's width.
     Slice {
         hi: u8,
         lo: u8,
@@ -126,6 +127,8 @@ fn build(width: u8, steps: &[Step], picks: &[usize]) -> Query {
                 let t = s.ite(c, bv(a), bv(b));
                 bvs.push(t);
             }
+            // 64-bit products can take Z3 seconds; 16-bit ones show the same printing.
+            Step::WideMul { .. } if width > 16 => continue,
             Step::WideMul { signed, high, a, b } => {
                 let (x, y) = (bv(a), bv(b));
                 let (x, y) = if signed {
@@ -320,11 +323,11 @@ fn check_query(q: &Query) -> Result<(), TestCaseError> {
 }
 
 proptest! {
-    #![proptest_config(ProptestConfig { cases: 128, ..ProptestConfig::default() })]
+    #![proptest_config(ProptestConfig { cases: 96, ..ProptestConfig::default() })]
 
     #[test]
     fn printed_queries_get_the_backends_answer(
-        width in prop_oneof![3 => Just(8u8), 1 => Just(32u8)],
+        width in prop_oneof![4 => Just(8u8), 1 => Just(16u8), 1 => Just(32u8)],
         steps in proptest::collection::vec(step(), 1..24),
         picks in proptest::collection::vec(any::<usize>(), 1..4),
     ) {

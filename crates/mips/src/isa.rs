@@ -172,6 +172,29 @@ impl Instr {
     }
 }
 
+/// Every instruction as `(mask, pattern)`: a word is an instruction exactly when
+/// `word & mask == pattern` for one entry (the symbolic engine uses this to reason
+/// about words that may not be instructions).
+pub const PATTERNS: [(u32, u32); 17] = [
+    (0xFC00_07FF, 0x20),        // add
+    (0xFC00_07FF, 0x22),        // sub
+    (0xFC00_07FF, 0x2A),        // slt
+    (0xFC00_07FF, 0x2B),        // sltu
+    (0xFC00_FFFF, 0x18),        // mult
+    (0xFC00_FFFF, 0x19),        // multu
+    (0xFC00_FFFF, 0x1A),        // div
+    (0xFC00_FFFF, 0x1B),        // divu
+    (0xFFFF_07FF, 0x10),        // mfhi
+    (0xFFFF_07FF, 0x12),        // mflo
+    (0xFFFF_07FF, 0x14),        // lis
+    (0xFC1F_FFFF, 0x08),        // jr
+    (0xFC1F_FFFF, 0x09),        // jalr
+    (0xFC00_0000, 0x8C00_0000), // lw
+    (0xFC00_0000, 0xAC00_0000), // sw
+    (0xFC00_0000, 0x1000_0000), // beq
+    (0xFC00_0000, 0x1400_0000), // bne
+];
+
 /// Assembly syntax, with branch offsets as raw numbers.
 impl fmt::Display for Instr {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
@@ -336,6 +359,19 @@ mod tests {
         #[test]
         fn decode_inverts_encode(instr in any_instr()) {
             prop_assert_eq!(Instr::decode(instr.encode()), Some(instr));
+        }
+
+        #[test]
+        fn patterns_agree_with_decode(word in any::<u32>(), pick in 0usize..17, use_pick in any::<bool>()) {
+            // Half the cases start from a pattern, so that valid words are common.
+            let word = if use_pick {
+                let (mask, pat) = PATTERNS[pick];
+                (word & !mask) | pat
+            } else {
+                word
+            };
+            let matches = PATTERNS.iter().any(|&(m, p)| word & m == p);
+            prop_assert_eq!(matches, Instr::decode(word).is_some(), "{:#010x}", word);
         }
 
         #[test]

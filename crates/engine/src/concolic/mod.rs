@@ -22,7 +22,7 @@ use crate::solver::{
     build_chain, eliminate, Answer, CountingSolver, Solver, SolverConfig, SolverStats,
 };
 use crate::term::{Term, TermStore};
-use crate::trace::{self, PathCond, SymTracer, Val};
+use crate::trace::{self, PathCond, SymTracer, TraceLimits, Val};
 use crate::verdict::{self, Counterexample, Coverage, Incomplete, Proof, Verdict};
 use tree::{NodeId, NodeState, PathTree};
 
@@ -48,6 +48,9 @@ pub struct Options {
     pub dump_trace: bool,
     /// The termination address (initial `$31`).
     pub termination: u32,
+    /// What tracing one run may cost (conditions, new terms); the deadline is set
+    /// from `timeout`.
+    pub trace_limits: TraceLimits,
 }
 
 impl Default for Options {
@@ -62,6 +65,7 @@ impl Default for Options {
             max_pairs: 100_000,
             dump_trace: false,
             termination: tamarin_mips::cpu::DEFAULT_TERMINATION,
+            trace_limits: TraceLimits::default(),
         }
     }
 }
@@ -112,6 +116,8 @@ pub struct Stats {
     pub paths: (u64, u64),
     /// Runs that did not follow the predicted path.
     pub restarts: u64,
+    /// Runs too long or too large to trace to the end.
+    pub partial_runs: u64,
     /// Difference queries asked (seen pairs and the final proof step).
     pub difference_queries: u64,
     pub solver: SolverStats,
@@ -140,6 +146,8 @@ enum LeafOutcome {
     Done(Term),
     Error,
     OutOfFuel,
+    /// The tracer gave up on the run: its conditions are only a prefix of its path.
+    Partial,
 }
 
 struct SideState {
@@ -307,14 +315,19 @@ impl Search<'_> {
         if tree.node(node).state != NodeState::Open || tree.node(node).leaf.is_some() {
             return;
         }
+        if self.sides[side].tree.node(node).depth >= self.opts.depth {
+            let covered = self.sides[side].tree.children_cover(&mut self.store, node);
+            self.sides[side].tree.node_mut(node).state = if covered {
+                NodeState::Closed
+            } else {
+                NodeState::Cut
+            };
+            return;
+        }
         let Some(query) = self.sides[side].tree.remainder(&mut self.store, node) else {
             self.sides[side].tree.node_mut(node).state = NodeState::Closed;
             return;
         };
-        if self.sides[side].tree.node(node).depth >= self.opts.depth {
-            self.sides[side].tree.node_mut(node).state = NodeState::Cut;
-            return;
-        }
         match self.ask(&query) {
             Answer::Unsat => self.sides[side].tree.node_mut(node).state = NodeState::Closed,
             Answer::Unknown(_) => self.sides[side].tree.node_mut(node).state = NodeState::Unknown,
@@ -412,8 +425,13 @@ impl Search<'_> {
             termination,
             record,
         )
-        .with_image(s.program.words().clone());
+        .with_image(s.program.words().clone())
+        .with_limits(TraceLimits {
+            deadline: self.opts.timeout.map(|t| self.start + t),
+            ..self.opts.trace_limits
+        });
         let outcome = s.machine.run_to_outcome(&mut tracer);
+        let partial = tracer.gave_up().is_some();
         let (conds, steps, regs) = tracer.finish();
         let result = match regs[3] {
             Val::Conc(c) => self.store.word(c),
@@ -431,7 +449,7 @@ impl Search<'_> {
             let which = if side == 0 { Side::Left } else { Side::Right };
             self.observer.trace(which, &named, &text);
         }
-        let leaf = self.record_path(side, &conds, &outcome, result);
+        let leaf = self.record_path(side, &conds, &outcome, result, partial);
         (outcome, leaf)
     }
 
@@ -441,26 +459,38 @@ impl Search<'_> {
         conds: &[PathCond],
         outcome: &Outcome,
         result: Term,
+        partial: bool,
     ) -> usize {
         let terms: Vec<Term> = conds.iter().map(|c| c.cond).collect();
         let s = &mut self.sides[side];
         let (along, _) = s.tree.insert(&terms);
         let end = along.last().copied().unwrap_or(0);
-        let leaf = match s.tree.node(end).leaf {
+        let existing = s.tree.node(end).leaf;
+        let leaf = match existing {
             Some(l) => l,
             None => {
                 let l = s.leaves.len();
                 s.leaves.push(Leaf {
                     conds: terms,
                     outcome: match outcome.status {
+                        _ if partial => LeafOutcome::Partial,
                         Status::Done => LeafOutcome::Done(result),
                         Status::Error(_) => LeafOutcome::Error,
                         Status::OutOfFuel => LeafOutcome::OutOfFuel,
                     },
                 });
-                let n = s.tree.node_mut(end);
-                n.leaf = Some(l);
-                n.state = NodeState::Closed;
+                if partial {
+                    // The path goes on past what was recorded: nothing under this
+                    // node is known, so it is never closed.
+                    self.stats.partial_runs += 1;
+                    if s.tree.node(end).children.is_empty() {
+                        s.tree.node_mut(end).state = NodeState::Partial;
+                    }
+                } else {
+                    let n = s.tree.node_mut(end);
+                    n.leaf = Some(l);
+                    n.state = NodeState::Closed;
+                }
                 l
             }
         };
@@ -478,6 +508,8 @@ impl Search<'_> {
         );
         match (a, b) {
             (LeafOutcome::OutOfFuel, _) | (_, LeafOutcome::OutOfFuel) => self.store.bool(false),
+            // Unknown results cannot be compared symbolically (the concrete runs were).
+            (LeafOutcome::Partial, _) | (_, LeafOutcome::Partial) => self.store.bool(false),
             (LeafOutcome::Error, LeafOutcome::Error) => self.store.bool(false),
             (LeafOutcome::Done(x), LeafOutcome::Done(y)) => self.store.ne(x, y),
             _ => self.store.bool(true),
@@ -605,6 +637,11 @@ impl Search<'_> {
         if diverged > 0 || self.stats.restarts > 0 {
             incomplete.push(Incomplete::Diverged {
                 runs: self.stats.restarts.max(diverged),
+            });
+        }
+        if self.stats.partial_runs > 0 {
+            incomplete.push(Incomplete::TraceLimit {
+                runs: self.stats.partial_runs,
             });
         }
         if let Some(s) = &self.stopped {

@@ -24,6 +24,8 @@ pub enum NodeState {
     Cut,
     /// A run on the solver's inputs did not come this way.
     Diverged,
+    /// A run reached it but was too long to trace further: what lies below is unknown.
+    Partial,
 }
 
 #[derive(Clone, Debug)]
@@ -143,6 +145,17 @@ impl PathTree {
         }
         q.push(none);
         Some(q)
+    }
+
+    /// Whether the children of `id` cover every input that reaches it by construction
+    /// (such as `c` and `!c`), without asking a solver.
+    pub fn children_cover(&self, store: &mut TermStore, id: NodeId) -> bool {
+        let mut none = store.bool(true);
+        for &(c, _) in &self.nodes[id].children {
+            let nc = store.not(c);
+            none = store.and(none, nc);
+        }
+        store.as_const(none) == Some(0)
     }
 
     /// Every node, for reports.

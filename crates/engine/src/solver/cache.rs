@@ -117,8 +117,14 @@ mod tests {
         let gt3 = s.bin(BinOp::Ult, k3, x);
         let mut c = CachingSolver::new(Backend { calls: 0 });
         assert!(matches!(c.check(&s, &[is5]), Answer::Sat(_)));
-        assert!(matches!(c.check(&s, &[is5, is5]), Answer::Sat(_)), "same set");
-        assert!(matches!(c.check(&s, &[gt3]), Answer::Sat(_)), "x = 5 satisfies it");
+        assert!(
+            matches!(c.check(&s, &[is5, is5]), Answer::Sat(_)),
+            "same set"
+        );
+        assert!(
+            matches!(c.check(&s, &[gt3]), Answer::Sat(_)),
+            "x = 5 satisfies it"
+        );
         assert_eq!(c.inner.calls, 1);
         assert_eq!(c.cache_hits(), 2);
     }

@@ -28,17 +28,28 @@ impl<'a> Evaluator<'a> {
     /// The value of `t` (Booleans as 0/1). Division by zero follows SMT-LIB
     /// (`x / 0 = all ones`, `x % 0 = x`), as the solver would.
     pub fn eval(&mut self, t: Term) -> u64 {
-        // Arguments have smaller indices than users, so evaluate bottom-up over the
-        // reachable set to avoid deep recursion on long traces.
         if let Some(&v) = self.memo.get(&t) {
             return v;
         }
-        for u in self.store.reachable(&[t]) {
+        // Iterative post-order that stops at terms already known, so evaluating many
+        // terms over one shared graph stays linear (and long traces cannot overflow
+        // the stack).
+        let mut stack = vec![(t, false)];
+        while let Some((u, ready)) = stack.pop() {
             if self.memo.contains_key(&u) {
                 continue;
             }
-            let v = self.eval_node(u);
-            self.memo.insert(u, v);
+            if ready {
+                let v = self.eval_node(u);
+                self.memo.insert(u, v);
+                continue;
+            }
+            stack.push((u, true));
+            for c in self.store.children(u) {
+                if !self.memo.contains_key(&c) {
+                    stack.push((c, false));
+                }
+            }
         }
         self.memo.get(&t).copied().unwrap_or(0)
     }

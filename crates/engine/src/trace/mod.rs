@@ -63,6 +63,37 @@ pub struct PathCond {
     pub kind: CondKind,
 }
 
+/// Why a tracer stopped following a run symbolically (the concrete run goes on).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum GaveUp {
+    /// More path conditions than the limit.
+    Conditions,
+    /// The run built more new terms than the limit.
+    Terms,
+    /// The deadline passed.
+    Deadline,
+}
+
+/// Bounds on what one traced run may cost; past them the tracer gives up on the run
+/// (its path then counts as unexplored, never as covered).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct TraceLimits {
+    pub max_conds: usize,
+    /// New terms one run may add to the store.
+    pub max_new_terms: usize,
+    pub deadline: Option<std::time::Instant>,
+}
+
+impl Default for TraceLimits {
+    fn default() -> Self {
+        TraceLimits {
+            max_conds: 10_000,
+            max_new_terms: 1_000_000,
+            deadline: None,
+        }
+    }
+}
+
 /// The shadow state and the conditions of one run.
 pub struct SymTracer<'s> {
     store: &'s mut TermStore,
@@ -78,8 +109,11 @@ pub struct SymTracer<'s> {
     /// input-dependent addresses are pinned to the address the run used).
     image: Option<Arc<[u32]>>,
     /// Whether some word of memory may depend on the inputs through a store at an
-    /// input-dependent address (then fetched code and literals are checked).
+    /// input-dependent address.
     sym_stores: bool,
+    /// Whether some stored word depends on the inputs (then fetched code and literals
+    /// are checked against memory).
+    sym_words: bool,
     /// Every address stored to outside the program image (a jump there may find code).
     written: FxHashSet<u32>,
     image_end: u32,
@@ -90,6 +124,10 @@ pub struct SymTracer<'s> {
     /// through a register rebuild the same condition every iteration.
     jumps: FxHashMap<(Term, u32), Term>,
     steps: Option<Vec<TraceStep>>,
+    limits: TraceLimits,
+    term_budget_end: usize,
+    executed: u64,
+    gave_up: Option<GaveUp>,
 }
 
 impl<'s> SymTracer<'s> {
@@ -103,6 +141,7 @@ impl<'s> SymTracer<'s> {
         termination: u32,
         record_steps: bool,
     ) -> Self {
+        let base = store.len();
         let mut regs = initial.gpr.map(Val::Conc);
         for &(r, t) in inputs {
             if r != Reg::ZERO {
@@ -118,13 +157,18 @@ impl<'s> SymTracer<'s> {
             overlay: FxHashMap::default(),
             image: None,
             sym_stores: false,
+            sym_words: false,
             written: FxHashSet::default(),
             image_end,
             termination,
             conds: Vec::new(),
             seen: FxHashSet::default(),
             jumps: FxHashMap::default(),
+            term_budget_end: store_len_plus(base, TraceLimits::default().max_new_terms),
             steps: record_steps.then(Vec::new),
+            limits: TraceLimits::default(),
+            executed: 0,
+            gave_up: None,
         }
     }
 
@@ -133,6 +177,19 @@ impl<'s> SymTracer<'s> {
     pub fn with_image(mut self, image: Arc<[u32]>) -> Self {
         self.image = Some(image);
         self
+    }
+
+    /// Bounds what tracing this run may cost.
+    pub fn with_limits(mut self, limits: TraceLimits) -> Self {
+        self.term_budget_end = store_len_plus(self.store.len(), limits.max_new_terms);
+        self.limits = limits;
+        self
+    }
+
+    /// Why the tracer stopped following the run, if it did: then its conditions are a
+    /// prefix of the path and its registers are stale.
+    pub fn gave_up(&self) -> Option<GaveUp> {
+        self.gave_up
     }
 
     /// The path conditions recorded, in order.
@@ -197,6 +254,10 @@ impl<'s> SymTracer<'s> {
     /// Records that `cond` held at `pc` (skipped when it is constant or already known).
     fn cond(&mut self, pc: u32, cond: Term, kind: CondKind) {
         if self.store.as_const(cond).is_some() || !self.seen.insert(cond) {
+            return;
+        }
+        if self.conds.len() >= self.limits.max_conds {
+            self.gave_up = Some(GaveUp::Conditions);
             return;
         }
         self.conds.push(PathCond { pc, cond, kind });
@@ -391,6 +452,7 @@ impl<'s> SymTracer<'s> {
                 let m = self.store.store(m, a, tv);
                 self.base = Some(m);
                 self.sym_stores = true;
+                self.sym_words = true;
                 self.log(pc, instr, dump::Dest::Memory, m);
             }
             (addr_term, _) => {
@@ -399,32 +461,50 @@ impl<'s> SymTracer<'s> {
                 }
                 self.overlay.insert(addr, v);
                 if let Val::Sym(tv) = v {
+                    self.sym_words = true;
                     self.log(pc, instr, dump::Dest::Mem(addr), tv);
                 }
             }
         }
     }
 
-    /// After a store at an input-dependent address, the word at `addr` may depend on
-    /// the inputs; pins it to the value the run fetched (code or a literal).
+    /// Once a stored word depends on the inputs, the word fetched at `addr` (code or a
+    /// literal) may too; pins it to the value the run fetched.
     fn pin_fetched(&mut self, pc: u32, addr: u32, value: u32) {
-        if !self.sym_stores {
+        if !self.sym_words {
             return;
         }
-        let m = match self.base {
-            Some(m) => m,
-            None => return,
-        };
-        let word = match self.overlay.get(&addr) {
-            Some(&v) => self.term(v),
-            None => {
+        let word = match (self.overlay.get(&addr), self.base) {
+            (Some(&Val::Sym(t)), _) => t,
+            (Some(&Val::Conc(_)), _) | (None, None) => return,
+            (None, Some(m)) => {
                 let k = self.store.word(addr);
                 self.store.select(m, k)
             }
         };
-        let k = self.store.word(value);
-        let c = self.store.eq(word, k);
+        let c = if Instr::decode(value).is_some() || addr != pc {
+            let k = self.store.word(value);
+            self.store.eq(word, k)
+        } else {
+            // Every word that is not an instruction fails alike: one class.
+            let valid = self.is_instruction(word);
+            self.store.not(valid)
+        };
         self.cond(pc, c, CondKind::Address);
+    }
+
+    /// The condition that `word` encodes an instruction.
+    fn is_instruction(&mut self, word: Term) -> Term {
+        let s = &mut *self.store;
+        let mut any = s.bool(false);
+        for (mask, pattern) in tamarin_mips::isa::PATTERNS {
+            let m = s.word(mask);
+            let p = s.word(pattern);
+            let bits = s.bin(BinOp::BvAnd, word, m);
+            let is = s.eq(bits, p);
+            any = s.or(any, is);
+        }
+        any
     }
 
     /// The condition under which a symbolic jump target `t` behaves like `target`.
@@ -496,7 +576,23 @@ impl<'s> SymTracer<'s> {
 impl Tracer for SymTracer<'_> {
     fn exec(&mut self, pc: u32, instr: Instr, event: Event) {
         use Instr::*;
-        if self.sym_stores {
+        if self.gave_up.is_some() {
+            return;
+        }
+        self.executed += 1;
+        if self.store.len() > self.term_budget_end {
+            self.gave_up = Some(GaveUp::Terms);
+            return;
+        }
+        if self.executed.is_multiple_of(4096) {
+            if let Some(d) = self.limits.deadline {
+                if std::time::Instant::now() >= d {
+                    self.gave_up = Some(GaveUp::Deadline);
+                    return;
+                }
+            }
+        }
+        if self.sym_words {
             self.pin_fetched(pc, pc, instr.encode());
         }
         match instr {
@@ -600,6 +696,18 @@ impl Tracer for SymTracer<'_> {
     }
 
     fn fault(&mut self, instr: Option<Instr>, fault: Fault) {
+        if self.gave_up.is_some() {
+            return;
+        }
+        // The failing word (an instruction that faults, or a word that is not one) may
+        // itself depend on the inputs.
+        match instr {
+            Some(i) => self.pin_fetched(fault.pc, fault.pc, i.encode()),
+            None if fault.kind == FaultKind::InvalidInstruction => {
+                self.pin_fetched(fault.pc, fault.pc, fault.value)
+            }
+            None => {}
+        }
         let Some(instr) = instr else { return };
         let pc = fault.pc;
         match (instr, fault.kind) {
@@ -624,4 +732,8 @@ impl Tracer for SymTracer<'_> {
             _ => {}
         }
     }
+}
+
+fn store_len_plus(len: usize, extra: usize) -> usize {
+    len.saturating_add(extra)
 }

@@ -1,0 +1,107 @@
+//! Resource bounds: runs too long to trace, the whole-search time limit, the run budget.
+//! Each must end the search with an honest `possibly-equivalent`, never a wrong verdict.
+
+use std::time::{Duration, Instant};
+
+use tamarin::concolic::{compare, Options, Quiet};
+use tamarin::trace::TraceLimits;
+use tamarin::verdict::{Incomplete, Verdict};
+use tamarin_mips::asm::assemble;
+use tamarin_mips::Program;
+
+fn asm(text: &str) -> Program {
+    assemble("test.asm", text).unwrap_or_else(|e| panic!("{e}"))
+}
+
+/// Accumulates the inputs forever: every step builds a new term.
+const GROWING: &str = "loop:\nadd $3, $3, $1\nadd $3, $3, $2\nbeq $0, $0, loop\n";
+
+/// A loop whose exit depends on the inputs at every iteration.
+const COUNTING: &str =
+    "lis $5\n.word 1\nloop:\nadd $4, $4, $5\nbne $4, $1, loop\nadd $3, $4, $0\njr $31\n";
+
+fn reasons(v: &Verdict) -> &[Incomplete] {
+    match v {
+        Verdict::PossiblyEquivalent(r) => r,
+        other => panic!("expected possibly-equivalent, got {other:?}"),
+    }
+}
+
+#[test]
+fn a_run_that_builds_too_many_terms_is_partial() {
+    let p = asm(GROWING);
+    let mut opts = Options::default();
+    opts.fuel = 200_000;
+    opts.trace_limits = TraceLimits {
+        max_new_terms: 10_000,
+        ..TraceLimits::default()
+    };
+    let r = compare(&p, &p, &opts, &mut Quiet);
+    assert!(reasons(&r.verdict)
+        .iter()
+        .any(|i| matches!(i, Incomplete::TraceLimit { .. })));
+}
+
+#[test]
+fn a_run_with_too_many_conditions_is_partial_and_the_search_stays_fast() {
+    let p = asm(COUNTING);
+    let mut opts = Options::default();
+    opts.fuel = 1_000_000;
+    opts.trace_limits = TraceLimits {
+        max_conds: 1_000,
+        ..TraceLimits::default()
+    };
+    let start = Instant::now();
+    let r = compare(&p, &p, &opts, &mut Quiet);
+    let rs = reasons(&r.verdict);
+    assert!(rs
+        .iter()
+        .any(|i| matches!(i, Incomplete::TraceLimit { .. })));
+    assert!(rs.iter().any(|i| matches!(i, Incomplete::DepthCut { .. })));
+    assert!(start.elapsed() < Duration::from_secs(60));
+}
+
+#[test]
+fn a_difference_is_still_found_past_a_trace_limit() {
+    // Left differs from right only when $1 == 3, reached after the growing prefix.
+    let left = "lis $5\n.word 3\nbne $1, $5, done\nlis $3\n.word 1\ndone:\njr $31\n";
+    let right = "jr $31\n";
+    let mut opts = Options::default();
+    opts.trace_limits = TraceLimits {
+        max_conds: 1,
+        ..TraceLimits::default()
+    };
+    let r = compare(&asm(left), &asm(right), &opts, &mut Quiet);
+    assert!(
+        matches!(r.verdict, Verdict::Disequivalent(_)),
+        "{:?}",
+        r.verdict
+    );
+}
+
+#[test]
+fn the_time_limit_stops_the_search() {
+    let p = asm(COUNTING);
+    let mut opts = Options::default();
+    opts.fuel = 10_000_000;
+    opts.depth = 100_000;
+    opts.timeout = Some(Duration::from_millis(300));
+    let start = Instant::now();
+    let r = compare(&p, &p, &opts, &mut Quiet);
+    assert!(start.elapsed() < Duration::from_secs(30));
+    assert!(!matches!(
+        r.verdict,
+        Verdict::Disequivalent(_) | Verdict::Equivalent(_)
+    ));
+}
+
+#[test]
+fn the_run_budget_stops_the_search() {
+    let p = asm(COUNTING);
+    let mut opts = Options::default();
+    opts.max_runs = 5;
+    let r = compare(&p, &p, &opts, &mut Quiet);
+    assert!(reasons(&r.verdict)
+        .iter()
+        .any(|i| matches!(i, Incomplete::RunBudget { runs: 5 })));
+}
