@@ -7,6 +7,7 @@
 //! one place where a verdict is decided.
 
 pub mod concolic;
+pub mod io;
 pub mod solver;
 pub mod term;
 pub mod trace;

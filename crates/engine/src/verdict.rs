@@ -9,16 +9,32 @@
 
 use std::fmt;
 
-use tamarin_mips::cpu::{run_program, Config, Frontend, Outcome, Status};
+use std::sync::Arc;
+
+use tamarin_mips::cpu::{Config, Machine, NoTrace, Outcome, Status};
 use tamarin_mips::Program;
 
-/// The comparison rules of the report (its Sections 2 and 4.4.3): both fail = same;
-/// one fails = different; both end = compare `$3`; out of fuel = never a difference.
+use crate::io::{observe, InputLayout, InputValues, Observable, Observed};
+
+/// The comparison rules of the report (its Sections 2 and 4.4.3), with `$3` as the
+/// observable: both fail = same; one fails = different; both end = compare `$3`; out
+/// of fuel = never a difference.
 pub fn outcomes_differ(left: &Outcome, right: &Outcome) -> bool {
+    results_differ(
+        left,
+        &[Observed::Word(left.regs.gpr[3])],
+        right,
+        &[Observed::Word(right.regs.gpr[3])],
+    )
+}
+
+/// The same rules with chosen observables: when both runs end, they differ when any
+/// observed value differs.
+pub fn results_differ(left: &Outcome, lobs: &[Observed], right: &Outcome, robs: &[Observed]) -> bool {
     match (&left.status, &right.status) {
         (Status::OutOfFuel, _) | (_, Status::OutOfFuel) => false,
         (Status::Error(_), Status::Error(_)) => false,
-        (Status::Done, Status::Done) => left.regs.gpr[3] != right.regs.gpr[3],
+        (Status::Done, Status::Done) => lobs != robs,
         (Status::Done, Status::Error(_)) | (Status::Error(_), Status::Done) => true,
     }
 }
@@ -26,35 +42,65 @@ pub fn outcomes_differ(left: &Outcome, right: &Outcome) -> bool {
 /// A difference, replayed: the inputs and what each program did on them.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct Counterexample {
-    /// Each input's name and value.
+    /// Every input variable's name and value, in the layout's order.
     pub inputs: Vec<(String, u32)>,
+    /// The inputs as a run takes them (registers, or an array; standard input).
+    pub values: InputValues,
     pub left: Outcome,
     pub right: Outcome,
+    /// Each observable's name and its value on the left and on the right.
+    pub observed: Vec<(String, Observed, Observed)>,
 }
 
-/// Runs both programs concretely, from scratch, on `frontend`; returns the
+/// One concrete run from scratch on `values`, with what it observed.
+pub fn run_observed(
+    program: &Program,
+    config: Config,
+    layout: &InputLayout,
+    values: &[u32],
+    what: &[Observable],
+) -> Option<(Outcome, Vec<Observed>)> {
+    let (frontend, stdin) = layout.run_inputs(values);
+    let mut m = Machine::new(program, config);
+    m.apply(&frontend).ok()?;
+    layout.set_registers(&mut m, values);
+    m.set_input(Arc::from(stdin));
+    let outcome = m.run_to_outcome(&mut NoTrace);
+    let observed = what.iter().map(|o| observe(&m, &outcome, o)).collect();
+    Some((outcome, observed))
+}
+
+/// Runs both programs concretely, from scratch, on `values`; returns the
 /// counterexample only if they differ. Nothing else may build a [`Counterexample`]
 /// for a verdict.
 pub fn replay(
     left: &Program,
     right: &Program,
     config: Config,
-    frontend: &Frontend,
-    names: &[String],
+    layout: &InputLayout,
+    values: &[u32],
+    what: &[Observable],
 ) -> Option<Counterexample> {
-    let l = run_program(left, config, frontend, &[]).ok()?;
-    let r = run_program(right, config, frontend, &[]).ok()?;
-    if !outcomes_differ(&l, &r) {
+    let (l, lobs) = run_observed(left, config, layout, values, what)?;
+    let (r, robs) = run_observed(right, config, layout, values, what)?;
+    if !results_differ(&l, &lobs, &r, &robs) {
         return None;
     }
-    let values: Vec<u32> = match frontend {
-        Frontend::TwoInts(a, b) => vec![*a, *b],
-        Frontend::Array { elems, .. } => elems.clone(),
-    };
     Some(Counterexample {
-        inputs: names.iter().cloned().zip(values).collect(),
+        inputs: layout
+            .names()
+            .iter()
+            .cloned()
+            .zip(values.iter().copied())
+            .collect(),
+        values: layout.describe(values),
         left: l,
         right: r,
+        observed: what
+            .iter()
+            .zip(lobs.into_iter().zip(robs))
+            .map(|(o, (a, b))| (o.to_string(), a, b))
+            .collect(),
     })
 }
 

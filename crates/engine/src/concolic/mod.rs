@@ -15,14 +15,18 @@ pub mod tree;
 use std::time::{Duration, Instant};
 
 use rustc_hash::FxHashSet;
-use tamarin_mips::cpu::{Config, Frontend, Machine, Outcome, Status};
-use tamarin_mips::{Program, Reg};
+use std::sync::Arc;
+
+use tamarin_mips::cpu::{Config, Machine, Outcome, Status};
+use tamarin_mips::Program;
+
+use crate::io::{observe, InputLayout, InputSpec, Observable, Observed};
 
 use crate::solver::{
     build_chain, eliminate, Answer, CountingSolver, Solver, SolverConfig, SolverStats,
 };
 use crate::term::{Term, TermStore};
-use crate::trace::{self, PathCond, SymTracer, TraceLimits, Val};
+use crate::trace::{self, PathCond, SymTracer, TraceLimits};
 use crate::verdict::{self, Counterexample, Coverage, Incomplete, Proof, Verdict};
 use tree::{NodeId, NodeState, PathTree};
 
@@ -34,8 +38,14 @@ pub struct Options {
     pub fuel: u64,
     /// Path conditions per query (default 50).
     pub depth: usize,
-    /// The first inputs, `$1` then `$2` (default 0, 0).
+    /// The first inputs, in the order of the input variables (default all 0).
     pub init_inputs: Vec<u32>,
+    /// How inputs enter the programs (default `$1`, `$2`).
+    pub inputs: InputSpec,
+    /// Bytes of standard input that are inputs (default 0: reads give -1).
+    pub stdin_len: usize,
+    /// What is compared when both runs end (default `$3`).
+    pub observe: Vec<Observable>,
     /// The solver chain.
     pub solver: SolverConfig,
     /// Most inputs to try (default 10000).
@@ -58,7 +68,10 @@ impl Default for Options {
         Options {
             fuel: 10_000,
             depth: 50,
-            init_inputs: vec![0, 0],
+            init_inputs: Vec::new(),
+            inputs: InputSpec::default(),
+            stdin_len: 0,
+            observe: vec![Observable::Reg(tamarin_mips::Reg::from_bits(3))],
             solver: SolverConfig::default(),
             max_runs: 10_000,
             timeout: None,
@@ -118,6 +131,8 @@ pub struct Stats {
     pub restarts: u64,
     /// Runs too long or too large to trace to the end.
     pub partial_runs: u64,
+    /// Distinct jump targets (classes) explored at input-dependent jumps, both sides.
+    pub jump_targets: u64,
     /// Difference queries asked (seen pairs and the final proof step).
     pub difference_queries: u64,
     pub solver: SolverStats,
@@ -139,11 +154,13 @@ pub struct Report {
 struct Leaf {
     conds: Vec<Term>,
     outcome: LeafOutcome,
+    /// The observables' terms, for paths that end normally.
+    observed: Vec<Vec<Term>>,
 }
 
 #[derive(Clone, Copy, PartialEq, Eq)]
 enum LeafOutcome {
-    Done(Term),
+    Done,
     Error,
     OutOfFuel,
     /// The tracer gave up on the run: its conditions are only a prefix of its path.
@@ -158,15 +175,17 @@ struct SideState {
     leaves: Vec<Leaf>,
 }
 
-/// The inputs of the twoints frontend.
-const INPUTS: [(&str, u8); 2] = [("$1", 1), ("$2", 2)];
+/// Fresh inputs for restarts: edge values first, then a fixed pseudo-random sequence.
+const EDGE_VALUES: [u32; 8] = [0, 1, u32::MAX, 0x8000_0000, 0x7FFF_FFFF, 2, 16, 100];
 
 struct Search<'o> {
     opts: &'o Options,
     observer: &'o mut dyn Observer,
     store: TermStore,
-    vars: Vec<Term>,
-    names: Vec<String>,
+    layout: InputLayout,
+    domain: Vec<Term>,
+    jump_targets: FxHashSet<Term>,
+    restarts_tried: u64,
     sides: [SideState; 2],
     solver: CountingSolver<Box<dyn Solver>>,
     pairs_seen: FxHashSet<(usize, usize)>,
@@ -187,8 +206,8 @@ pub fn compare(
     observer: &mut dyn Observer,
 ) -> Report {
     let mut store = TermStore::new();
-    let vars: Vec<Term> = INPUTS.iter().map(|(n, _)| store.new_var(n, 32)).collect();
-    let names: Vec<String> = INPUTS.iter().map(|(n, _)| n.to_string()).collect();
+    let layout = InputLayout::declare(&mut store, &opts.inputs, opts.stdin_len);
+    let domain = layout.domain(&mut store);
     let mut config = Config::with_fuel(opts.fuel);
     config.termination = opts.termination;
     let side = |p: &Program| SideState {
@@ -204,8 +223,10 @@ pub fn compare(
         opts,
         observer,
         store,
-        vars,
-        names,
+        layout,
+        domain,
+        jump_targets: FxHashSet::default(),
+        restarts_tried: 0,
         sides: [side(left), side(right)],
         stats: Stats {
             solver_name: solver.describe(),
@@ -230,15 +251,9 @@ impl Search<'_> {
         c
     }
 
-    fn frontend(inputs: &[u32]) -> Frontend {
-        Frontend::TwoInts(
-            inputs.first().copied().unwrap_or(0),
-            inputs.get(1).copied().unwrap_or(0),
-        )
-    }
-
     fn named(&self, inputs: &[u32]) -> Vec<(String, u32)> {
-        self.names
+        self.layout
+            .names()
             .iter()
             .cloned()
             .zip(inputs.iter().copied())
@@ -246,9 +261,8 @@ impl Search<'_> {
     }
 
     fn run(mut self) -> Report {
-        let init: Vec<u32> = (0..self.vars.len())
-            .map(|i| self.opts.init_inputs.get(i).copied().unwrap_or(0))
-            .collect();
+        let init: Vec<u64> = self.opts.init_inputs.iter().map(|&v| v as u64).collect();
+        let init = self.layout.normalise(&init);
         self.try_inputs(&init);
         let mut turn = 0usize;
         while self.found.is_none() && self.stopped.is_none() {
@@ -340,13 +354,40 @@ impl Search<'_> {
                 {
                     self.stats.restarts += 1;
                     self.sides[side].tree.node_mut(node).state = NodeState::Diverged;
+                    self.restart();
                 }
             }
         }
     }
 
+    /// After a run left its predicted path: keep searching from fresh inputs (edge
+    /// values, then pseudo-random ones), which may reach paths the solver could not.
+    fn restart(&mut self) {
+        let n = self.layout.vars().len();
+        let k = self.restarts_tried;
+        self.restarts_tried += 1;
+        let values: Vec<u64> = (0..n)
+            .map(|i| {
+                let e = EDGE_VALUES.len() as u64;
+                if k < e {
+                    EDGE_VALUES[((k + i as u64) % e) as usize] as u64
+                } else {
+                    // splitmix64 of (k, i): deterministic, well spread.
+                    let mut z = ((k << 8) | i as u64).wrapping_add(0x9E37_79B9_7F4A_7C15);
+                    z = (z ^ (z >> 30)).wrapping_mul(0xBF58_476D_1CE4_E5B9);
+                    z = (z ^ (z >> 27)).wrapping_mul(0x94D0_49BB_1331_11EB);
+                    z ^ (z >> 31)
+                }
+            })
+            .collect();
+        let inputs = self.layout.normalise(&values);
+        self.try_inputs(&inputs);
+    }
+
     fn ask(&mut self, query: &[Term]) -> Answer {
-        let (rewritten, recovery) = eliminate::eliminate(&mut self.store, query);
+        let mut query = query.to_vec();
+        query.extend_from_slice(&self.domain);
+        let (rewritten, recovery) = eliminate::eliminate(&mut self.store, &query);
         let mut a = self.solver.check(&self.store, &rewritten);
         if let Some(r) = recovery {
             a = r.recover(&self.store, a);
@@ -361,9 +402,7 @@ impl Search<'_> {
     }
 
     fn inputs_of(&self, values: &[u64]) -> Vec<u32> {
-        (0..self.vars.len())
-            .map(|i| values.get(i).copied().unwrap_or(0) as u32)
-            .collect()
+        self.layout.normalise(values)
     }
 
     fn push(&mut self, side: usize, node: NodeId) {
@@ -378,9 +417,9 @@ impl Search<'_> {
     /// Runs both programs on `inputs`, records their paths, compares them.
     fn try_inputs(&mut self, inputs: &[u32]) {
         self.stats.runs += 1;
-        let (lo, ll) = self.run_side(0, inputs);
-        let (ro, rl) = self.run_side(1, inputs);
-        if verdict::outcomes_differ(&lo, &ro) {
+        let (lo, lobs, ll) = self.run_side(0, inputs);
+        let (ro, robs, rl) = self.run_side(1, inputs);
+        if verdict::results_differ(&lo, &lobs, &ro, &robs) {
             self.confirm(inputs, ll, rl);
             return;
         }
@@ -391,10 +430,7 @@ impl Search<'_> {
 
     /// Replays a suspected difference on fresh machines; keeps it only if it shows.
     fn confirm(&mut self, inputs: &[u32], ll: usize, rl: usize) {
-        let config = self.config();
-        let (left, right) = (&self.sides[0].program, &self.sides[1].program);
-        let Some(cx) = verdict::replay(left, right, config, &Self::frontend(inputs), &self.names)
-        else {
+        let Some(cx) = self.replay(inputs) else {
             self.stats.restarts += 1;
             return;
         };
@@ -402,21 +438,37 @@ impl Search<'_> {
         self.found = Some((cx, ll, rl));
     }
 
-    /// Runs one side with tracing; returns its outcome and leaf.
-    fn run_side(&mut self, side: usize, inputs: &[u32]) -> (Outcome, usize) {
+    fn replay(&self, inputs: &[u32]) -> Option<Counterexample> {
+        verdict::replay(
+            &self.sides[0].program,
+            &self.sides[1].program,
+            self.config(),
+            &self.layout,
+            inputs,
+            &self.opts.observe,
+        )
+    }
+
+    /// Runs one side with tracing; returns its outcome, what it observed, and its leaf.
+    fn run_side(&mut self, side: usize, inputs: &[u32]) -> (Outcome, Vec<Observed>, usize) {
         let image_end = self.sides[side].program.byte_len();
         let termination = self.opts.termination;
         let record = self.opts.dump_trace;
-        let frontend = Self::frontend(inputs);
-        let symbolic: Vec<(Reg, Term)> = INPUTS
-            .iter()
-            .zip(&self.vars)
-            .filter_map(|(&(_, r), &v)| Reg::new(r).map(|r| (r, v)))
-            .collect();
+        let (frontend, stdin) = self.layout.run_inputs(inputs);
+        let symbolic = self.layout.symbolic_registers();
+        let memory = self.layout.symbolic_memory(&mut self.store, image_end);
+        let stdin_terms = self.layout.symbolic_stdin().to_vec();
         let s = &mut self.sides[side];
         s.machine.reset();
-        // The twoints frontend cannot fail to apply.
-        let _ = s.machine.apply(&frontend);
+        if s.machine.apply(&frontend).is_err() {
+            // An array that does not fit this program's memory: the run cannot start,
+            // so the path stays unexplored.
+            let outcome = s.machine.run_to_outcome(&mut tamarin_mips::NoTrace);
+            let leaf = self.record_path(side, &[], &outcome, Vec::new(), true);
+            return (outcome, Vec::new(), leaf);
+        }
+        self.layout.set_registers(&mut s.machine, inputs);
+        s.machine.set_input(Arc::from(stdin));
         let mut tracer = SymTracer::new(
             &mut self.store,
             s.machine.regs(),
@@ -426,31 +478,48 @@ impl Search<'_> {
             record,
         )
         .with_image(s.program.words().clone())
+        .with_memory(memory)
+        .with_stdin(stdin_terms)
         .with_limits(TraceLimits {
             deadline: self.opts.timeout.map(|t| self.start + t),
             ..self.opts.trace_limits
         });
         let outcome = s.machine.run_to_outcome(&mut tracer);
         let partial = tracer.gave_up().is_some();
-        let (conds, steps, regs) = tracer.finish();
-        let result = match regs[3] {
-            Val::Conc(c) => self.store.word(c),
-            Val::Sym(t) => t,
-        };
+        let observed_terms: Vec<Vec<Term>> =
+            self.opts.observe.iter().map(|o| tracer.observe(o)).collect();
+        let (conds, steps, _) = tracer.finish();
+        for c in &conds {
+            if c.kind == trace::CondKind::JumpTarget {
+                self.jump_targets.insert(c.cond);
+            }
+        }
+        let observed: Vec<Observed> = self
+            .opts
+            .observe
+            .iter()
+            .map(|o| observe(&self.sides[side].machine, &outcome, o))
+            .collect();
         if record {
             let mut text = trace::render(&self.store, &steps);
             text.push_str(&format!("    => {}", outcome.status.name()));
             if let Status::Error(f) = outcome.status {
                 text.push_str(&format!(" ({f})"));
             } else if outcome.status == Status::Done {
-                text.push_str(&format!(", $3 = {}", self.store.readable(result)));
+                for (o, terms) in self.opts.observe.iter().zip(&observed_terms) {
+                    let shown: Vec<String> = terms
+                        .iter()
+                        .map(|&t| self.store.readable(t).to_string())
+                        .collect();
+                    text.push_str(&format!(", {o} = {}", shown.join(" ")));
+                }
             }
             let named = self.named(inputs);
             let which = if side == 0 { Side::Left } else { Side::Right };
             self.observer.trace(which, &named, &text);
         }
-        let leaf = self.record_path(side, &conds, &outcome, result, partial);
-        (outcome, leaf)
+        let leaf = self.record_path(side, &conds, &outcome, observed_terms, partial);
+        (outcome, observed, leaf)
     }
 
     fn record_path(
@@ -458,7 +527,7 @@ impl Search<'_> {
         side: usize,
         conds: &[PathCond],
         outcome: &Outcome,
-        result: Term,
+        observed: Vec<Vec<Term>>,
         partial: bool,
     ) -> usize {
         let terms: Vec<Term> = conds.iter().map(|c| c.cond).collect();
@@ -472,9 +541,10 @@ impl Search<'_> {
                 let l = s.leaves.len();
                 s.leaves.push(Leaf {
                     conds: terms,
+                    observed,
                     outcome: match outcome.status {
                         _ if partial => LeafOutcome::Partial,
-                        Status::Done => LeafOutcome::Done(result),
+                        Status::Done => LeafOutcome::Done,
                         Status::Error(_) => LeafOutcome::Error,
                         Status::OutOfFuel => LeafOutcome::OutOfFuel,
                     },
@@ -511,7 +581,23 @@ impl Search<'_> {
             // Unknown results cannot be compared symbolically (the concrete runs were).
             (LeafOutcome::Partial, _) | (_, LeafOutcome::Partial) => self.store.bool(false),
             (LeafOutcome::Error, LeafOutcome::Error) => self.store.bool(false),
-            (LeafOutcome::Done(x), LeafOutcome::Done(y)) => self.store.ne(x, y),
+            (LeafOutcome::Done, LeafOutcome::Done) => {
+                let (a, b) = (
+                    self.sides[0].leaves[l].observed.clone(),
+                    self.sides[1].leaves[r].observed.clone(),
+                );
+                let mut any = self.store.bool(false);
+                for (x, y) in a.iter().zip(&b) {
+                    if x.len() != y.len() {
+                        return self.store.bool(true);
+                    }
+                    for (&p, &q) in x.iter().zip(y) {
+                        let ne = self.store.ne(p, q);
+                        any = self.store.or(any, ne);
+                    }
+                }
+                any
+            }
             _ => self.store.bool(true),
         }
     }
@@ -667,13 +753,14 @@ impl Search<'_> {
             fuel: self.opts.fuel,
         };
         self.stats.paths = proof.paths;
+        self.stats.jump_targets = self.jump_targets.len() as u64;
         self.stats.solver = self.solver.stats;
         self.stats.total = self.start.elapsed();
         let cx = self.found.take().map(|(cx, _, _)| cx);
         Report {
             verdict: verdict::decide(cx, coverage, proof),
             stats: self.stats,
-            input_names: self.names,
+            input_names: self.layout.names().to_vec(),
         }
     }
 }

@@ -4,7 +4,7 @@
 use super::Search;
 use crate::solver::Answer;
 use crate::term::{BinOp, Term};
-use crate::verdict::{self, Counterexample};
+use crate::verdict::Counterexample;
 
 /// Magnitude bounds tried in turn, all inputs at once.
 const BOUNDS: [u32; 6] = [0, 1, 10, 100, 1000, 65536];
@@ -12,12 +12,17 @@ const BOUNDS: [u32; 6] = [0, 1, 10, 100, 1000, 65536];
 impl Search<'_> {
     /// `-bound <= v <= bound` for every input.
     fn small(&mut self, bound: u32) -> Vec<Term> {
-        let vars = self.vars.clone();
+        let vars = self.layout.vars().to_vec();
         vars.into_iter()
             .map(|v| {
-                let b = self.store.word(bound);
+                let w = self.store.width(v);
+                let span = (bound as u64) * 2 + 1;
+                if span >= crate::term::mask(w) {
+                    return self.store.bool(true);
+                }
+                let b = self.store.constant(w, bound as u64);
                 let shifted = self.store.bin(BinOp::Add, v, b);
-                let limit = self.store.word(bound.wrapping_mul(2).wrapping_add(1));
+                let limit = self.store.constant(w, span);
                 self.store.bin(BinOp::Ult, shifted, limit)
             })
             .collect()
@@ -48,24 +53,20 @@ impl Search<'_> {
                             continue;
                         }
                         let mut q2 = q.clone();
-                        let zero = self.store.word(0);
-                        let z = self.store.eq(self.vars[i], zero);
+                        let vars = self.layout.vars().to_vec();
+                        let zero = self.store.constant(self.store.width(vars[i]), 0);
+                        let z = self.store.eq(vars[i], zero);
                         q2.push(z);
                         for (j, &v) in inputs.iter().enumerate().take(i) {
-                            let k = self.store.word(v);
-                            let e = self.store.eq(self.vars[j], k);
+                            let k = self.store.constant(self.store.width(vars[j]), v as u64);
+                            let e = self.store.eq(vars[j], k);
                             q2.push(e);
                         }
                         if let Answer::Sat(m2) = self.ask(&q2) {
                             inputs = self.inputs_of(&m2.values);
                         }
                     }
-                    let config = self.config();
-                    let frontend = Self::frontend(&inputs);
-                    let (left, right) = (&self.sides[0].program, &self.sides[1].program);
-                    if let Some(better) =
-                        verdict::replay(left, right, config, &frontend, &self.names)
-                    {
+                    if let Some(better) = self.replay(&inputs) {
                         return better;
                     }
                     return cx;

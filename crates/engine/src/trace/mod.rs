@@ -22,6 +22,7 @@ use tamarin_mips::cpu::{Event, Fault, FaultKind, Registers, Tracer, INPUT_ADDR, 
 use tamarin_mips::memory::MEM_SIZE;
 use tamarin_mips::{Instr, Reg};
 
+use crate::io::Observable;
 use crate::term::{BinOp, Term, TermStore};
 
 /// A register's shadow: a concrete value, or a term over the inputs.
@@ -126,6 +127,11 @@ pub struct SymTracer<'s> {
     steps: Option<Vec<TraceStep>>,
     limits: TraceLimits,
     term_budget_end: usize,
+    /// Symbolic standard input bytes (8-bit terms); reads past them give -1.
+    stdin: Vec<Term>,
+    reads: usize,
+    /// Every byte written to the output address, as an 8-bit term.
+    outputs: Vec<Term>,
     executed: u64,
     gave_up: Option<GaveUp>,
 }
@@ -169,6 +175,9 @@ impl<'s> SymTracer<'s> {
             limits: TraceLimits::default(),
             executed: 0,
             gave_up: None,
+            stdin: Vec::new(),
+            reads: 0,
+            outputs: Vec::new(),
         }
     }
 
@@ -177,6 +186,67 @@ impl<'s> SymTracer<'s> {
     pub fn with_image(mut self, image: Arc<[u32]>) -> Self {
         self.image = Some(image);
         self
+    }
+
+    /// Words of memory that hold input terms at the start (an array input).
+    pub fn with_memory(mut self, words: Vec<(u32, Term)>) -> Self {
+        for (addr, t) in words {
+            let v = self.as_val(t);
+            if matches!(v, Val::Sym(_)) {
+                self.sym_words = true;
+            }
+            self.overlay.insert(addr, v);
+            if addr >= self.image_end {
+                self.written.insert(addr);
+            }
+        }
+        self
+    }
+
+    /// Standard input bytes that are inputs (8-bit terms), read in order.
+    pub fn with_stdin(mut self, bytes: Vec<Term>) -> Self {
+        self.stdin = bytes;
+        self
+    }
+
+    /// The terms of an observable at this point of the run (after it ends: its result).
+    pub fn observe(&mut self, what: &Observable) -> Vec<Term> {
+        match *what {
+            Observable::Reg(r) => {
+                let v = self.reg(r);
+                vec![self.term(v)]
+            }
+            Observable::Hi => vec![self.term(self.hi)],
+            Observable::Lo => vec![self.term(self.lo)],
+            Observable::Output => self.outputs.clone(),
+            Observable::Mem { from, to } => (from..=to)
+                .step_by(4)
+                .map(|a| {
+                    let v = self.read_word(a);
+                    self.term(v)
+                })
+                .collect(),
+        }
+    }
+
+    /// The shadow of the word at concrete address `addr` (initial memory: the image).
+    fn read_word(&mut self, addr: u32) -> Val {
+        if let Some(&v) = self.overlay.get(&addr) {
+            return v;
+        }
+        match self.base {
+            Some(m) => {
+                let k = self.store.word(addr);
+                let t = self.store.select(m, k);
+                self.as_val(t)
+            }
+            None => Val::Conc(
+                self.image
+                    .as_ref()
+                    .and_then(|i| i.get((addr / 4) as usize).copied())
+                    .unwrap_or(0),
+            ),
+        }
     }
 
     /// Bounds what tracing this run may cost.
@@ -635,7 +705,17 @@ impl Tracer for SymTracer<'_> {
                     if let Some(a) = self.address(s, i) {
                         self.pin_address(pc, a, INPUT_ADDR);
                     }
-                    self.set(pc, instr, t, Val::Conc(byte.map_or(u32::MAX, u32::from)));
+                    let v = match (byte, self.stdin.get(self.reads).copied()) {
+                        (Some(_), Some(b)) => {
+                            let w = self.store.zero_ext(24, b);
+                            self.as_val(w)
+                        }
+                        _ => Val::Conc(byte.map_or(u32::MAX, u32::from)),
+                    };
+                    if byte.is_some() {
+                        self.reads += 1;
+                    }
+                    self.set(pc, instr, t, v);
                 }
                 _ => {}
             },
@@ -650,6 +730,12 @@ impl Tracer for SymTracer<'_> {
                     if let Some(a) = self.address(s, i) {
                         self.pin_address(pc, a, OUTPUT_ADDR);
                     }
+                    let v = self.reg(t);
+                    let byte = match v {
+                        Val::Conc(c) => self.store.constant(8, c as u64),
+                        Val::Sym(w) => self.store.extract(7, 0, w),
+                    };
+                    self.outputs.push(byte);
                 }
                 _ => {}
             },

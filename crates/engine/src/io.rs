@@ -1,0 +1,362 @@
+//! What goes into a run and what comes out of it: the kinds of input (registers, an
+//! array, standard input bytes) and the observables that a comparison compares.
+//!
+//! The layout fixes one order of input variables, so a model from the solver, a
+//! counterexample and a replay command all mean the same values.
+
+use std::fmt;
+
+use tamarin_mips::cpu::{Frontend, Machine, Outcome};
+use tamarin_mips::memory::MEM_SIZE;
+use tamarin_mips::Reg;
+
+use crate::term::{BinOp, Term, TermStore};
+
+/// How the inputs enter the programs.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum InputSpec {
+    /// These registers hold the inputs (the twoints frontend: `$1`, `$2`).
+    Registers(Vec<Reg>),
+    /// An array of `0..=max_len` words, placed at `base` (default: right after each
+    /// program's image); `$1` holds its address and `$2` its length.
+    Array { max_len: u32, base: Option<u32> },
+}
+
+impl Default for InputSpec {
+    fn default() -> Self {
+        InputSpec::Registers(vec![Reg::from_bits(1), Reg::from_bits(2)])
+    }
+}
+
+/// Something compared when both runs end normally.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum Observable {
+    Reg(Reg),
+    Hi,
+    Lo,
+    /// The bytes written to the output address.
+    Output,
+    /// The words at addresses `from` to `to`, both included.
+    Mem { from: u32, to: u32 },
+}
+
+impl fmt::Display for Observable {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            Observable::Reg(r) => write!(f, "{r}"),
+            Observable::Hi => f.write_str("hi"),
+            Observable::Lo => f.write_str("lo"),
+            Observable::Output => f.write_str("output"),
+            Observable::Mem { from, to } => write!(f, "mem:{from:#x}..{to:#x}"),
+        }
+    }
+}
+
+/// The most words one `mem:` observable may cover.
+pub const MAX_OBSERVED_WORDS: u32 = 65_536;
+
+impl Observable {
+    /// Parses `$N`, `hi`, `lo`, `output` or `mem:A..B` (numbers decimal or `0x` hex;
+    /// word-aligned, inside memory, at most [`MAX_OBSERVED_WORDS`] words).
+    pub fn parse(text: &str) -> Result<Observable, String> {
+        let t = text.trim();
+        match t {
+            "hi" => return Ok(Observable::Hi),
+            "lo" => return Ok(Observable::Lo),
+            "output" => return Ok(Observable::Output),
+            _ => {}
+        }
+        if let Some(n) = t.strip_prefix('$') {
+            return match n.parse::<u8>().ok().and_then(Reg::new) {
+                Some(r) => Ok(Observable::Reg(r)),
+                None => Err(format!("`{t}` is not a register; expected $0 … $31")),
+            };
+        }
+        if let Some(range) = t.strip_prefix("mem:") {
+            let Some((a, b)) = range.split_once("..") else {
+                return Err(format!("`{t}`: expected a range like mem:0x100..0x10c"));
+            };
+            let num = |s: &str| -> Result<u32, String> {
+                let s = s.trim();
+                let v = match s.strip_prefix("0x").or_else(|| s.strip_prefix("0X")) {
+                    Some(h) => u32::from_str_radix(h, 16),
+                    None => s.parse::<u32>(),
+                };
+                v.map_err(|_| format!("`{s}` in `{t}` is not an address"))
+            };
+            let (from, to) = (num(a)?, num(b)?);
+            if from % 4 != 0 || to % 4 != 0 {
+                return Err(format!("`{t}`: addresses must be multiples of 4"));
+            }
+            if from > to || to >= MEM_SIZE {
+                return Err(format!(
+                    "`{t}`: expected A..B with A <= B < {MEM_SIZE:#x} (both included)"
+                ));
+            }
+            if (to - from) / 4 + 1 > MAX_OBSERVED_WORDS {
+                return Err(format!(
+                    "`{t}` covers more than {MAX_OBSERVED_WORDS} words"
+                ));
+            }
+            return Ok(Observable::Mem { from, to });
+        }
+        Err(format!(
+            "`{t}` is not an observable; expected $N, hi, lo, output or mem:A..B"
+        ))
+    }
+}
+
+/// A value observed on a concrete run.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum Observed {
+    Word(u32),
+    Bytes(Vec<u8>),
+    Words(Vec<u32>),
+}
+
+/// Reads `what` from a machine after its run.
+pub fn observe(machine: &Machine, outcome: &Outcome, what: &Observable) -> Observed {
+    match *what {
+        Observable::Reg(r) => Observed::Word(outcome.regs.get(r)),
+        Observable::Hi => Observed::Word(outcome.regs.hi),
+        Observable::Lo => Observed::Word(outcome.regs.lo),
+        Observable::Output => Observed::Bytes(outcome.output.clone()),
+        Observable::Mem { from, to } => {
+            Observed::Words((from..=to).step_by(4).map(|a| machine.read_word(a)).collect())
+        }
+    }
+}
+
+/// The input variables of a comparison and how their values become a run's inputs.
+#[derive(Clone, Debug)]
+pub struct InputLayout {
+    pub spec: InputSpec,
+    /// Bytes of standard input that are inputs (after them, reads give -1).
+    pub stdin_len: usize,
+    vars: Vec<Term>,
+    names: Vec<String>,
+}
+
+/// The inputs of one run, for reports and replay commands.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct InputValues {
+    /// Register inputs by name (`$1` …), empty for the array frontend.
+    pub registers: Vec<(String, u32)>,
+    /// The array, for the array frontend.
+    pub array: Option<Vec<u32>>,
+    /// Standard input bytes.
+    pub stdin: Vec<u8>,
+}
+
+impl InputLayout {
+    /// Declares the input variables in `store`.
+    pub fn declare(store: &mut TermStore, spec: &InputSpec, stdin_len: usize) -> InputLayout {
+        let mut vars = Vec::new();
+        let mut names = Vec::new();
+        let mut var = |store: &mut TermStore, name: String, width: u8| {
+            vars.push(store.new_var(&name, width));
+            names.push(name);
+        };
+        match spec {
+            InputSpec::Registers(regs) => {
+                for r in regs {
+                    var(store, r.to_string(), 32);
+                }
+            }
+            InputSpec::Array { max_len, .. } => {
+                var(store, "len".into(), 32);
+                for k in 0..*max_len {
+                    var(store, format!("a[{k}]"), 32);
+                }
+            }
+        }
+        for k in 0..stdin_len {
+            var(store, format!("in[{k}]"), 8);
+        }
+        InputLayout {
+            spec: spec.clone(),
+            stdin_len,
+            vars,
+            names,
+        }
+    }
+
+    /// The input variables, in order.
+    pub fn vars(&self) -> &[Term] {
+        &self.vars
+    }
+
+    /// Their names, in order.
+    pub fn names(&self) -> &[String] {
+        &self.names
+    }
+
+    /// Constraints every input satisfies (the array length is at most `max_len`).
+    pub fn domain(&self, store: &mut TermStore) -> Vec<Term> {
+        match (&self.spec, self.vars.first()) {
+            (InputSpec::Array { max_len, .. }, Some(&len)) => {
+                let bound = store.word(max_len.saturating_add(1));
+                vec![store.bin(BinOp::Ult, len, bound)]
+            }
+            _ => Vec::new(),
+        }
+    }
+
+    /// Values for every variable from `values` (missing ones are 0), with the array
+    /// length clamped to its bound.
+    pub fn normalise(&self, values: &[u64]) -> Vec<u32> {
+        let mut v: Vec<u32> = (0..self.vars.len())
+            .map(|i| values.get(i).copied().unwrap_or(0) as u32)
+            .collect();
+        if let (InputSpec::Array { max_len, .. }, Some(len)) = (&self.spec, v.first_mut()) {
+            *len = (*len).min(*max_len);
+        }
+        for k in 0..self.stdin_len {
+            if let Some(b) = v.get_mut(self.vars.len() - self.stdin_len + k) {
+                *b &= 0xff;
+            }
+        }
+        v
+    }
+
+    /// The frontend and standard input of a run on `values`.
+    pub fn run_inputs(&self, values: &[u32]) -> (Frontend, Vec<u8>) {
+        let get = |i: usize| values.get(i).copied().unwrap_or(0);
+        let frontend = match &self.spec {
+            InputSpec::Registers(_) => Frontend::TwoInts(0, 0),
+            InputSpec::Array { max_len, base } => {
+                let len = get(0).min(*max_len) as usize;
+                Frontend::Array {
+                    elems: (0..len).map(|k| get(1 + k)).collect(),
+                    base: *base,
+                }
+            }
+        };
+        let first = self.vars.len() - self.stdin_len;
+        let stdin = (0..self.stdin_len).map(|k| get(first + k) as u8).collect();
+        (frontend, stdin)
+    }
+
+    /// Sets the register inputs on a machine (after the frontend is applied).
+    pub fn set_registers(&self, machine: &mut Machine, values: &[u32]) {
+        if let InputSpec::Registers(regs) = &self.spec {
+            for (k, &r) in regs.iter().enumerate() {
+                machine.set_reg(r, values.get(k).copied().unwrap_or(0));
+            }
+        }
+    }
+
+    /// The registers that hold input terms at the start of a run.
+    pub fn symbolic_registers(&self) -> Vec<(Reg, Term)> {
+        match &self.spec {
+            InputSpec::Registers(regs) => regs.iter().copied().zip(self.vars.iter().copied()).collect(),
+            InputSpec::Array { .. } => match self.vars.first() {
+                Some(&len) => vec![(Reg::from_bits(2), len)],
+                None => Vec::new(),
+            },
+        }
+    }
+
+    /// The memory words that hold input terms at the start of a run of a program whose
+    /// image ends at `image_end`: the array's slots, each `len > k ? a[k] : 0`.
+    pub fn symbolic_memory(&self, store: &mut TermStore, image_end: u32) -> Vec<(u32, Term)> {
+        let InputSpec::Array { max_len, base } = &self.spec else {
+            return Vec::new();
+        };
+        let base = base.unwrap_or(image_end);
+        let Some(&len) = self.vars.first() else {
+            return Vec::new();
+        };
+        let zero = store.word(0);
+        (0..*max_len)
+            .filter_map(|k| {
+                let addr = base.checked_add(k.checked_mul(4)?)?;
+                if addr >= MEM_SIZE {
+                    return None;
+                }
+                let kk = store.word(k);
+                let present = store.bin(BinOp::Ult, kk, len);
+                let elem = *self.vars.get(1 + k as usize)?;
+                Some((addr, store.ite(present, elem, zero)))
+            })
+            .collect()
+    }
+
+    /// The standard input variables (8 bits each), in order.
+    pub fn symbolic_stdin(&self) -> &[Term] {
+        &self.vars[self.vars.len() - self.stdin_len..]
+    }
+
+    /// The inputs of a run, as reported.
+    pub fn describe(&self, values: &[u32]) -> InputValues {
+        let (frontend, stdin) = self.run_inputs(values);
+        match (&self.spec, frontend) {
+            (InputSpec::Array { .. }, Frontend::Array { elems, .. }) => InputValues {
+                registers: Vec::new(),
+                array: Some(elems),
+                stdin,
+            },
+            _ => InputValues {
+                registers: self
+                    .names
+                    .iter()
+                    .take(self.vars.len() - self.stdin_len)
+                    .cloned()
+                    .zip(values.iter().copied())
+                    .collect(),
+                array: None,
+                stdin,
+            },
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn observables_parse_and_print() {
+        for text in ["$3", "hi", "lo", "output", "mem:0x100..0x10c"] {
+            let o = Observable::parse(text).unwrap();
+            assert_eq!(o.to_string(), text);
+        }
+        assert_eq!(
+            Observable::parse("mem:256..268"),
+            Ok(Observable::Mem {
+                from: 0x100,
+                to: 0x10c
+            })
+        );
+        for bad in ["$32", "$x", "mem:1..8", "mem:8..4", "mem:0x0", "pc", "mem:0..0x1000000"] {
+            assert!(Observable::parse(bad).is_err(), "{bad}");
+        }
+    }
+
+    #[test]
+    fn array_layout_clamps_and_places() {
+        let mut s = TermStore::new();
+        let l = InputLayout::declare(
+            &mut s,
+            &InputSpec::Array {
+                max_len: 3,
+                base: None,
+            },
+            1,
+        );
+        assert_eq!(l.names(), ["len", "a[0]", "a[1]", "a[2]", "in[0]"]);
+        let v = l.normalise(&[9, 1, 2, 3, 0x1ff]);
+        assert_eq!(v, vec![3, 1, 2, 3, 0xff]);
+        let (f, stdin) = l.run_inputs(&[2, 7, 8, 9, 65]);
+        assert_eq!(
+            f,
+            Frontend::Array {
+                elems: vec![7, 8],
+                base: None
+            }
+        );
+        assert_eq!(stdin, b"A");
+        assert_eq!(l.symbolic_memory(&mut s, 8).len(), 3);
+        assert_eq!(l.describe(&[2, 7, 8, 9, 65]).array, Some(vec![7, 8]));
+    }
+}
