@@ -37,7 +37,10 @@ pub enum Observable {
     /// The bytes written to the output address.
     Output,
     /// The words at addresses `from` to `to`, both included.
-    Mem { from: u32, to: u32 },
+    Mem {
+        from: u32,
+        to: u32,
+    },
 }
 
 impl fmt::Display for Observable {
@@ -94,9 +97,7 @@ impl Observable {
                 ));
             }
             if (to - from) / 4 + 1 > MAX_OBSERVED_WORDS {
-                return Err(format!(
-                    "`{t}` covers more than {MAX_OBSERVED_WORDS} words"
-                ));
+                return Err(format!("`{t}` covers more than {MAX_OBSERVED_WORDS} words"));
             }
             return Ok(Observable::Mem { from, to });
         }
@@ -121,9 +122,12 @@ pub fn observe(machine: &Machine, outcome: &Outcome, what: &Observable) -> Obser
         Observable::Hi => Observed::Word(outcome.regs.hi),
         Observable::Lo => Observed::Word(outcome.regs.lo),
         Observable::Output => Observed::Bytes(outcome.output.clone()),
-        Observable::Mem { from, to } => {
-            Observed::Words((from..=to).step_by(4).map(|a| machine.read_word(a)).collect())
-        }
+        Observable::Mem { from, to } => Observed::Words(
+            (from..=to)
+                .step_by(4)
+                .map(|a| machine.read_word(a))
+                .collect(),
+        ),
     }
 }
 
@@ -249,7 +253,11 @@ impl InputLayout {
     /// The registers that hold input terms at the start of a run.
     pub fn symbolic_registers(&self) -> Vec<(Reg, Term)> {
         match &self.spec {
-            InputSpec::Registers(regs) => regs.iter().copied().zip(self.vars.iter().copied()).collect(),
+            InputSpec::Registers(regs) => regs
+                .iter()
+                .copied()
+                .zip(self.vars.iter().copied())
+                .collect(),
             InputSpec::Array { .. } => match self.vars.first() {
                 Some(&len) => vec![(Reg::from_bits(2), len)],
                 None => Vec::new(),
@@ -328,7 +336,15 @@ mod tests {
                 to: 0x10c
             })
         );
-        for bad in ["$32", "$x", "mem:1..8", "mem:8..4", "mem:0x0", "pc", "mem:0..0x1000000"] {
+        for bad in [
+            "$32",
+            "$x",
+            "mem:1..8",
+            "mem:8..4",
+            "mem:0x0",
+            "pc",
+            "mem:0..0x1000000",
+        ] {
             assert!(Observable::parse(bad).is_err(), "{bad}");
         }
     }

@@ -30,7 +30,12 @@ pub fn outcomes_differ(left: &Outcome, right: &Outcome) -> bool {
 
 /// The same rules with chosen observables: when both runs end, they differ when any
 /// observed value differs.
-pub fn results_differ(left: &Outcome, lobs: &[Observed], right: &Outcome, robs: &[Observed]) -> bool {
+pub fn results_differ(
+    left: &Outcome,
+    lobs: &[Observed],
+    right: &Outcome,
+    robs: &[Observed],
+) -> bool {
     match (&left.status, &right.status) {
         (Status::OutOfFuel, _) | (_, Status::OutOfFuel) => false,
         (Status::Error(_), Status::Error(_)) => false,

@@ -486,8 +486,12 @@ impl Search<'_> {
         });
         let outcome = s.machine.run_to_outcome(&mut tracer);
         let partial = tracer.gave_up().is_some();
-        let observed_terms: Vec<Vec<Term>> =
-            self.opts.observe.iter().map(|o| tracer.observe(o)).collect();
+        let observed_terms: Vec<Vec<Term>> = self
+            .opts
+            .observe
+            .iter()
+            .map(|o| tracer.observe(o))
+            .collect();
         let (conds, steps, _) = tracer.finish();
         for c in &conds {
             if c.kind == trace::CondKind::JumpTarget {
