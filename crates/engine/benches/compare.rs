@@ -2,7 +2,8 @@
 //! process, for each way of driving Z3. Prints a Markdown table for BENCHMARKS.md.
 //!
 //! Run: `cargo bench -p tamarin --bench compare` (add `-- --quick` for fewer repeats,
-//! and any other word to keep only the cases whose name contains it).
+//! any other word to keep only the cases whose name contains it, and `-- --solvers` to
+//! compare the solver backends instead of the Z3 modes).
 
 use std::path::Path;
 use std::time::{Duration, Instant};
@@ -107,11 +108,77 @@ fn time(case: &Case, mode: Z3Mode, repeats: usize) -> (Duration, Report) {
     (times[times.len() / 2], report)
 }
 
+/// Median time of `case` with an external solver (`None`: Z3 in process).
+fn time_external(case: &Case, solver: Option<&str>, repeats: usize) -> (Duration, Report) {
+    let mut opts = Options::default();
+    if let Some(f) = case.fuel {
+        opts.fuel = f;
+    }
+    opts.solver.external = solver.map(str::to_string);
+    let mut report = compare(&case.left, &case.right, &opts, &mut Quiet);
+    let mut times = Vec::with_capacity(repeats);
+    for _ in 0..repeats {
+        let start = Instant::now();
+        report = compare(&case.left, &case.right, &opts, &mut Quiet);
+        times.push(start.elapsed());
+    }
+    times.sort();
+    (times[times.len() / 2], report)
+}
+
+/// `--solvers`: every backend on every case (external ones only where installed).
+fn solvers_table(filters: &[&String], repeats: usize) {
+    let backends: Vec<(&str, Option<&str>)> = [
+        ("z3 in process", None),
+        ("z3 binary", Some("z3")),
+        ("cvc5", Some("cvc5")),
+        ("yices", Some("yices")),
+    ]
+    .into_iter()
+    .filter(|(_, cmd)| {
+        cmd.is_none_or(|c| {
+            tamarin::solver::ProcessSolver::from_name(c, Duration::from_secs(5))
+                .and_then(|p| p.probe())
+                .is_ok()
+        })
+    })
+    .collect();
+    let names: Vec<&str> = backends.iter().map(|(n, _)| *n).collect();
+    println!("| case | verdict | queries | {} |", names.join(" | "));
+    println!("|---|---|---|{}", "---|".repeat(names.len()));
+    for case in cases() {
+        if !filters.is_empty() && !filters.iter().any(|f| case.name.contains(f.as_str())) {
+            continue;
+        }
+        let mut cells = Vec::new();
+        let mut verdict = String::new();
+        let mut queries = 0;
+        for (_, cmd) in &backends {
+            let (t, r) = time_external(&case, *cmd, repeats);
+            if verdict.is_empty() {
+                verdict = r.verdict.name().to_string();
+                queries = r.stats.solver.queries;
+            }
+            assert_eq!(verdict, r.verdict.name(), "{} with {cmd:?}", case.name);
+            cells.push(format!("{:.2} ms", t.as_secs_f64() * 1e3));
+        }
+        println!(
+            "| {} | {verdict} | {queries} | {} |",
+            case.name,
+            cells.join(" | ")
+        );
+    }
+}
+
 fn main() {
     let args: Vec<String> = std::env::args().skip(1).collect();
     let quick = args.iter().any(|a| a == "--quick");
     // Any other argument that is not a flag filters cases by substring.
     let filters: Vec<&String> = args.iter().filter(|a| !a.starts_with('-')).collect();
+    if args.iter().any(|a| a == "--solvers") {
+        solvers_table(&filters, if quick { 1 } else { 5 });
+        return;
+    }
     let repeats = if quick { 3 } else { 15 };
     println!("| case | verdict | incremental: median | runs | queries | fresh: median | runs | queries | incremental / fresh |");
     println!("|---|---|---|---|---|---|---|---|---|");

@@ -7,10 +7,12 @@
 mod cache;
 mod dump;
 pub mod eliminate;
+mod process;
 mod z3;
 
 pub use self::cache::CachingSolver;
 pub use self::dump::DumpingSolver;
+pub use self::process::ProcessSolver;
 pub use self::z3::{Z3Mode, Z3Solver};
 
 use std::time::{Duration, Instant};
@@ -132,6 +134,9 @@ pub struct SolverConfig {
     pub caching: bool,
     /// Write every query that reaches the backend as an SMT-LIB file here.
     pub dump_dir: Option<std::path::PathBuf>,
+    /// The backend: `None` for Z3 in process, or a solver command (see
+    /// [`ProcessSolver::from_name`]).
+    pub external: Option<String>,
 }
 
 impl Default for SolverConfig {
@@ -141,13 +146,33 @@ impl Default for SolverConfig {
             z3_mode: Z3Mode::Incremental,
             caching: false,
             dump_dir: None,
+            external: None,
         }
     }
 }
 
-/// Composes the chain: counting → caches → dumping → backend.
+/// A backend that cannot answer (its command did not parse): every query is unknown,
+/// so the search stays honest. Front ends check [`ProcessSolver::probe`] first.
+struct Unavailable(String);
+
+impl Solver for Unavailable {
+    fn check(&mut self, _: &TermStore, _: &[Term]) -> Answer {
+        Answer::Unknown(self.0.clone())
+    }
+    fn describe(&self) -> String {
+        format!("no solver ({})", self.0)
+    }
+}
+
+/// Composes the chain: caches → dumping → backend.
 pub fn build_chain(config: &SolverConfig) -> Box<dyn Solver> {
-    let backend: Box<dyn Solver> = Box::new(Z3Solver::new(config.z3_mode, config.timeout));
+    let backend: Box<dyn Solver> = match &config.external {
+        None => Box::new(Z3Solver::new(config.z3_mode, config.timeout)),
+        Some(cmd) => match ProcessSolver::from_name(cmd, config.timeout) {
+            Ok(p) => Box::new(p),
+            Err(e) => Box::new(Unavailable(e)),
+        },
+    };
     let dumped: Box<dyn Solver> = match &config.dump_dir {
         Some(dir) => Box::new(DumpingSolver::new(backend, dir.clone())),
         None => backend,

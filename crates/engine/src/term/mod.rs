@@ -12,7 +12,7 @@ mod smtlib;
 
 pub use eval::{eval, Evaluator};
 pub use print::Readable;
-pub use smtlib::to_smtlib;
+pub use smtlib::{symbol as smtlib_symbol, to_smtlib};
 
 use rustc_hash::FxHashMap;
 

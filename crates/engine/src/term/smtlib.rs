@@ -12,7 +12,7 @@ fn sort(store: &TermStore, t: Term) -> String {
 }
 
 /// Quotes a name as an SMT-LIB symbol (`$1` becomes `|$1|`).
-pub(crate) fn symbol(name: &str) -> String {
+pub fn symbol(name: &str) -> String {
     let simple = !name.is_empty()
         && !name.starts_with(|c: char| c.is_ascii_digit())
         && name
@@ -62,8 +62,9 @@ pub fn to_smtlib(store: &TermStore, assertions: &[Term], comment: &str) -> Strin
         let _ = writeln!(out, "; {line}");
     }
     let order = store.reachable(assertions);
-    let _ = writeln!(out, "(set-logic QF_BV)");
+    // Options before the logic: some solvers (Yices) refuse them afterwards.
     let _ = writeln!(out, "(set-option :produce-models true)");
+    let _ = writeln!(out, "(set-logic QF_BV)");
     for &t in &order {
         if let Node::Var { index, .. } = store.node(t) {
             let _ = writeln!(

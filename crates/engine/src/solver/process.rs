@@ -1,0 +1,269 @@
+//! An SMT-LIB 2 solver in another process (cvc5, Yices, a Z3 binary, or any command
+//! that reads a script on standard input), one process per query.
+//!
+//! The script is the same text `--dump-smt` writes, followed by `(get-value …)` for
+//! the inputs. A process that does not answer within the time limit is killed and the
+//! query is `Unknown`; anything but `sat` or `unsat` on the first line is `Unknown` too.
+
+use std::io::{Read, Write};
+use std::process::{Command, Stdio};
+use std::time::{Duration, Instant};
+
+use super::{Answer, Model, Solver};
+use crate::term::{to_smtlib, Term, TermStore};
+
+/// A command line that runs an SMT-LIB 2 solver reading standard input.
+pub struct ProcessSolver {
+    program: String,
+    args: Vec<String>,
+    timeout: Duration,
+    label: String,
+}
+
+impl ProcessSolver {
+    /// `z3`, `cvc5` and `yices` name the usual binaries with their time-limit flags;
+    /// anything else is a command line split on spaces (`"bitwuzla --smt2"`).
+    pub fn from_name(name: &str, timeout: Duration) -> Result<ProcessSolver, String> {
+        let ms = timeout.as_millis().max(1);
+        let secs = ms.div_ceil(1000);
+        let (program, args): (&str, Vec<String>) = match name.trim() {
+            "z3" => ("z3", vec!["-in".into(), format!("-t:{ms}")]),
+            "cvc5" => (
+                "cvc5",
+                vec!["--lang".into(), "smt2".into(), format!("--tlimit-per={ms}")],
+            ),
+            "yices" => ("yices-smt2", vec![format!("--timeout={secs}")]),
+            other => {
+                let mut words = other.split_whitespace();
+                let Some(p) = words.next() else {
+                    return Err("the solver command is empty".into());
+                };
+                return Ok(ProcessSolver {
+                    program: p.to_string(),
+                    args: words.map(str::to_string).collect(),
+                    timeout,
+                    label: other.to_string(),
+                });
+            }
+        };
+        Ok(ProcessSolver {
+            program: program.to_string(),
+            args,
+            timeout,
+            label: name.trim().to_string(),
+        })
+    }
+
+    /// Checks that the command starts at all (so a missing binary is a usage error,
+    /// not a search full of unknowns).
+    pub fn probe(&self) -> Result<(), String> {
+        let mut store = TermStore::new();
+        let t = store.bool(true);
+        match self.run(&store, &[t]) {
+            Ok(_) => Ok(()),
+            Err(e) => Err(e),
+        }
+    }
+
+    fn run(&self, store: &TermStore, assertions: &[Term]) -> Result<Answer, String> {
+        let mut script = to_smtlib(store, assertions, "");
+        let vars = store.vars_of(assertions);
+        if !vars.is_empty() {
+            let names: Vec<String> = vars
+                .iter()
+                .map(|&v| crate::term::smtlib_symbol(store.var_name(v)))
+                .collect();
+            script.push_str(&format!("(get-value ({}))\n", names.join(" ")));
+        }
+        script.push_str("(exit)\n");
+        let mut child = Command::new(&self.program)
+            .args(&self.args)
+            .stdin(Stdio::piped())
+            .stdout(Stdio::piped())
+            .stderr(Stdio::null())
+            .spawn()
+            .map_err(|e| format!("cannot start `{}`: {e}", self.program))?;
+        let mut stdin = child.stdin.take().ok_or("no stdin")?;
+        let writer = std::thread::spawn(move || {
+            let _ = stdin.write_all(script.as_bytes());
+        });
+        let mut stdout = child.stdout.take().ok_or("no stdout")?;
+        let reader = std::thread::spawn(move || {
+            let mut out = String::new();
+            let _ = stdout.read_to_string(&mut out);
+            out
+        });
+        let deadline = Instant::now() + self.timeout + Duration::from_millis(500);
+        let timed_out = loop {
+            match child.try_wait() {
+                Ok(Some(_)) => break false,
+                Ok(None) if Instant::now() >= deadline => {
+                    let _ = child.kill();
+                    let _ = child.wait();
+                    break true;
+                }
+                Ok(None) => std::thread::sleep(Duration::from_micros(200)),
+                Err(e) => return Err(e.to_string()),
+            }
+        };
+        let _ = writer.join();
+        let out = reader.join().unwrap_or_default();
+        if timed_out {
+            return Ok(Answer::Unknown("timeout".into()));
+        }
+        Ok(parse_answer(store, &vars, &out))
+    }
+}
+
+/// Reads `sat`/`unsat`/`unknown` and, after `sat`, the `get-value` list.
+fn parse_answer(store: &TermStore, vars: &[u32], out: &str) -> Answer {
+    let mut lines = out.lines().map(str::trim).filter(|l| !l.is_empty());
+    // Skip diagnostics some solvers print before the answer.
+    let first = loop {
+        match lines.next() {
+            Some(l) if l.starts_with("(error") || l.starts_with("(warning") => continue,
+            Some(l) => break l,
+            None => return Answer::Unknown("the solver printed no answer".into()),
+        }
+    };
+    match first {
+        "unsat" => Answer::Unsat,
+        "sat" => {
+            let rest: Vec<&str> = lines.collect();
+            let mut values = vec![0u64; store.var_count()];
+            let pairs = parse_values(&rest.join(" "));
+            for &v in vars {
+                let name = store.var_name(v);
+                let found = pairs
+                    .iter()
+                    .find(|(n, _)| n.trim_matches('|') == name)
+                    .map(|(_, x)| *x);
+                match found {
+                    Some(x) => values[v as usize] = x,
+                    None => return Answer::Unknown(format!("the solver gave no value for {name}")),
+                }
+            }
+            Answer::Sat(Model { values })
+        }
+        other => Answer::Unknown(other.to_string()),
+    }
+}
+
+/// Parses `((name value) …)` with values `#x…`, `#b…` or `(_ bvN W)`.
+fn parse_values(text: &str) -> Vec<(String, u64)> {
+    let tokens = tokenize(text);
+    let mut out = Vec::new();
+    let mut i = 0;
+    while i < tokens.len() {
+        // Look for "( name value )" where value is a literal or "( _ bvN W )".
+        if tokens[i] == "(" && i + 2 < tokens.len() && tokens[i + 1] != "(" && tokens[i + 1] != "_"
+        {
+            let name = tokens[i + 1].clone();
+            let v = &tokens[i + 2];
+            let value = if let Some(h) = v.strip_prefix("#x") {
+                u64::from_str_radix(h, 16).ok()
+            } else if let Some(b) = v.strip_prefix("#b") {
+                u64::from_str_radix(b, 2).ok()
+            } else if v == "(" && tokens.get(i + 3).map(String::as_str) == Some("_") {
+                tokens
+                    .get(i + 4)
+                    .and_then(|t| t.strip_prefix("bv"))
+                    .and_then(|d| d.parse().ok())
+            } else {
+                None
+            };
+            if let Some(x) = value {
+                out.push((name, x));
+            }
+        }
+        i += 1;
+    }
+    out
+}
+
+fn tokenize(text: &str) -> Vec<String> {
+    let mut out = Vec::new();
+    let mut chars = text.chars().peekable();
+    while let Some(c) = chars.next() {
+        match c {
+            '(' | ')' => out.push(c.to_string()),
+            '|' => {
+                let mut s = String::from("|");
+                for d in chars.by_ref() {
+                    s.push(d);
+                    if d == '|' {
+                        break;
+                    }
+                }
+                out.push(s);
+            }
+            c if c.is_whitespace() => {}
+            c => {
+                let mut s = String::from(c);
+                while let Some(&d) = chars.peek() {
+                    if d == '(' || d == ')' || d.is_whitespace() {
+                        break;
+                    }
+                    s.push(d);
+                    chars.next();
+                }
+                out.push(s);
+            }
+        }
+    }
+    out
+}
+
+impl Solver for ProcessSolver {
+    fn check(&mut self, store: &TermStore, assertions: &[Term]) -> Answer {
+        match self.run(store, assertions) {
+            Ok(a) => a,
+            Err(e) => Answer::Unknown(e),
+        }
+    }
+
+    fn describe(&self) -> String {
+        format!(
+            "{} (SMT-LIB over a pipe, one process per query)",
+            self.label
+        )
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn values_in_every_notation() {
+        let v = parse_values("((|$1| #x00000010) ($2 #b101) (|a[0]| (_ bv7 32)))");
+        assert_eq!(
+            v,
+            vec![("|$1|".into(), 16), ("$2".into(), 5), ("|a[0]|".into(), 7)]
+        );
+    }
+
+    #[test]
+    fn answers() {
+        let mut s = TermStore::new();
+        let x = s.new_var("$1", 32);
+        let _ = x;
+        assert_eq!(
+            parse_answer(&s, &[0], "unsat\n(error \"no model\")"),
+            Answer::Unsat
+        );
+        assert!(matches!(
+            parse_answer(&s, &[0], "unknown\n"),
+            Answer::Unknown(_)
+        ));
+        assert!(matches!(parse_answer(&s, &[0], ""), Answer::Unknown(_)));
+        match parse_answer(&s, &[0], "sat\n((|$1| #x0000002a))") {
+            Answer::Sat(m) => assert_eq!(m.values, vec![42]),
+            a => panic!("{a:?}"),
+        }
+        assert!(matches!(
+            parse_answer(&s, &[0], "(error \"x\")\nsat\n()"),
+            Answer::Unknown(_)
+        ));
+    }
+}
