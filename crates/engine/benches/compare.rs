@@ -46,6 +46,83 @@ struct Case {
     left: Program,
     right: Program,
     fuel: Option<u64>,
+    /// Extra settings (inputs, observables) for the precision cases.
+    setup: fn(&mut Options),
+}
+
+fn asm(text: &str) -> Program {
+    match assemble("bench.asm", text) {
+        Ok(p) => p,
+        Err(e) => panic!("{e}"),
+    }
+}
+
+fn no_setup(_: &mut Options) {}
+
+/// Pairs that only the precision features separate (see crates/engine/tests/precision.rs).
+fn precision_cases() -> Vec<Case> {
+    let table = |third: u32| {
+        asm(&format!(
+            "lis $4\n.word 4\ndivu $1, $4\nmfhi $5\nadd $5, $5, $5\nadd $5, $5, $5\n\
+             lis $6\n.word table\nadd $6, $6, $5\nlw $7, 0($6)\njr $7\n\
+             c0: lis $3\n.word 10\njr $31\nc1: lis $3\n.word 11\njr $31\n\
+             c2: lis $3\n.word {third}\njr $31\nc3: lis $3\n.word 13\njr $31\n\
+             table: .word c0\n.word c1\n.word c2\n.word c3\n"
+        ))
+    };
+    let alias = asm(
+        "lis $4\n.word 16\ndivu $1, $4\nmfhi $5\nadd $5, $5, $5\nadd $5, $5, $5\n\
+         lis $6\n.word 0x1000\nadd $5, $5, $6\nsw $2, 0($5)\nlis $7\n.word 0x100c\n\
+         lw $3, 0($7)\njr $31\n",
+    );
+    let zero = asm("lis $3\n.word 0\njr $31\n");
+    let sum = |skip: bool| {
+        let skip = if skip {
+            "lis $9\n.word 3\nbeq $6, $9, next\n"
+        } else {
+            ""
+        };
+        asm(&format!(
+            "lis $8\n.word 1\nlis $10\n.word 4\nadd $3, $0, $0\nadd $6, $0, $0\n\
+             add $7, $1, $0\nloop:\nbeq $6, $2, done\n{skip}lw $5, 0($7)\n\
+             add $3, $3, $5\nnext:\nadd $7, $7, $10\nadd $6, $6, $8\n\
+             beq $0, $0, loop\ndone:\njr $31\n"
+        ))
+    };
+    let out1 = asm("lis $4\n.word 0xffff000c\nsw $1, 0($4)\njr $31\n");
+    let out2 = asm(
+        "lis $4\n.word 0xffff000c\nsw $1, 0($4)\nlis $5\n.word 65\nbne $1, $5, end\n\
+         sw $1, 0($4)\nend:\njr $31\n",
+    );
+    fn array(o: &mut Options) {
+        o.inputs = tamarin::io::InputSpec::Array {
+            max_len: 6,
+            base: None,
+        };
+    }
+    fn output(o: &mut Options) {
+        o.observe = vec![tamarin::io::Observable::Output];
+    }
+    let case = |name: &str, left: Program, right: Program, setup: fn(&mut Options)| Case {
+        name: name.to_string(),
+        left,
+        right,
+        fuel: None,
+        setup,
+    };
+    vec![
+        case("jump table (differ)", table(12), table(99), no_setup),
+        case("jump table (same)", table(12), table(12), no_setup),
+        case("aliasing store/load", alias, zero, no_setup),
+        case(
+            "array sum, 4th element (differ)",
+            sum(false),
+            sum(true),
+            array,
+        ),
+        case("array sum (same)", sum(false), sum(false), array),
+        case("output only (differ)", out1, out2, output),
+    ]
 }
 
 fn cases() -> Vec<Case> {
@@ -71,6 +148,7 @@ fn cases() -> Vec<Case> {
             left: paper(l),
             right: paper(r),
             fuel,
+            setup: no_setup,
         })
         .collect();
     for n in [5, 10, 20, 40] {
@@ -79,14 +157,17 @@ fn cases() -> Vec<Case> {
             left: nested(n, 1),
             right: nested(n, 2),
             fuel: None,
+            setup: no_setup,
         });
         out.push(Case {
             name: format!("nested N={n} (same)"),
             left: nested(n, 1),
             right: nested(n, 1),
             fuel: None,
+            setup: no_setup,
         });
     }
+    out.extend(precision_cases());
     out
 }
 
@@ -96,6 +177,7 @@ fn time(case: &Case, mode: Z3Mode, repeats: usize) -> (Duration, Report) {
         opts.fuel = f;
     }
     opts.solver.z3_mode = mode;
+    (case.setup)(&mut opts);
     // Warm up: the first query of a thread pays for Z3's context.
     let mut report = compare(&case.left, &case.right, &opts, &mut Quiet);
     let mut times = Vec::with_capacity(repeats);
@@ -115,6 +197,7 @@ fn time_external(case: &Case, solver: Option<&str>, repeats: usize) -> (Duration
         opts.fuel = f;
     }
     opts.solver.external = solver.map(str::to_string);
+    (case.setup)(&mut opts);
     let mut report = compare(&case.left, &case.right, &opts, &mut Quiet);
     let mut times = Vec::with_capacity(repeats);
     for _ in 0..repeats {
@@ -180,8 +263,8 @@ fn main() {
         return;
     }
     let repeats = if quick { 3 } else { 15 };
-    println!("| case | verdict | incremental: median | runs | queries | fresh: median | runs | queries | incremental / fresh |");
-    println!("|---|---|---|---|---|---|---|---|---|");
+    println!("| case | verdict | incremental: median | runs | queries | restarts | fresh: median | runs | queries | incremental / fresh |");
+    println!("|---|---|---|---|---|---|---|---|---|---|");
     for case in cases() {
         if !filters.is_empty() && !filters.iter().any(|f| case.name.contains(f.as_str())) {
             continue;
@@ -195,12 +278,13 @@ fn main() {
             case.name
         );
         println!(
-            "| {} | {} | {:.2} ms | {} | {} | {:.2} ms | {} | {} | {:.2} |",
+            "| {} | {} | {:.2} ms | {} | {} | {} | {:.2} ms | {} | {} | {:.2} |",
             case.name,
             report.verdict.name(),
             incr.as_secs_f64() * 1e3,
             report2.stats.runs,
             report2.stats.solver.queries,
+            report2.stats.restarts,
             fresh.as_secs_f64() * 1e3,
             report.stats.runs,
             report.stats.solver.queries,
