@@ -147,7 +147,8 @@ pub struct FrontendArgs {
     #[arg(long, value_name = "N,N,…", value_parser = parse_word_list, allow_hyphen_values = true)]
     pub array: Option<WordList>,
     /// Where the array is placed (default: the first word after the program).
-    #[arg(long, value_name = "ADDR", value_parser = parse_word, requires = "array")]
+    #[arg(long, value_name = "ADDR", value_parser = parse_word, requires = "array",
+          allow_negative_numbers = true)]
     pub array_base: Option<u32>,
 }
 

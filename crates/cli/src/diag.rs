@@ -27,6 +27,38 @@ pub enum CliError {
     /// A program file could not be read or parsed.
     #[error(transparent)]
     Load(#[from] LoadError),
+    /// A program file is larger than any program of its format (or an endless
+    /// device or pipe).
+    #[error(
+        "cannot read `{path}`: {}",
+        match size {
+            Some(n) => format!("it is {n} bytes long, more than {limit}"),
+            None => format!("it is longer than {limit}"),
+        }
+    )]
+    TooLarge {
+        path: String,
+        size: Option<u64>,
+        limit: &'static str,
+    },
+    /// An assembly file is not text.
+    #[error(
+        "{path}:{line}:{column}: not a text file: {problem}; assembly must be UTF-8 text \
+         without NUL bytes, comments included. Is it a binary? Then use --input-format bin"
+    )]
+    NotText {
+        path: String,
+        line: usize,
+        column: usize,
+        problem: String,
+    },
+    /// The `--dump-smt` directory cannot be used.
+    #[error("cannot use `{path}` as the --dump-smt directory: {source}")]
+    DumpDir {
+        path: String,
+        #[source]
+        source: io::Error,
+    },
     /// A data file (such as `--stdin FILE`) could not be read.
     #[error("cannot read {what} `{path}`: {source}")]
     Read {

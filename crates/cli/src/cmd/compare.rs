@@ -34,23 +34,28 @@ pub struct Args {
     pub right: PathBuf,
     /// Steps per run; a run still going after this many is out of fuel, which is never
     /// a difference.
-    #[arg(long, value_name = "N", value_parser = parse_count, default_value_t = 10_000)]
+    #[arg(long, value_name = "N", value_parser = parse_count,
+          allow_negative_numbers = true, default_value_t = 10_000)]
     pub fuel: u64,
     /// The most path conditions per path that the search explores.
-    #[arg(long, value_name = "N", value_parser = parse_count, default_value_t = 50)]
+    #[arg(long, value_name = "N", value_parser = parse_count,
+          allow_negative_numbers = true, default_value_t = 50)]
     pub depth: u64,
     /// Time limit per solver query, in milliseconds.
-    #[arg(long, value_name = "MS", value_parser = parse_count, default_value_t = 5_000)]
+    #[arg(long, value_name = "MS", value_parser = parse_count,
+          allow_negative_numbers = true, default_value_t = 5_000)]
     pub solver_timeout: u64,
     /// The first inputs tried, $1 and $2 [default: 0,0].
     #[arg(long, value_name = "N,N", value_parser = parse_pair, allow_hyphen_values = true)]
     pub init_inputs: Option<WordList>,
     /// The most inputs to try before giving up.
-    #[arg(long, value_name = "N", value_parser = parse_count, default_value_t = 10_000)]
+    #[arg(long, value_name = "N", value_parser = parse_count,
+          allow_negative_numbers = true, default_value_t = 10_000)]
     pub max_runs: u64,
     /// Time limit for the whole comparison, in seconds (the result then says what was
     /// covered).
-    #[arg(long, value_name = "SECONDS", value_parser = parse_count)]
+    #[arg(long, value_name = "SECONDS", value_parser = parse_count,
+          allow_negative_numbers = true)]
     pub timeout: Option<u64>,
     /// How to print the report.
     #[arg(long, value_enum, value_name = "FORMAT", default_value_t = OutputFormat::Text)]
@@ -67,7 +72,7 @@ pub struct Args {
     #[command(flatten)]
     pub input_format: InputFormatOpt,
     /// The address whose jump ends a run normally (the initial $31).
-    #[arg(long, value_name = "ADDR", value_parser = parse_word,
+    #[arg(long, value_name = "ADDR", value_parser = parse_word, allow_negative_numbers = true,
           default_value_t = DEFAULT_TERMINATION, hide_default_value = true)]
     pub termination: u32,
 }
@@ -118,10 +123,17 @@ fn options(args: &Args) -> Result<Options, CliError> {
     let mut solver = SolverConfig::default();
     solver.timeout = Duration::from_millis(args.solver_timeout.max(1));
     if let Some(dir) = &args.dump_smt {
-        std::fs::create_dir_all(dir).map_err(|source| CliError::Write {
+        let fail = |source| CliError::DumpDir {
             path: dir.display().to_string(),
             source,
-        })?;
+        };
+        // `create_dir_all` would say only "File exists" for a file in the way.
+        if dir.exists() && !dir.is_dir() {
+            return Err(fail(std::io::Error::other(
+                "it exists and is not a directory",
+            )));
+        }
+        std::fs::create_dir_all(dir).map_err(fail)?;
         solver.dump_dir = Some(dir.clone());
     }
     opts.solver = solver;
@@ -188,14 +200,19 @@ fn signed(v: u32) -> i64 {
 fn describe(o: &Outcome) -> String {
     match o.status {
         Status::Done => format!(
-            "done after {} steps, $3 = {} ({:#010x})",
-            o.steps,
+            "done after {}, $3 = {} ({:#010x})",
+            steps(o.steps),
             signed(o.regs.gpr[3]),
             o.regs.gpr[3]
         ),
-        Status::OutOfFuel => format!("out of fuel after {} steps", o.steps),
-        Status::Error(f) => format!("error after {} steps: {} ({f})", o.steps, f.kind),
+        Status::OutOfFuel => format!("out of fuel after {}", steps(o.steps)),
+        Status::Error(f) => format!("error after {}: {} ({f})", steps(o.steps), f.kind),
     }
+}
+
+/// `1 step`, `5 steps`.
+fn steps(n: u64) -> String {
+    format!("{n} step{}", if n == 1 { "" } else { "s" })
 }
 
 /// Quotes a path for a shell when it needs it.

@@ -10,50 +10,190 @@ pub mod compare;
 pub mod disasm;
 pub mod run;
 
+use std::fs::File;
 use std::io::{self, BufWriter, Read, StdoutLock, Write};
 use std::path::Path;
 
 use tamarin_mips::loader::{self, InputFormat};
+use tamarin_mips::memory::MEM_SIZE;
 use tamarin_mips::{LoadError, Program};
 
 use crate::diag::CliError;
 
+/// The largest binary image: the machine's whole memory.
+pub const MAX_BINARY_BYTES: u64 = MEM_SIZE as u64;
+/// The largest assembly file read: enough for `disasm` of the largest binary (4 Mi
+/// words of about 41 bytes each, plus labels: some 220 MB) to assemble back.
+pub const MAX_ASSEMBLY_BYTES: u64 = 256 << 20;
+/// The most bytes of program input (`run --stdin`) read, whatever the fuel.
+pub const MAX_INPUT_BYTES: u64 = 256 << 20;
+
 /// Reads and loads a program file. `format` overrides the file's extension.
 ///
 /// Unlike [`loader::load_file`], a directory or a missing file is reported as such even
-/// when its name has no known extension.
+/// when its name has no known extension; at most the largest program of its format is
+/// read (so `/dev/zero` or a runaway pipe ends in an error, not in exhausting memory);
+/// and an assembly file that is not text (invalid UTF-8 or a NUL byte, even in a
+/// comment) is reported with the line and column of the first such byte.
 pub fn load_program(path: &Path, format: Option<InputFormat>) -> Result<Program, CliError> {
     let name = path.display().to_string();
-    if path.is_dir() {
+    let io_error = |source| {
+        CliError::from(LoadError::Io {
+            path: name.clone(),
+            source,
+        })
+    };
+    // A missing file is reported as missing, whatever its extension; the file is
+    // opened only once its format is known (opening a FIFO waits for a writer).
+    if std::fs::metadata(path).map_err(io_error)?.is_dir() {
         return Err(LoadError::IsDirectory { path: name }.into());
     }
-    let bytes = std::fs::read(path).map_err(|source| LoadError::Io {
-        path: name.clone(),
-        source,
-    })?;
     let format = format
         .or_else(|| InputFormat::from_path(path))
         .ok_or_else(|| LoadError::UnknownFormat { path: name.clone() })?;
+    let file = File::open(path).map_err(io_error)?;
+    let (limit, what) = match format {
+        InputFormat::Bin => (
+            MAX_BINARY_BYTES,
+            "16 MiB, the machine's whole memory (4194304 words)",
+        ),
+        InputFormat::Asm => (
+            MAX_ASSEMBLY_BYTES,
+            "256 MiB, the most an assembly file may be",
+        ),
+    };
+    let text = format == InputFormat::Asm;
+    let bytes = match read_at_most(file, limit, text).map_err(io_error)? {
+        Contents::Bytes(bytes) => bytes,
+        Contents::TooLarge(size) => {
+            return Err(CliError::TooLarge {
+                path: name,
+                size,
+                limit: what,
+            })
+        }
+    };
+    if text {
+        check_text(&name, &bytes)?;
+    }
     Ok(loader::parse_program(&name, &bytes, format)?)
 }
 
-/// Reads a whole data file; `-` is the tool's own standard input.
-pub fn read_data(what: &'static str, path: &Path) -> Result<Vec<u8>, CliError> {
+/// What [`read_at_most`] found.
+enum Contents {
+    /// The whole file; for text, only up to its first NUL byte (included), since
+    /// [`check_text`] rejects it there.
+    Bytes(Vec<u8>),
+    /// More than the limit: the file's size, when it has one (not a pipe or device).
+    TooLarge(Option<u64>),
+}
+
+/// Reads `file` if it holds at most `limit` bytes. Text stops at its first NUL byte,
+/// so that `/dev/zero` read as assembly fails at once.
+fn read_at_most(mut file: File, limit: u64, text: bool) -> io::Result<Contents> {
+    let meta = file.metadata()?;
+    if meta.is_file() && meta.len() > limit {
+        return Ok(Contents::TooLarge(Some(meta.len())));
+    }
+    let mut bytes = Vec::new();
+    if meta.is_file() {
+        bytes.reserve_exact(usize::try_from(meta.len()).unwrap_or(0));
+    }
+    let mut chunk = vec![0u8; 1 << 16];
+    loop {
+        let n = match file.read(&mut chunk) {
+            Ok(0) => break,
+            Ok(n) => n,
+            Err(e) if e.kind() == io::ErrorKind::Interrupted => continue,
+            Err(e) => return Err(e),
+        };
+        let got = &chunk[..n];
+        // `contains` is a fast search even in a debug build; `position` is not.
+        let nul = if text && got.contains(&0) {
+            got.iter().position(|&b| b == 0)
+        } else {
+            None
+        };
+        if let Some(nul) = nul {
+            bytes.extend_from_slice(&got[..=nul]);
+            break;
+        }
+        bytes.extend_from_slice(got);
+        if bytes.len() as u64 > limit {
+            return Ok(Contents::TooLarge(None));
+        }
+    }
+    Ok(Contents::Bytes(bytes))
+}
+
+/// Rejects assembly that is not text: the first byte that is not UTF-8 or is NUL,
+/// located by line and column (in characters, 1-based, as the assembler counts).
+fn check_text(name: &str, bytes: &[u8]) -> Result<(), CliError> {
+    let utf8 = std::str::from_utf8(bytes).err().map(|e| e.valid_up_to());
+    let nul = if bytes.contains(&0) {
+        bytes.iter().position(|&b| b == 0)
+    } else {
+        None
+    };
+    let offset = match (utf8, nul) {
+        (Some(a), Some(b)) => a.min(b),
+        (Some(a), None) | (None, Some(a)) => a,
+        (None, None) => return Ok(()),
+    };
+    // Everything before the first bad byte is UTF-8 text.
+    let before = std::str::from_utf8(&bytes[..offset]).unwrap_or("");
+    let line_start = before.rfind('\n').map_or(0, |i| i + 1);
+    let line = before.matches('\n').count() + 1;
+    let column = before[line_start..].chars().count() + 1;
+    let byte = bytes[offset];
+    let problem = if byte == 0 {
+        format!("it has a NUL byte (at byte offset {offset})")
+    } else {
+        format!("byte {byte:#04x} (at byte offset {offset}) is not UTF-8")
+    };
+    Err(CliError::NotText {
+        path: name.to_string(),
+        line,
+        column,
+        problem,
+    })
+}
+
+/// Reads a whole data file; `-` is the tool's own standard input. At most `limit`
+/// bytes are kept: the caller needs no more (a run reads at most one byte a step),
+/// and a larger `limit` than [`MAX_INPUT_BYTES`] is an error if the data is larger.
+pub fn read_data(what: &'static str, path: &Path, limit: u64) -> Result<Vec<u8>, CliError> {
     let name = path.display().to_string();
     let err = |source| CliError::Read {
         what,
         path: name.clone(),
         source,
     };
+    let cap = limit.min(MAX_INPUT_BYTES);
+    let mut bytes = Vec::new();
     if path.as_os_str() == "-" {
-        let mut bytes = Vec::new();
-        io::stdin().lock().read_to_end(&mut bytes).map_err(err)?;
-        return Ok(bytes);
+        io::stdin()
+            .lock()
+            .take(cap.saturating_add(1))
+            .read_to_end(&mut bytes)
+            .map_err(err)?;
+    } else {
+        if path.is_dir() {
+            return Err(err(io::Error::other("it is a directory")));
+        }
+        File::open(path)
+            .and_then(|f| f.take(cap.saturating_add(1)).read_to_end(&mut bytes))
+            .map_err(err)?;
     }
-    if path.is_dir() {
-        return Err(err(io::Error::other("it is a directory")));
+    if bytes.len() as u64 > cap {
+        if cap < limit {
+            return Err(err(io::Error::other(
+                "it is longer than 256 MiB, the most input a run is given",
+            )));
+        }
+        bytes.truncate(cap as usize);
     }
-    std::fs::read(path).map_err(err)
+    Ok(bytes)
 }
 
 /// A buffered handle on standard output. Write to it with `write!`/`writeln!`, map

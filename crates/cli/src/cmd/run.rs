@@ -24,7 +24,8 @@ pub struct Args {
     #[command(flatten)]
     pub frontend: FrontendArgs,
     /// The most instructions to execute before giving up (out of fuel).
-    #[arg(long, value_name = "N", value_parser = parse_count, default_value_t = DEFAULT_FUEL)]
+    #[arg(long, value_name = "N", value_parser = parse_count,
+          allow_negative_numbers = true, default_value_t = DEFAULT_FUEL)]
     pub fuel: u64,
     /// A file whose bytes the program reads from 0xFFFF0004 (`-`: this tool's stdin);
     /// by default the program's input is empty.
@@ -36,7 +37,7 @@ pub struct Args {
     #[command(flatten)]
     pub input_format: InputFormatOpt,
     /// The address whose jump ends a run normally (the initial $31) [default: 0x8123456C].
-    #[arg(long, value_name = "ADDR", value_parser = parse_word,
+    #[arg(long, value_name = "ADDR", value_parser = parse_word, allow_negative_numbers = true,
           default_value_t = DEFAULT_TERMINATION, hide_default_value = true)]
     pub termination: u32,
 }
@@ -44,7 +45,7 @@ pub struct Args {
 pub fn execute(args: Args) -> Result<ExitCode, CliError> {
     let program = super::load_program(&args.program, args.input_format.format())?;
     let input = match &args.stdin {
-        Some(path) => super::read_data("the input file", path)?,
+        Some(path) => super::read_data("the input file", path, args.fuel)?,
         None => Vec::new(),
     };
     let mut config = Config::with_fuel(args.fuel);
