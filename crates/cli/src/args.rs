@@ -2,7 +2,7 @@
 //! the frontend (how a run's inputs enter the machine).
 
 use clap::{Args, ValueEnum};
-use tamarin_mips::{Frontend, InputFormat};
+use tamarin_mips::{Frontend, InputFormat, Reg};
 
 /// Help text shared by every number argument.
 pub const NUMBER_HELP: &str = "decimal (42), negative decimal (-7) or hex (0x2a)";
@@ -150,6 +150,32 @@ pub struct FrontendArgs {
     #[arg(long, value_name = "ADDR", value_parser = parse_word, requires = "array",
           allow_negative_numbers = true)]
     pub array_base: Option<u32>,
+    /// Set another register before the run, as `$N=V` (repeatable; applied after
+    /// --r1/--r2 and the array).
+    #[arg(long = "reg", value_name = "$N=V", value_parser = parse_reg_assignment,
+          allow_hyphen_values = true)]
+    pub regs: Vec<(Reg, u32)>,
+}
+
+/// Parses `$N=V` (or `N=V`): a register from 1 to 31 and a word.
+pub fn parse_reg_assignment(text: &str) -> Result<(Reg, u32), String> {
+    let Some((r, v)) = text.split_once('=') else {
+        return Err(format!("`{text}`: expected $N=V, such as $5=-3"));
+    };
+    let reg = parse_reg(r)?;
+    Ok((reg, parse_word(v)?))
+}
+
+/// Parses a register `$1` … `$31` (not `$0`, which cannot hold an input).
+pub fn parse_reg(text: &str) -> Result<Reg, String> {
+    let t = text.trim();
+    let n = t.strip_prefix('$').unwrap_or(t);
+    match n.parse::<u8>().ok().and_then(Reg::new) {
+        Some(r) if r != Reg::ZERO => Ok(r),
+        _ => Err(format!(
+            "`{t}` is not a register that can hold an input; expected $1 … $31"
+        )),
+    }
 }
 
 impl FrontendArgs {

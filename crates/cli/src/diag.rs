@@ -77,6 +77,9 @@ pub enum CliError {
     /// The run could not be set up (the array does not fit, …).
     #[error("cannot set up the run: {0}")]
     Setup(#[from] SetupError),
+    /// Options that do not fit together or are out of range.
+    #[error("{0}")]
+    Usage(String),
     /// Writing the report to standard output failed (a closed pipe is not an error).
     #[error("cannot write to standard output: {0}")]
     Stdout(#[source] io::Error),

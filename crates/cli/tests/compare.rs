@@ -131,7 +131,7 @@ fn init_inputs_are_negative_friendly_and_checked() {
         .output()
         .expect("run tamarin");
     assert_eq!(out.status.code(), Some(2));
-    assert!(String::from_utf8_lossy(&out.stderr).contains("two numbers"));
+    assert!(String::from_utf8_lossy(&out.stderr).contains("3 number(s) for 2 input register(s)"));
 }
 
 #[test]
@@ -221,4 +221,176 @@ fn bad_input_exits_2() {
         assert!(!stderr.contains("panicked"), "{stderr}");
         assert!(out.stdout.is_empty());
     }
+}
+
+/// Writes `text` to a file in `dir` and returns its path.
+fn program(dir: &tempfile::TempDir, name: &str, text: &str) -> PathBuf {
+    let p = dir.path().join(name);
+    std::fs::write(&p, text).expect("write");
+    p
+}
+
+/// Runs `compare` with `extra` arguments; returns the exit status and the JSON object.
+fn compare_files(left: &Path, right: &Path, extra: &[&str]) -> (i32, Value) {
+    let out = tamarin()
+        .arg("compare")
+        .arg(left)
+        .arg(right)
+        .args(extra)
+        .args(["--format", "json"])
+        .output()
+        .expect("run tamarin");
+    let stdout = String::from_utf8_lossy(&out.stdout);
+    let v: Value = serde_json::from_str(stdout.trim()).unwrap_or_else(|e| {
+        panic!(
+            "not one JSON object ({e}): {stdout}\n{}",
+            String::from_utf8_lossy(&out.stderr)
+        )
+    });
+    (out.status.code().unwrap_or(-1), v)
+}
+
+/// Runs each `tamarin run …` replay line of a text report (through `sh`, since a
+/// line may pipe standard input) and returns each side's JSON.
+fn replays(left: &Path, right: &Path, extra: &[&str]) -> Vec<Value> {
+    let out = tamarin()
+        .arg("compare")
+        .arg(left)
+        .arg(right)
+        .args(extra)
+        .output()
+        .expect("run tamarin");
+    let text = String::from_utf8_lossy(&out.stdout).into_owned();
+    let bin = assert_cmd::cargo::cargo_bin("tamarin");
+    text.lines()
+        .map(str::trim)
+        .filter(|l| l.contains("tamarin run "))
+        .map(|line| {
+            let line = line.replacen("tamarin run", &format!("'{}' run", bin.display()), 1);
+            let out = std::process::Command::new("sh")
+                .arg("-c")
+                .arg(format!("{line} --format json"))
+                .output()
+                .expect("sh");
+            serde_json::from_slice(&out.stdout)
+                .unwrap_or_else(|e| panic!("{e}: {line}\n{}", String::from_utf8_lossy(&out.stderr)))
+        })
+        .collect()
+}
+
+#[test]
+fn array_inputs_report_and_replay_the_array() {
+    let dir = tempfile::tempdir().expect("tempdir");
+    // Left returns the third element; right returns it unless it is 9.
+    let l = program(&dir, "l.asm", "lw $3, 8($1)\njr $31\n");
+    let r = program(
+        &dir,
+        "r.asm",
+        "lw $3, 8($1)\nlis $4\n.word 9\nbne $3, $4, end\nadd $3, $0, $0\nend:\njr $31\n",
+    );
+    let (code, v) = compare_files(&l, &r, &["--frontend", "array", "--max-len", "4"]);
+    assert_eq!(code, 1, "{v}");
+    let array = v["counterexample"]["inputs"]["array"]
+        .as_array()
+        .expect("array");
+    assert!(array.len() >= 3 && array[2] == 9, "{v}");
+    let runs = replays(&l, &r, &["--frontend", "array", "--max-len", "4"]);
+    assert_eq!(runs.len(), 2);
+    assert_eq!(runs[0]["registers"]["$3"], 9);
+    assert_eq!(runs[1]["registers"]["$3"], 0);
+}
+
+#[test]
+fn chosen_observables_are_named_in_json() {
+    let dir = tempfile::tempdir().expect("tempdir");
+    let l = program(
+        &dir,
+        "l.asm",
+        "lis $4\n.word 0xffff000c\nsw $1, 0($4)\njr $31\n",
+    );
+    let r = program(
+        &dir,
+        "r.asm",
+        "lis $4\n.word 0xffff000c\nsw $2, 0($4)\njr $31\n",
+    );
+    let (code, _) = compare_files(&l, &r, &[]);
+    assert_eq!(code, 0, "only $3 is observed by default");
+    let (code, v) = compare_files(&l, &r, &["--observe", "$3,output,mem:0x100..0x108"]);
+    assert_eq!(code, 1);
+    let left = &v["counterexample"]["left"];
+    assert!(left["output"].is_string(), "{v}");
+    assert!(left["$3"].is_number(), "{v}");
+    assert_eq!(left["mem:0x100..0x108"].as_array().map(Vec::len), Some(3));
+    assert_ne!(left["output"], v["counterexample"]["right"]["output"]);
+}
+
+#[test]
+fn chosen_input_registers_replay_with_reg() {
+    let dir = tempfile::tempdir().expect("tempdir");
+    let l = program(
+        &dir,
+        "l.asm",
+        "lis $4\n.word 9\nbne $7, $4, end\nlis $3\n.word 1\nend:\njr $31\n",
+    );
+    let r = program(&dir, "r.asm", "jr $31\n");
+    let (code, v) = compare_files(&l, &r, &["--inputs", "$7"]);
+    assert_eq!(code, 1);
+    assert_eq!(v["counterexample"]["inputs"]["$7"], 9);
+    let runs = replays(&l, &r, &["--inputs", "$7"]);
+    assert_eq!(runs[0]["registers"]["$3"], 1);
+    assert_eq!(runs[1]["registers"]["$3"], 0);
+}
+
+#[test]
+fn stdin_bytes_are_inputs_and_replay_through_a_pipe() {
+    let dir = tempfile::tempdir().expect("tempdir");
+    let read = "lis $4\n.word 0xffff0004\nlw $3, 0($4)\n";
+    let l = program(&dir, "l.asm", &format!("{read}jr $31\n"));
+    let r = program(
+        &dir,
+        "r.asm",
+        &format!("{read}lis $5\n.word 113\nbne $3, $5, end\nadd $3, $0, $0\nend:\njr $31\n"),
+    );
+    let (code, v) = compare_files(&l, &r, &["--stdin-len", "1"]);
+    assert_eq!(code, 1, "{v}");
+    assert_eq!(v["counterexample"]["inputs"]["stdin"][0], 113);
+    let runs = replays(&l, &r, &["--stdin-len", "1"]);
+    assert_eq!(runs[0]["registers"]["$3"], 113);
+    assert_eq!(runs[1]["registers"]["$3"], 0);
+}
+
+#[test]
+fn bad_precision_options_exit_2() {
+    for args in [
+        vec!["--observe", "pc"],
+        vec!["--observe", "mem:1..8"],
+        vec!["--inputs", "$0"],
+        vec!["--inputs", "$1,$1"],
+        vec!["--frontend", "list"],
+        vec!["--max-len", "100000"],
+        vec!["--solver", "no-such-solver-here"],
+    ] {
+        let out = tamarin()
+            .arg("compare")
+            .arg(example("fig5-left.asm"))
+            .arg(example("fig5-right.asm"))
+            .args(&args)
+            .output()
+            .expect("run tamarin");
+        let stderr = String::from_utf8_lossy(&out.stderr);
+        assert_eq!(out.status.code(), Some(2), "{args:?}: {stderr}");
+        assert!(!stderr.contains("panicked"), "{stderr}");
+    }
+}
+
+#[test]
+fn an_external_solver_gives_the_same_verdict() {
+    let probe = std::process::Command::new("cvc5").arg("--version").output();
+    if probe.is_err() {
+        eprintln!("skipping: cvc5 is not installed");
+        return;
+    }
+    let (code, v) = compare_json("fig8-left.asm", "fig8-right.asm", &["--solver", "cvc5"]);
+    assert_eq!(code, 1, "{v}");
+    assert_eq!((input(&v, "$1") + input(&v, "$2")) as i32, 16);
 }

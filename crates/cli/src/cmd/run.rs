@@ -50,7 +50,13 @@ pub fn execute(args: Args) -> Result<ExitCode, CliError> {
     };
     let mut config = Config::with_fuel(args.fuel);
     config.termination = args.termination;
-    let outcome = cpu::run_program(&program, config, &args.frontend.frontend(), &input)?;
+    let mut machine = cpu::Machine::new(&program, config);
+    machine.apply(&args.frontend.frontend())?;
+    for &(r, v) in &args.frontend.regs {
+        machine.set_reg(r, v);
+    }
+    machine.set_input(std::sync::Arc::from(input));
+    let outcome = machine.run_to_outcome(&mut tamarin_mips::NoTrace);
     let mut out = super::stdout();
     match args.format {
         OutputFormat::Text => {

@@ -138,6 +138,8 @@ pub struct Stats {
     pub solver: SolverStats,
     /// The solver chain, described.
     pub solver_name: String,
+    /// Problems that did not stop the search (for the user's attention).
+    pub warnings: Vec<String>,
     pub total: Duration,
 }
 
@@ -385,6 +387,12 @@ impl Search<'_> {
     }
 
     fn ask(&mut self, query: &[Term]) -> Answer {
+        if let Some(limit) = self.opts.timeout {
+            if self.start.elapsed() >= limit {
+                self.check_budget();
+                return Answer::Unknown("the time limit of the comparison passed".into());
+            }
+        }
         let mut query = query.to_vec();
         query.extend_from_slice(&self.domain);
         let (rewritten, recovery) = eliminate::eliminate(&mut self.store, &query);
@@ -759,6 +767,7 @@ impl Search<'_> {
         self.stats.paths = proof.paths;
         self.stats.jump_targets = self.jump_targets.len() as u64;
         self.stats.solver = self.solver.stats;
+        self.stats.warnings = self.solver.warnings();
         self.stats.total = self.start.elapsed();
         let cx = self.found.take().map(|(cx, _, _)| cx);
         Report {

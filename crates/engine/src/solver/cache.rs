@@ -84,6 +84,10 @@ impl<S: Solver> Solver for CachingSolver<S> {
     fn cache_hits(&self) -> u64 {
         self.hits + self.inner.cache_hits()
     }
+
+    fn warnings(&self) -> Vec<String> {
+        self.inner.warnings()
+    }
 }
 
 #[cfg(test)]

@@ -55,4 +55,12 @@ impl<S: Solver> Solver for DumpingSolver<S> {
     fn cache_hits(&self) -> u64 {
         self.inner.cache_hits()
     }
+
+    fn warnings(&self) -> Vec<String> {
+        let mut w = self.inner.warnings();
+        if let Some(e) = &self.error {
+            w.push(format!("could not write an SMT-LIB query file: {e}"));
+        }
+        w
+    }
 }

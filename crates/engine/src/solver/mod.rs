@@ -58,6 +58,12 @@ pub trait Solver {
     fn cache_hits(&self) -> u64 {
         0
     }
+
+    /// Problems worth telling the user that did not stop the search (such as a query
+    /// file that could not be written).
+    fn warnings(&self) -> Vec<String> {
+        Vec::new()
+    }
 }
 
 impl<S: Solver + ?Sized> Solver for Box<S> {
@@ -69,6 +75,9 @@ impl<S: Solver + ?Sized> Solver for Box<S> {
     }
     fn cache_hits(&self) -> u64 {
         (**self).cache_hits()
+    }
+    fn warnings(&self) -> Vec<String> {
+        (**self).warnings()
     }
 }
 
@@ -117,6 +126,9 @@ impl<S: Solver> Solver for CountingSolver<S> {
     }
     fn describe(&self) -> String {
         self.inner.describe()
+    }
+    fn warnings(&self) -> Vec<String> {
+        self.inner.warnings()
     }
 }
 

@@ -3,7 +3,7 @@
 //! One context serves a whole comparison: terms are lowered once and the lowered
 //! ASTs are kept for later queries (the store only grows, so indices stay valid).
 
-use std::time::Duration;
+use std::time::{Duration, Instant};
 
 use z3::ast::{Bool, BV};
 use z3::{Params, SatResult};
@@ -78,18 +78,24 @@ impl Z3Solver {
         }
     }
 
-    /// Lowers `roots` and everything they reach that is not lowered yet.
-    fn lower(&mut self, store: &TermStore, roots: &[Term]) {
+    /// Lowers `roots` and everything they reach that is not lowered yet; gives up
+    /// (returning false) at `deadline`, since building Z3 terms for very deep traces
+    /// takes time that the solver's own timeout does not see. What was lowered stays.
+    fn lower(&mut self, store: &TermStore, roots: &[Term], deadline: Instant) -> bool {
         if self.lowered.len() < store.len() {
             self.lowered.resize(store.len(), None);
         }
-        for t in store.reachable(roots) {
+        for (k, t) in store.reachable(roots).into_iter().enumerate() {
             if self.lowered[t.index()].is_some() {
                 continue;
+            }
+            if k % 256 == 255 && Instant::now() >= deadline {
+                return false;
             }
             let l = self.lower_node(store, t);
             self.lowered[t.index()] = Some(l);
         }
+        true
     }
 
     fn lower_node(&mut self, store: &TermStore, t: Term) -> Lowered {
@@ -167,7 +173,9 @@ impl Z3Solver {
 
 impl Solver for Z3Solver {
     fn check(&mut self, store: &TermStore, assertions: &[Term]) -> Answer {
-        self.lower(store, assertions);
+        if !self.lower(store, assertions, Instant::now() + self.timeout) {
+            return Answer::Unknown("timeout while building the query".into());
+        }
         let conjuncts: Vec<Bool> = assertions.iter().map(|&a| self.boolean(a)).collect();
         let solver = match self.mode {
             Z3Mode::Fresh => {

@@ -1,0 +1,901 @@
+//! Soundness checks of one pair, and a summary of many.
+//!
+//! For each pair, `compare` runs left-right and (unless the sides are the same
+//! program) right-left; then:
+//! - (a) every `disequivalent` counterexample is replayed here, on fresh machines, and
+//!   must show a difference under `outcomes_differ`, with the outcomes it reports;
+//! - (b) every `equivalent` must agree with many concrete inputs (edge values in all
+//!   pairs, the programs' own constants and their neighbours, uniform and small random
+//!   values, and any counterexample the other direction found): a difference is an
+//!   unsound verdict;
+//! - (c) a program compared with itself is never disequivalent;
+//! - (d) swapping the sides never changes disequivalent into equivalent (a failed
+//!   check); disequivalent against possibly-equivalent is counted apart as an
+//!   incomplete asymmetry (one search order found the difference, the other ran into
+//!   a limit: not a wrong verdict), and equivalent against possibly-equivalent is a
+//!   warning;
+//! - (e) a `possibly-equivalent` pair gets the same inputs, and a difference found
+//!   there is a missed difference: not unsound, a measure of completeness.
+//!
+//! Concrete runs use the same fuel as the comparison: a run out of fuel is never a
+//! difference, exactly as in the verdict's rules.
+
+use std::collections::BTreeMap;
+use std::fmt::{self, Write as _};
+use std::panic::{catch_unwind, AssertUnwindSafe};
+use std::time::{Duration, Instant};
+
+use tamarin::concolic::{compare, Options, Quiet};
+use tamarin::verdict::{outcomes_differ, Incomplete, Verdict};
+use tamarin_mips::cpu::{run_program, Config, Frontend, Machine, NoTrace, Outcome, Status};
+use tamarin_mips::Program;
+
+use crate::generate::Shape;
+use crate::pair::{Pair, PairKind};
+use crate::prog::Prog;
+use crate::rng::{mix, Rng};
+
+/// Settings of the checks.
+#[derive(Clone, Debug)]
+pub struct CheckConfig {
+    /// Steps per run, for `compare` and for the concrete runs alike.
+    pub fuel: u64,
+    /// Concrete inputs per equivalent or possibly-equivalent pair.
+    pub inputs: usize,
+    /// Time limit of each `compare` (`None`: none).
+    pub compare_timeout: Option<Duration>,
+    /// Time limit of each solver query (`None`: the engine's default).
+    pub solver_timeout: Option<Duration>,
+    /// Path conditions per query (`None`: the engine's default).
+    pub depth: Option<usize>,
+    /// Also compare right-left.
+    pub symmetric: bool,
+}
+
+impl Default for CheckConfig {
+    fn default() -> Self {
+        CheckConfig {
+            fuel: 2000,
+            inputs: 100_000,
+            compare_timeout: Some(Duration::from_secs(5)),
+            solver_timeout: Some(Duration::from_secs(1)),
+            depth: None,
+            symmetric: true,
+        }
+    }
+}
+
+impl CheckConfig {
+    /// The engine's options for these settings.
+    pub fn options(&self) -> Options {
+        let mut o = Options::default();
+        o.fuel = self.fuel;
+        o.timeout = self.compare_timeout;
+        if let Some(d) = self.depth {
+            o.depth = d;
+        }
+        if let Some(t) = self.solver_timeout {
+            o.solver.timeout = t;
+        }
+        o
+    }
+}
+
+/// The kind of a verdict, or a crash of the engine.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
+pub enum Kind {
+    Disequivalent,
+    Equivalent,
+    PossiblyEquivalent,
+    /// `compare` panicked.
+    Crash,
+}
+
+impl Kind {
+    pub const ALL: [Kind; 4] = [
+        Kind::Disequivalent,
+        Kind::Equivalent,
+        Kind::PossiblyEquivalent,
+        Kind::Crash,
+    ];
+
+    pub fn name(self) -> &'static str {
+        match self {
+            Kind::Disequivalent => "disequivalent",
+            Kind::Equivalent => "equivalent",
+            Kind::PossiblyEquivalent => "possibly-equivalent",
+            Kind::Crash => "crash",
+        }
+    }
+}
+
+impl fmt::Display for Kind {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(self.name())
+    }
+}
+
+/// What one `compare` said.
+#[derive(Clone, Debug)]
+pub struct Direction {
+    pub kind: Kind,
+    /// The counterexample's `$1`, `$2` (disequivalent only).
+    pub inputs: Option<(u32, u32)>,
+    /// Short names of the reasons for incompleteness (possibly-equivalent only).
+    pub incomplete: Vec<String>,
+    /// The readable reasons, or the panic message of a crash.
+    pub detail: String,
+    pub runs: u64,
+    pub time: Duration,
+}
+
+/// The kinds of failed check.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
+pub enum FindingKind {
+    /// (a) A disequivalent verdict whose counterexample shows no difference here.
+    CounterexampleDoesNotReplay,
+    /// (a) The counterexample replays, but not to the outcomes it reports.
+    CounterexampleMisreported,
+    /// (b) An equivalent verdict contradicted by a concrete input.
+    EquivalentButDiffers,
+    /// (c) A program disequivalent to itself.
+    SelfDisequivalent,
+    /// (d) Disequivalent one way round and equivalent the other.
+    AsymmetricVerdict,
+    /// `compare` panicked.
+    Crash,
+}
+
+impl FindingKind {
+    pub fn name(self) -> &'static str {
+        match self {
+            FindingKind::CounterexampleDoesNotReplay => "counterexample-does-not-replay",
+            FindingKind::CounterexampleMisreported => "counterexample-misreported",
+            FindingKind::EquivalentButDiffers => "equivalent-but-differs",
+            FindingKind::SelfDisequivalent => "self-disequivalent",
+            FindingKind::AsymmetricVerdict => "asymmetric-verdict",
+            FindingKind::Crash => "crash",
+        }
+    }
+}
+
+/// One failed check.
+#[derive(Clone, Debug)]
+pub struct Finding {
+    pub kind: FindingKind,
+    pub detail: String,
+    pub inputs: Option<(u32, u32)>,
+}
+
+/// Everything checked about one pair.
+#[derive(Clone, Debug)]
+pub struct PairResult {
+    pub seed: u64,
+    pub index: u64,
+    pub shape: Shape,
+    pub pair_kind: PairKind,
+    pub note: String,
+    pub left_text: String,
+    pub right_text: String,
+    /// Left-right.
+    pub forward: Direction,
+    /// Right-left (absent for identical pairs or without `symmetric`).
+    pub backward: Option<Direction>,
+    /// Failed checks: any of these is a bug of the engine.
+    pub findings: Vec<Finding>,
+    /// Equivalent one way and possibly-equivalent the other.
+    pub warnings: Vec<String>,
+    /// Disequivalent one way and possibly-equivalent the other (the reasons).
+    pub asymmetric_incomplete: Option<String>,
+    /// A concrete difference under a possibly-equivalent verdict.
+    pub missed: Option<(u32, u32)>,
+    /// Concrete inputs run (each on both programs).
+    pub inputs_run: u64,
+    /// Some probe input ran out of fuel / ended in an error, on either side.
+    pub saw_out_of_fuel: bool,
+    pub saw_fault: bool,
+    pub compare_time: Duration,
+    pub concrete_time: Duration,
+}
+
+impl PairResult {
+    /// Whether any check failed.
+    pub fn failed(&self) -> bool {
+        !self.findings.is_empty()
+    }
+
+    /// One line: index, shape, kind, verdicts, times.
+    pub fn line(&self) -> String {
+        format!(
+            "pair {:>6} {:<10} {:<16} {:<19} {:<19} compare {:>7.3} s ({} + {} runs), concrete {:>6.3} s{}{}",
+            self.index,
+            self.shape.name(),
+            self.pair_kind.name(),
+            self.forward.kind.name(),
+            self.backward.as_ref().map_or("-", |b| b.kind.name()),
+            self.compare_time.as_secs_f64(),
+            self.forward.runs,
+            self.backward.as_ref().map_or(0, |b| b.runs),
+            self.concrete_time.as_secs_f64(),
+            if self.missed.is_some() { " MISSED" } else { "" },
+            if self.failed() { " FAILED" } else { "" },
+        )
+    }
+
+    /// Everything needed to reproduce the pair by hand.
+    pub fn reproducer(&self) -> String {
+        let mut s = String::new();
+        let _ = writeln!(
+            s,
+            "pair {} of seed {} (shape {}, {}): forward {}{}",
+            self.index,
+            self.seed,
+            self.shape,
+            self.pair_kind,
+            self.forward.kind,
+            match &self.backward {
+                Some(b) => format!(", backward {}", b.kind),
+                None => String::new(),
+            }
+        );
+        if !self.note.is_empty() {
+            let _ = writeln!(s, "  made by: {}", self.note);
+        }
+        if let Some(a) = &self.asymmetric_incomplete {
+            let _ = writeln!(s, "  incomplete asymmetry: {a}");
+        }
+        for f in &self.findings {
+            let _ = write!(s, "  FAILED {}: {}", f.kind.name(), f.detail);
+            if let Some((a, b)) = f.inputs {
+                let _ = write!(s, " [inputs $1 = {a} ({a:#x}), $2 = {b} ({b:#x})]");
+            }
+            s.push('\n');
+        }
+        if let Some((a, b)) = self.missed {
+            let _ = writeln!(
+                s,
+                "  missed difference: $1 = {a} ({a:#x}), $2 = {b} ({b:#x})"
+            );
+        }
+        for d in std::iter::once(&self.forward).chain(&self.backward) {
+            if !d.detail.is_empty() {
+                let _ = writeln!(s, "  {}: {}", d.kind, d.detail);
+            }
+        }
+        let _ = writeln!(
+            s,
+            "--- left ---\n{}--- right ---\n{}",
+            self.left_text, self.right_text
+        );
+        s
+    }
+}
+
+/// A reason's variant name in kebab case (`DepthCut` → `depth-cut`), taken from its
+/// `Debug` form so that reasons the engine adds later are counted too.
+fn incomplete_name(i: &Incomplete) -> String {
+    let debug = format!("{i:?}");
+    let head = debug.split([' ', '{', '(']).next().unwrap_or("");
+    let mut name = String::new();
+    for (n, c) in head.chars().enumerate() {
+        if c.is_ascii_uppercase() {
+            if n > 0 {
+                name.push('-');
+            }
+            name.push(c.to_ascii_lowercase());
+        } else {
+            name.push(c);
+        }
+    }
+    name
+}
+
+fn panic_message(p: &(dyn std::any::Any + Send)) -> String {
+    if let Some(s) = p.downcast_ref::<&str>() {
+        s.to_string()
+    } else if let Some(s) = p.downcast_ref::<String>() {
+        s.clone()
+    } else {
+        "panic with a non-string payload".into()
+    }
+}
+
+/// One `compare`, with its counterexample checked by replay (check (a)).
+fn run_compare(
+    left: &Program,
+    right: &Program,
+    opts: &Options,
+    what: &str,
+    findings: &mut Vec<Finding>,
+) -> Direction {
+    let start = Instant::now();
+    let result = catch_unwind(AssertUnwindSafe(|| compare(left, right, opts, &mut Quiet)));
+    let time = start.elapsed();
+    let report = match result {
+        Ok(r) => r,
+        Err(p) => {
+            let msg = panic_message(&*p);
+            findings.push(Finding {
+                kind: FindingKind::Crash,
+                detail: format!("compare {what} panicked: {msg}"),
+                inputs: None,
+            });
+            return Direction {
+                kind: Kind::Crash,
+                inputs: None,
+                incomplete: Vec::new(),
+                detail: msg,
+                runs: 0,
+                time,
+            };
+        }
+    };
+    let runs = report.stats.runs;
+    match &report.verdict {
+        Verdict::Disequivalent(cx) => {
+            let vals: Vec<u32> = cx.inputs.iter().map(|(_, v)| *v).collect();
+            let (a, b) = (
+                vals.first().copied().unwrap_or(0),
+                vals.get(1).copied().unwrap_or(0),
+            );
+            let config = Config::with_fuel(opts.fuel);
+            let f = Frontend::TwoInts(a, b);
+            let l = run_program(left, config, &f, &[]).expect("twoints cannot fail");
+            let r = run_program(right, config, &f, &[]).expect("twoints cannot fail");
+            if !outcomes_differ(&l, &r) {
+                findings.push(Finding {
+                    kind: FindingKind::CounterexampleDoesNotReplay,
+                    detail: format!(
+                        "{what}: disequivalent, but the counterexample shows no difference: left {}, right {}",
+                        show(&l),
+                        show(&r)
+                    ),
+                    inputs: Some((a, b)),
+                });
+            } else if vals.len() != 2
+                || l.status != cx.left.status
+                || r.status != cx.right.status
+                || l.regs.gpr[3] != cx.left.regs.gpr[3]
+                || r.regs.gpr[3] != cx.right.regs.gpr[3]
+            {
+                findings.push(Finding {
+                    kind: FindingKind::CounterexampleMisreported,
+                    detail: format!(
+                        "{what}: counterexample {:?} reports left {}, right {}; replayed left {}, right {}",
+                        cx.inputs,
+                        show(&cx.left),
+                        show(&cx.right),
+                        show(&l),
+                        show(&r)
+                    ),
+                    inputs: Some((a, b)),
+                });
+            }
+            Direction {
+                kind: Kind::Disequivalent,
+                inputs: Some((a, b)),
+                incomplete: Vec::new(),
+                detail: String::new(),
+                runs,
+                time,
+            }
+        }
+        Verdict::Equivalent(_) => Direction {
+            kind: Kind::Equivalent,
+            inputs: None,
+            incomplete: Vec::new(),
+            detail: String::new(),
+            runs,
+            time,
+        },
+        Verdict::PossiblyEquivalent(why) => Direction {
+            kind: Kind::PossiblyEquivalent,
+            inputs: None,
+            incomplete: why.iter().map(incomplete_name).collect(),
+            detail: why
+                .iter()
+                .map(|w| w.to_string())
+                .collect::<Vec<_>>()
+                .join("; "),
+            runs,
+            time,
+        },
+    }
+}
+
+/// An outcome in a few words.
+pub fn show(o: &Outcome) -> String {
+    match o.status {
+        Status::Done => format!(
+            "done with $3 = {} ({:#x})",
+            o.regs.gpr[3] as i32, o.regs.gpr[3]
+        ),
+        Status::OutOfFuel => format!("out of fuel after {} steps", o.steps),
+        Status::Error(f) => format!("error {} at pc {:#x}", f.kind, f.pc),
+    }
+}
+
+/// Both programs on reusable machines.
+struct Runner {
+    left: Machine,
+    right: Machine,
+    saw_out_of_fuel: bool,
+    saw_fault: bool,
+    runs: u64,
+}
+
+impl Runner {
+    fn new(left: &Program, right: &Program, fuel: u64) -> Runner {
+        let config = Config::with_fuel(fuel);
+        Runner {
+            left: Machine::new(left, config),
+            right: Machine::new(right, config),
+            saw_out_of_fuel: false,
+            saw_fault: false,
+            runs: 0,
+        }
+    }
+
+    fn one(m: &mut Machine, a: u32, b: u32) -> Outcome {
+        m.reset();
+        // The twoints frontend cannot fail to apply.
+        let _ = m.apply(&Frontend::TwoInts(a, b));
+        m.run_to_outcome(&mut NoTrace)
+    }
+
+    /// Runs both; the outcomes if they differ.
+    fn differs(&mut self, a: u32, b: u32) -> Option<(Outcome, Outcome)> {
+        self.runs += 1;
+        let l = Self::one(&mut self.left, a, b);
+        let r = Self::one(&mut self.right, a, b);
+        for o in [&l, &r] {
+            match o.status {
+                Status::OutOfFuel => self.saw_out_of_fuel = true,
+                Status::Error(_) => self.saw_fault = true,
+                Status::Done => {}
+            }
+        }
+        outcomes_differ(&l, &r).then_some((l, r))
+    }
+}
+
+/// Values that make programs misbehave.
+pub const EDGE_INPUTS: [u32; 34] = [
+    0,
+    1,
+    0xFFFF_FFFF,
+    2,
+    0xFFFF_FFFE,
+    3,
+    4,
+    5,
+    7,
+    8,
+    10,
+    11,
+    12,
+    15,
+    16,
+    17,
+    31,
+    32,
+    100,
+    (-100i32) as u32,
+    (-16i32) as u32,
+    0x7FFF,
+    0x8000,
+    0xFFFF,
+    0x1_0000,
+    0x8000_0000,
+    0x8000_0001,
+    0x7FFF_FFFF,
+    0x7FFF_FFFE,
+    0x2000,
+    0x00FF_FFFC,
+    0x00FF_FFFF,
+    0x0100_0000,
+    0xFFFF_8000,
+];
+
+/// The edge values for a pair: [`EDGE_INPUTS`], then the programs' constants and
+/// their neighbours, at most `cap` in all.
+pub fn edge_values(left: &Prog, right: &Prog, cap: usize) -> Vec<u32> {
+    let mut v: Vec<u32> = EDGE_INPUTS.to_vec();
+    for c in left.constants().chain(right.constants()) {
+        for x in [c, c.wrapping_add(1), c.wrapping_sub(1), c.wrapping_neg()] {
+            if !v.contains(&x) {
+                v.push(x);
+            }
+        }
+    }
+    v.truncate(cap.max(2));
+    v
+}
+
+/// The concrete inputs of checks (b) and (e): `extra` first, then every pair of edge
+/// values (up to three quarters of `n`), then random ones: uniform, small, and one
+/// edge value with one random value.
+pub fn concrete_inputs(
+    left: &Prog,
+    right: &Prog,
+    n: usize,
+    seed: u64,
+    extra: &[(u32, u32)],
+) -> impl Iterator<Item = (u32, u32)> {
+    let cap = ((n as f64 * 0.75).sqrt() as usize).min(80);
+    let edges = edge_values(left, right, cap);
+    let k = edges.len();
+    let npairs = (k * k).min(n);
+    let mut rng = Rng::new(seed);
+    let extra: Vec<(u32, u32)> = extra.to_vec();
+    let edges2 = edges.clone();
+    let grid = (0..npairs).map(move |i| (edges[i / k], edges[i % k]));
+    let random = (npairs..n).map(move |_| {
+        let small = |r: &mut Rng| r.range(-64, 64) as i32 as u32;
+        match rng.below(4) {
+            0 => (rng.next_u32(), rng.next_u32()),
+            1 => (small(&mut rng), small(&mut rng)),
+            2 => {
+                let e = *rng.pick(&edges2);
+                let x = if rng.chance(0.5) {
+                    rng.next_u32()
+                } else {
+                    small(&mut rng)
+                };
+                if rng.chance(0.5) {
+                    (e, x)
+                } else {
+                    (x, e)
+                }
+            }
+            _ => (rng.next_u32(), small(&mut rng)),
+        }
+    });
+    extra.into_iter().chain(grid).chain(random)
+}
+
+/// Compares one pair (both ways) and runs every check on it.
+pub fn check_pair(pair: &Pair, cfg: &CheckConfig) -> PairResult {
+    let left_text = pair.left.text();
+    let right_text = pair.right.text();
+    let lp = pair.left.assemble().unwrap_or_else(|e| {
+        panic!("harness bug: generated program does not assemble:\n{left_text}\n{e}")
+    });
+    let rp = pair.right.assemble().unwrap_or_else(|e| {
+        panic!("harness bug: generated program does not assemble:\n{right_text}\n{e}")
+    });
+    let opts = cfg.options();
+    let mut findings = Vec::new();
+    let forward = run_compare(&lp, &rp, &opts, "left-right", &mut findings);
+    let backward = (cfg.symmetric && pair.kind != PairKind::Identical)
+        .then(|| run_compare(&rp, &lp, &opts, "right-left", &mut findings));
+    let compare_time = forward.time + backward.as_ref().map_or(Duration::ZERO, |b| b.time);
+
+    // (c)
+    if pair.kind == PairKind::Identical && forward.kind == Kind::Disequivalent {
+        findings.push(Finding {
+            kind: FindingKind::SelfDisequivalent,
+            detail: "a program compared with itself is disequivalent".into(),
+            inputs: forward.inputs,
+        });
+    }
+    // (d)
+    let mut warnings = Vec::new();
+    let mut asymmetric_incomplete = None;
+    if let Some(b) = &backward {
+        let (fd, bd) = (
+            forward.kind == Kind::Disequivalent,
+            b.kind == Kind::Disequivalent,
+        );
+        let other = if fd { b } else { &forward };
+        if fd != bd && other.kind == Kind::PossiblyEquivalent {
+            asymmetric_incomplete = Some(format!(
+                "left-right says {}, right-left says {}: {}",
+                forward.kind, b.kind, other.detail
+            ));
+        } else if fd != bd && other.kind == Kind::Equivalent {
+            findings.push(Finding {
+                kind: FindingKind::AsymmetricVerdict,
+                detail: format!(
+                    "left-right says {}, right-left says {}",
+                    forward.kind, b.kind
+                ),
+                inputs: forward.inputs.or(b.inputs),
+            });
+        } else if forward.kind != b.kind && !fd && !bd {
+            warnings.push(format!(
+                "left-right says {}, right-left says {}",
+                forward.kind, b.kind
+            ));
+        }
+    }
+
+    // (b) and (e), and a probe of the behaviours for every pair.
+    let start = Instant::now();
+    let mut runner = Runner::new(&lp, &rp, cfg.fuel);
+    let kinds: Vec<Kind> = std::iter::once(forward.kind)
+        .chain(backward.as_ref().map(|b| b.kind))
+        .collect();
+    let any_equivalent = kinds.contains(&Kind::Equivalent);
+    let wants_inputs = kinds
+        .iter()
+        .any(|k| matches!(k, Kind::Equivalent | Kind::PossiblyEquivalent));
+    let extra: Vec<(u32, u32)> = std::iter::once(&forward)
+        .chain(&backward)
+        .filter_map(|d| d.inputs)
+        .collect();
+    let n = if wants_inputs {
+        cfg.inputs
+    } else {
+        64.min(cfg.inputs)
+    };
+    let seed = mix(pair.seed ^ mix(pair.index));
+    let mut missed = None;
+    for (a, b) in concrete_inputs(&pair.left, &pair.right, n, seed, &extra) {
+        if let Some((l, r)) = runner.differs(a, b) {
+            if !wants_inputs {
+                continue;
+            }
+            if any_equivalent {
+                findings.push(Finding {
+                    kind: FindingKind::EquivalentButDiffers,
+                    detail: format!(
+                        "equivalent, but on this input left {} and right {}",
+                        show(&l),
+                        show(&r)
+                    ),
+                    inputs: Some((a, b)),
+                });
+            } else {
+                missed = Some((a, b));
+            }
+            break;
+        }
+    }
+    let concrete_time = start.elapsed();
+
+    PairResult {
+        seed: pair.seed,
+        index: pair.index,
+        shape: pair.shape,
+        pair_kind: pair.kind,
+        note: pair.note.clone(),
+        left_text,
+        right_text,
+        forward,
+        backward,
+        findings,
+        warnings,
+        asymmetric_incomplete,
+        missed,
+        inputs_run: runner.runs,
+        saw_out_of_fuel: runner.saw_out_of_fuel,
+        saw_fault: runner.saw_fault,
+        compare_time,
+        concrete_time,
+    }
+}
+
+/// Counts over many pairs.
+#[derive(Clone, Debug, Default)]
+pub struct Summary {
+    pub pairs: u64,
+    /// Forward verdicts by shape.
+    pub by_shape: BTreeMap<Shape, BTreeMap<Kind, u64>>,
+    /// Forward verdicts by pair kind.
+    pub by_pair_kind: BTreeMap<PairKind, BTreeMap<Kind, u64>>,
+    /// Every verdict (both directions).
+    pub verdicts: BTreeMap<Kind, u64>,
+    /// Reasons of possibly-equivalent verdicts (both directions).
+    pub incomplete: BTreeMap<String, u64>,
+    /// Failed checks by kind.
+    pub findings: BTreeMap<FindingKind, u64>,
+    /// Pairs with a failed check.
+    pub failed_pairs: u64,
+    /// Reproducers of the first failed pairs.
+    pub reproducers: Vec<String>,
+    pub warnings: u64,
+    /// Pairs disequivalent one way and possibly-equivalent the other.
+    pub asymmetric_incomplete: u64,
+    pub asymmetric_examples: Vec<String>,
+    pub missed: u64,
+    pub missed_examples: Vec<String>,
+    pub inputs_run: u64,
+    /// Concrete inputs run for equivalent verdicts only.
+    pub equivalent_inputs: u64,
+    pub pairs_out_of_fuel: u64,
+    pub pairs_faulting: u64,
+    pub compare_time: Duration,
+    pub concrete_time: Duration,
+    pub slowest: Option<(Duration, u64)>,
+    /// Pairs built to be equal (rewrites) that were found disequivalent, with a
+    /// counterexample that replays: a rewrite of the harness that is not equal.
+    pub rewrite_disequivalent: Vec<u64>,
+    /// How many reproducers to keep.
+    pub keep: usize,
+}
+
+impl Summary {
+    pub fn new(keep: usize) -> Summary {
+        Summary {
+            keep,
+            ..Summary::default()
+        }
+    }
+
+    /// Unsound verdicts and crashes: every failed check.
+    pub fn failures(&self) -> u64 {
+        self.findings.values().sum()
+    }
+
+    /// Failed checks that are wrong verdicts (not crashes).
+    pub fn unsound(&self) -> u64 {
+        self.findings
+            .iter()
+            .filter(|(k, _)| **k != FindingKind::Crash)
+            .map(|(_, n)| n)
+            .sum()
+    }
+
+    pub fn add(&mut self, r: &PairResult) {
+        self.pairs += 1;
+        *self
+            .by_shape
+            .entry(r.shape)
+            .or_default()
+            .entry(r.forward.kind)
+            .or_default() += 1;
+        *self
+            .by_pair_kind
+            .entry(r.pair_kind)
+            .or_default()
+            .entry(r.forward.kind)
+            .or_default() += 1;
+        for d in std::iter::once(&r.forward).chain(&r.backward) {
+            *self.verdicts.entry(d.kind).or_default() += 1;
+            for i in &d.incomplete {
+                *self.incomplete.entry(i.clone()).or_default() += 1;
+            }
+        }
+        for f in &r.findings {
+            *self.findings.entry(f.kind).or_default() += 1;
+        }
+        if r.failed() {
+            self.failed_pairs += 1;
+            if self.reproducers.len() < self.keep {
+                self.reproducers.push(r.reproducer());
+            }
+        }
+        if r.pair_kind == PairKind::Rewrite && r.forward.kind == Kind::Disequivalent && !r.failed()
+        {
+            self.rewrite_disequivalent.push(r.index);
+        }
+        self.warnings += r.warnings.len() as u64;
+        if r.asymmetric_incomplete.is_some() {
+            self.asymmetric_incomplete += 1;
+            if self.asymmetric_examples.len() < self.keep {
+                self.asymmetric_examples.push(r.reproducer());
+            }
+        }
+        if r.missed.is_some() {
+            self.missed += 1;
+            if self.missed_examples.len() < self.keep {
+                self.missed_examples.push(r.reproducer());
+            }
+        }
+        self.inputs_run += r.inputs_run;
+        let eq = r.forward.kind == Kind::Equivalent
+            || r.backward
+                .as_ref()
+                .is_some_and(|b| b.kind == Kind::Equivalent);
+        if eq {
+            self.equivalent_inputs += r.inputs_run;
+        }
+        self.pairs_out_of_fuel += r.saw_out_of_fuel as u64;
+        self.pairs_faulting += r.saw_fault as u64;
+        self.compare_time += r.compare_time;
+        self.concrete_time += r.concrete_time;
+        if self.slowest.is_none_or(|(t, _)| r.compare_time > t) {
+            self.slowest = Some((r.compare_time, r.index));
+        }
+    }
+}
+
+fn kinds_line(m: &BTreeMap<Kind, u64>) -> String {
+    Kind::ALL
+        .iter()
+        .filter_map(|k| m.get(k).map(|n| format!("{} {n}", k.name())))
+        .collect::<Vec<_>>()
+        .join(", ")
+}
+
+impl fmt::Display for Summary {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        writeln!(f, "pairs checked: {}", self.pairs)?;
+        writeln!(f, "forward verdicts by shape:")?;
+        for (s, m) in &self.by_shape {
+            writeln!(
+                f,
+                "  {:<11} {:>6}  {}",
+                s.name(),
+                m.values().sum::<u64>(),
+                kinds_line(m)
+            )?;
+        }
+        writeln!(f, "forward verdicts by pair kind:")?;
+        for (k, m) in &self.by_pair_kind {
+            writeln!(
+                f,
+                "  {:<17} {:>6}  {}",
+                k.name(),
+                m.values().sum::<u64>(),
+                kinds_line(m)
+            )?;
+        }
+        writeln!(
+            f,
+            "all verdicts (both directions): {}",
+            kinds_line(&self.verdicts)
+        )?;
+        if !self.incomplete.is_empty() {
+            let reasons: Vec<String> = self
+                .incomplete
+                .iter()
+                .map(|(k, n)| format!("{k} {n}"))
+                .collect();
+            writeln!(f, "possibly-equivalent reasons: {}", reasons.join(", "))?;
+        }
+        writeln!(
+            f,
+            "pairs where a probe input ran out of fuel: {}; ended in an error: {}",
+            self.pairs_out_of_fuel, self.pairs_faulting
+        )?;
+        writeln!(
+            f,
+            "concrete inputs run: {} ({} for equivalent verdicts)",
+            self.inputs_run, self.equivalent_inputs
+        )?;
+        writeln!(
+            f,
+            "UNSOUND verdicts: {}; crashes: {}; pairs with a failed check: {}",
+            self.unsound(),
+            self.findings.get(&FindingKind::Crash).copied().unwrap_or(0),
+            self.failed_pairs
+        )?;
+        for (k, n) in &self.findings {
+            writeln!(f, "  {}: {n}", k.name())?;
+        }
+        writeln!(
+            f,
+            "warnings (equivalent one way, possibly-equivalent the other): {}",
+            self.warnings
+        )?;
+        writeln!(
+            f,
+            "incomplete asymmetries (disequivalent one way, possibly-equivalent the other): {}",
+            self.asymmetric_incomplete
+        )?;
+        writeln!(
+            f,
+            "missed differences (possibly-equivalent, yet a concrete input differs): {}",
+            self.missed
+        )?;
+        if !self.rewrite_disequivalent.is_empty() {
+            writeln!(
+                f,
+                "harness self-check: equal rewrites found disequivalent (a wrong rewrite): {:?}",
+                self.rewrite_disequivalent
+            )?;
+        }
+        write!(
+            f,
+            "time in compare: {:.1} s; in concrete runs: {:.1} s",
+            self.compare_time.as_secs_f64(),
+            self.concrete_time.as_secs_f64()
+        )?;
+        if let Some((t, i)) = self.slowest {
+            write!(f, "; slowest pair: {i} ({:.2} s)", t.as_secs_f64())?;
+        }
+        writeln!(f)
+    }
+}
