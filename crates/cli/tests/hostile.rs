@@ -942,10 +942,10 @@ fn bad_numbers_on_the_command_line() {
         );
     }
     let compare: &[(&[&str], &[&str])] = &[
-        (&["--init-inputs", "1"], &["--init-inputs", "two numbers"]),
+        (&["--init-inputs", "1"], &["--init-inputs", "input register"]),
         (
             &["--init-inputs", "1,2,3"],
-            &["--init-inputs", "two numbers"],
+            &["--init-inputs", "input register"],
         ),
         (&["--init-inputs", "1,,"], &["--init-inputs", "element 2"]),
         (&["--init-inputs", "a,b"], &["--init-inputs", "`a`"]),
