@@ -2,6 +2,7 @@
 //! the frontend (how a run's inputs enter the machine).
 
 use clap::{Args, ValueEnum};
+use tamarin_mips::cpu::DEFAULT_TERMINATION;
 use tamarin_mips::{Frontend, InputFormat, Reg};
 
 /// Help text shared by every number argument.
@@ -118,6 +119,15 @@ impl InputFormatOpt {
     pub fn format(&self) -> Option<InputFormat> {
         self.input_format.map(InputFormat::from)
     }
+}
+
+/// `--termination`, for commands that run programs.
+#[derive(Clone, Copy, Debug, Args)]
+pub struct TerminationOpt {
+    /// The address whose jump ends a run normally (the initial $31) [default: 0x8123456C].
+    #[arg(long, value_name = "ADDR", value_parser = parse_word, allow_negative_numbers = true,
+          default_value_t = DEFAULT_TERMINATION, hide_default_value = true)]
+    pub termination: u32,
 }
 
 /// How the tool prints its report.

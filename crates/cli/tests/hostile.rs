@@ -942,7 +942,10 @@ fn bad_numbers_on_the_command_line() {
         );
     }
     let compare: &[(&[&str], &[&str])] = &[
-        (&["--init-inputs", "1"], &["--init-inputs", "input register"]),
+        (
+            &["--init-inputs", "1"],
+            &["--init-inputs", "input register"],
+        ),
         (
             &["--init-inputs", "1,2,3"],
             &["--init-inputs", "input register"],

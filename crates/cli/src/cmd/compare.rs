@@ -17,7 +17,8 @@ use tamarin_mips::cpu::DEFAULT_TERMINATION;
 use tamarin_mips::{Outcome, Reg, Status};
 
 use crate::args::{
-    parse_count, parse_reg, parse_word, parse_word_list, InputFormatOpt, OutputFormat, WordList,
+    parse_count, parse_reg, parse_word, parse_word_list, InputFormatOpt, OutputFormat,
+    TerminationOpt, WordList,
 };
 
 /// The longest array the array frontend explores.
@@ -104,10 +105,8 @@ pub struct Args {
     pub verbose: bool,
     #[command(flatten)]
     pub input_format: InputFormatOpt,
-    /// The address whose jump ends a run normally (the initial $31).
-    #[arg(long, value_name = "ADDR", value_parser = parse_word, allow_negative_numbers = true,
-          default_value_t = DEFAULT_TERMINATION, hide_default_value = true)]
-    pub termination: u32,
+    #[command(flatten)]
+    pub termination: TerminationOpt,
 }
 
 pub fn execute(args: Args) -> Result<ExitCode, CliError> {
@@ -214,7 +213,7 @@ fn options(args: &Args) -> Result<Options, CliError> {
     opts.max_runs = args.max_runs;
     opts.timeout = args.timeout.map(Duration::from_secs);
     opts.dump_trace = args.dump_trace;
-    opts.termination = args.termination;
+    opts.termination = args.termination.termination;
     let mut solver = SolverConfig::default();
     solver.timeout = Duration::from_millis(args.solver_timeout.max(1));
     if args.solver.trim() != "z3" {
@@ -394,8 +393,11 @@ fn replay_command(args: &Args, prog: &Path, cx: &Counterexample) -> String {
         };
         cmd.push_str(&format!(" --input-format {f}"));
     }
-    if args.termination != DEFAULT_TERMINATION {
-        cmd.push_str(&format!(" --termination {:#x}", args.termination));
+    if args.termination.termination != DEFAULT_TERMINATION {
+        cmd.push_str(&format!(
+            " --termination {:#x}",
+            args.termination.termination
+        ));
     }
     cmd
 }

@@ -6,10 +6,10 @@ use std::process::ExitCode;
 
 use clap::Args as ClapArgs;
 use serde::ser::{Serialize, SerializeMap, Serializer};
-use tamarin_mips::cpu::{self, Registers, DEFAULT_TERMINATION};
+use tamarin_mips::cpu::{self, Registers};
 use tamarin_mips::{Config, Outcome, Program, Status};
 
-use crate::args::{parse_count, parse_word, FrontendArgs, InputFormatOpt, OutputFormat};
+use crate::args::{parse_count, FrontendArgs, InputFormatOpt, OutputFormat, TerminationOpt};
 use crate::diag::CliError;
 
 /// The default step limit of `run`.
@@ -36,10 +36,8 @@ pub struct Args {
     pub format: OutputFormat,
     #[command(flatten)]
     pub input_format: InputFormatOpt,
-    /// The address whose jump ends a run normally (the initial $31) [default: 0x8123456C].
-    #[arg(long, value_name = "ADDR", value_parser = parse_word, allow_negative_numbers = true,
-          default_value_t = DEFAULT_TERMINATION, hide_default_value = true)]
-    pub termination: u32,
+    #[command(flatten)]
+    pub termination: TerminationOpt,
 }
 
 pub fn execute(args: Args) -> Result<ExitCode, CliError> {
@@ -49,7 +47,7 @@ pub fn execute(args: Args) -> Result<ExitCode, CliError> {
         None => Vec::new(),
     };
     let mut config = Config::with_fuel(args.fuel);
-    config.termination = args.termination;
+    config.termination = args.termination.termination;
     let mut machine = cpu::Machine::new(&program, config);
     machine.apply(&args.frontend.frontend())?;
     for &(r, v) in &args.frontend.regs {

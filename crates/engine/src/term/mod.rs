@@ -56,6 +56,28 @@ pub enum BinOp {
 /// The width code of the memory sort: arrays from 32-bit addresses to 32-bit words.
 pub const MEMORY: u8 = u8::MAX;
 
+impl BinOp {
+    /// The SMT-LIB name of the operator (also used in readable SSA traces).
+    pub const fn smtlib_name(self) -> &'static str {
+        match self {
+            BinOp::Add => "bvadd",
+            BinOp::Sub => "bvsub",
+            BinOp::Mul => "bvmul",
+            BinOp::UDiv => "bvudiv",
+            BinOp::URem => "bvurem",
+            BinOp::SDiv => "bvsdiv",
+            BinOp::SRem => "bvsrem",
+            BinOp::BvAnd => "bvand",
+            BinOp::Concat => "concat",
+            BinOp::Eq => "=",
+            BinOp::Ult => "bvult",
+            BinOp::Slt => "bvslt",
+            BinOp::And => "and",
+            BinOp::Or => "or",
+        }
+    }
+}
+
 /// A term's shape. Width 0 means Boolean; [`MEMORY`] means a memory array.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
 pub enum Node {

@@ -2,7 +2,7 @@
 
 use std::fmt::Write;
 
-use super::{BinOp, Node, Term, TermStore};
+use super::{Node, Term, TermStore};
 
 fn sort(store: &TermStore, t: Term) -> String {
     match store.width(t) {
@@ -34,25 +34,6 @@ fn atom(store: &TermStore, t: Term) -> String {
     }
 }
 
-fn smt_op(op: BinOp) -> &'static str {
-    match op {
-        BinOp::Add => "bvadd",
-        BinOp::Sub => "bvsub",
-        BinOp::Mul => "bvmul",
-        BinOp::UDiv => "bvudiv",
-        BinOp::URem => "bvurem",
-        BinOp::SDiv => "bvsdiv",
-        BinOp::SRem => "bvsrem",
-        BinOp::BvAnd => "bvand",
-        BinOp::Concat => "concat",
-        BinOp::Eq => "=",
-        BinOp::Ult => "bvult",
-        BinOp::Slt => "bvslt",
-        BinOp::And => "and",
-        BinOp::Or => "or",
-    }
-}
-
 /// A standalone SMT-LIB 2 script asserting every term of `assertions` and checking
 /// satisfiability. Shared subterms become `define-fun`s, so the text stays linear in
 /// the size of the term graph.
@@ -80,7 +61,12 @@ pub fn to_smtlib(store: &TermStore, assertions: &[Term], comment: &str) -> Strin
             Node::Bool(_) | Node::Const { .. } | Node::Var { .. } => continue,
             Node::Not(a) => format!("(not {})", atom(store, a)),
             Node::Bin(op, a, b) => {
-                format!("({} {} {})", smt_op(op), atom(store, a), atom(store, b))
+                format!(
+                    "({} {} {})",
+                    op.smtlib_name(),
+                    atom(store, a),
+                    atom(store, b)
+                )
             }
             Node::Extract { hi, lo, arg } => {
                 format!("((_ extract {hi} {lo}) {})", atom(store, arg))

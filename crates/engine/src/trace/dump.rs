@@ -6,7 +6,7 @@ use std::fmt::Write;
 use tamarin_mips::{Instr, Reg};
 
 use super::PathCond;
-use crate::term::{Node, Term, TermStore};
+use crate::term::{BinOp, Node, Term, TermStore};
 
 /// Where an assignment went.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -101,27 +101,11 @@ fn name(store: &TermStore, t: Term) -> String {
 }
 
 fn ssa_rhs(store: &TermStore, t: Term) -> String {
-    use crate::term::BinOp;
     let n = |x| name(store, x);
     match store.node(t) {
         Node::Not(a) => format!("not {}", n(a)),
         Node::Bin(op, a, b) => {
-            let op = match op {
-                BinOp::Add => "bvadd",
-                BinOp::Sub => "bvsub",
-                BinOp::Mul => "bvmul",
-                BinOp::UDiv => "bvudiv",
-                BinOp::URem => "bvurem",
-                BinOp::SDiv => "bvsdiv",
-                BinOp::SRem => "bvsrem",
-                BinOp::BvAnd => "bvand",
-                BinOp::Concat => "concat",
-                BinOp::Eq => "=",
-                BinOp::Ult => "bvult",
-                BinOp::Slt => "bvslt",
-                BinOp::And => "and",
-                BinOp::Or => "or",
-            };
+            let op = BinOp::smtlib_name(op);
             format!("{op} {} {}", n(a), n(b))
         }
         Node::Extract { hi, lo, arg } => format!("extract[{hi}:{lo}] {}", n(arg)),
