@@ -6,6 +6,7 @@
 //! runs both programs on every answer, and hands what it found to [`verdict`], the
 //! one place where a verdict is decided.
 
+pub mod check;
 pub mod concolic;
 pub mod io;
 pub mod solver;

@@ -118,6 +118,8 @@ pub enum Incomplete {
     SolverUnknown { queries: u64, reason: String },
     /// Runs did not follow the path the solver predicted.
     Diverged { runs: u64 },
+    /// The path budget was reached before the search finished.
+    PathBudget { paths: u64 },
     /// The run budget was spent before the search finished.
     RunBudget { runs: u64 },
     /// The time budget was spent before the search finished.
@@ -144,6 +146,9 @@ impl fmt::Display for Incomplete {
                 f,
                 "{runs} run(s) did not follow the path the solver predicted"
             ),
+            Incomplete::PathBudget { paths } => {
+                write!(f, "stopped after {paths} paths (raise --max-paths)")
+            }
             Incomplete::RunBudget { runs } => {
                 write!(f, "stopped after {runs} runs (raise --max-runs)")
             }

@@ -20,7 +20,7 @@ use std::sync::Arc;
 use tamarin_mips::cpu::{Config, Machine, Outcome, Status};
 use tamarin_mips::Program;
 
-use crate::io::{observe, InputLayout, InputSpec, Observable, Observed};
+use crate::io::{observe, InputLayout, InputSpec, InputValues, Observable, Observed};
 
 use crate::solver::{
     build_chain, eliminate, Answer, CountingSolver, Solver, SolverConfig, SolverStats,
@@ -54,6 +54,8 @@ pub struct Options {
     pub timeout: Option<Duration>,
     /// Most path pairs to check in the final proof step (default 100000).
     pub max_pairs: u64,
+    /// Most paths to enumerate when exploring one program (default none).
+    pub max_paths: Option<u64>,
     /// Produce readable traces for the observer.
     pub dump_trace: bool,
     /// The termination address (initial `$31`).
@@ -76,6 +78,7 @@ impl Default for Options {
             max_runs: 10_000,
             timeout: None,
             max_pairs: 100_000,
+            max_paths: None,
             dump_trace: false,
             termination: tamarin_mips::cpu::DEFAULT_TERMINATION,
             trace_limits: TraceLimits::default(),
@@ -155,6 +158,9 @@ pub struct Report {
 /// A path that some run took.
 struct Leaf {
     conds: Vec<Term>,
+    /// The inputs of the first run that took this path, and what that run did.
+    first_inputs: Vec<u32>,
+    first_outcome: Outcome,
     outcome: LeafOutcome,
     /// The observables' terms, for paths that end normally.
     observed: Vec<Vec<Term>>,
@@ -188,7 +194,7 @@ struct Search<'o> {
     domain: Vec<Term>,
     jump_targets: FxHashSet<Term>,
     restarts_tried: u64,
-    sides: [SideState; 2],
+    sides: Vec<SideState>,
     solver: CountingSolver<Box<dyn Solver>>,
     pairs_seen: FxHashSet<(usize, usize)>,
     pending_pairs: Vec<(usize, usize)>,
@@ -207,46 +213,80 @@ pub fn compare(
     opts: &Options,
     observer: &mut dyn Observer,
 ) -> Report {
-    let mut store = TermStore::new();
-    let layout = InputLayout::declare(&mut store, &opts.inputs, opts.stdin_len);
-    let domain = layout.domain(&mut store);
-    let mut config = Config::with_fuel(opts.fuel);
-    config.termination = opts.termination;
-    let side = |p: &Program| SideState {
-        program: p.clone(),
-        machine: Machine::new(p, config),
-        tree: PathTree::default(),
-        stack: Vec::new(),
-        leaves: Vec::new(),
-    };
-    let solver = CountingSolver::new(build_chain(&opts.solver));
-    let now = Instant::now();
-    let search = Search {
-        opts,
-        observer,
-        store,
-        layout,
-        domain,
-        jump_targets: FxHashSet::default(),
-        restarts_tried: 0,
-        sides: [side(left), side(right)],
-        stats: Stats {
-            solver_name: solver.describe(),
-            ..Stats::default()
-        },
-        solver,
-        pairs_seen: FxHashSet::default(),
-        pending_pairs: Vec::new(),
-        unknown: (0, String::new()),
-        start: now,
-        last_progress: now,
-        found: None,
-        stopped: None,
-    };
-    search.run()
+    Search::new(&[left, right], opts, observer).run()
 }
 
-impl Search<'_> {
+/// Explores every path of one program (for `check` and `paths`).
+pub fn explore(program: &Program, opts: &Options, observer: &mut dyn Observer) -> Exploration {
+    Search::new(&[program], opts, observer).run_alone()
+}
+
+/// One path of a program, as first seen.
+#[derive(Clone, Debug)]
+pub struct PathReport {
+    /// The inputs that first took it (replayed: they take it concretely).
+    pub inputs: Vec<(String, u32)>,
+    pub values: InputValues,
+    pub outcome: Outcome,
+    /// Its path conditions, readable.
+    pub conditions: Vec<String>,
+    /// Whether the run was too long to trace to its end (its conditions are a prefix).
+    pub partial: bool,
+}
+
+/// The paths of one program and how complete the enumeration is.
+#[derive(Clone, Debug)]
+pub struct Exploration {
+    pub paths: Vec<PathReport>,
+    /// Empty when every path within the fuel and depth was enumerated.
+    pub incomplete: Vec<Incomplete>,
+    pub stats: Stats,
+    pub input_names: Vec<String>,
+}
+
+impl<'o> Search<'o> {
+    fn new(programs: &[&Program], opts: &'o Options, observer: &'o mut dyn Observer) -> Self {
+        let mut store = TermStore::new();
+        let layout = InputLayout::declare(&mut store, &opts.inputs, opts.stdin_len);
+        let domain = layout.domain(&mut store);
+        let mut config = Config::with_fuel(opts.fuel);
+        config.termination = opts.termination;
+        let sides = programs
+            .iter()
+            .map(|&p| SideState {
+                program: p.clone(),
+                machine: Machine::new(p, config),
+                tree: PathTree::default(),
+                stack: Vec::new(),
+                leaves: Vec::new(),
+            })
+            .collect();
+        let solver = CountingSolver::new(build_chain(&opts.solver));
+        let now = Instant::now();
+        Search {
+            opts,
+            observer,
+            store,
+            layout,
+            domain,
+            jump_targets: FxHashSet::default(),
+            restarts_tried: 0,
+            sides,
+            stats: Stats {
+                solver_name: solver.describe(),
+                ..Stats::default()
+            },
+            solver,
+            pairs_seen: FxHashSet::default(),
+            pending_pairs: Vec::new(),
+            unknown: (0, String::new()),
+            start: now,
+            last_progress: now,
+            found: None,
+            stopped: None,
+        }
+    }
+
     fn config(&self) -> Config {
         let mut c = Config::with_fuel(self.opts.fuel);
         c.termination = self.opts.termination;
@@ -262,10 +302,13 @@ impl Search<'_> {
             .collect()
     }
 
-    fn run(mut self) -> Report {
+    /// The depth-first search, until every side's tree is closed, a difference is
+    /// found, or a budget runs out.
+    fn search(&mut self) {
         let init: Vec<u64> = self.opts.init_inputs.iter().map(|&v| v as u64).collect();
         let init = self.layout.normalise(&init);
         self.try_inputs(&init);
+        let n = self.sides.len();
         let mut turn = 0usize;
         while self.found.is_none() && self.stopped.is_none() {
             self.check_budget();
@@ -276,18 +319,23 @@ impl Search<'_> {
                 self.difference_query(l, r);
                 continue;
             }
-            let side = if self.sides[turn].stack.is_empty() {
-                1 - turn
-            } else {
-                turn
+            let Some(side) = (0..n)
+                .map(|k| (turn + k) % n)
+                .find(|&s| !self.sides[s].stack.is_empty())
+            else {
+                break;
             };
             let Some(node) = self.sides[side].stack.pop() else {
                 break;
             };
             self.sides[side].tree.node_mut(node).queued = false;
             self.explore(side, node);
-            turn = 1 - side;
+            turn = (side + 1) % n;
         }
+    }
+
+    fn run(mut self) -> Report {
+        self.search();
         let mut proof_queries = 0;
         let mut coverage = self.coverage();
         if self.found.is_none() && coverage.incomplete.is_empty() {
@@ -298,7 +346,15 @@ impl Search<'_> {
     }
 
     fn check_budget(&mut self) {
-        if self.stats.runs >= self.opts.max_runs {
+        let paths = self
+            .sides
+            .iter()
+            .map(|s| s.leaves.len() as u64)
+            .max()
+            .unwrap_or(0);
+        if self.opts.max_paths.is_some_and(|m| paths >= m) {
+            self.stopped = Some(Incomplete::PathBudget { paths });
+        } else if self.stats.runs >= self.opts.max_runs {
             self.stopped = Some(Incomplete::RunBudget {
                 runs: self.stats.runs,
             });
@@ -314,14 +370,55 @@ impl Search<'_> {
             self.last_progress = Instant::now();
             let p = Progress {
                 runs: self.stats.runs,
-                paths: (
-                    self.sides[0].leaves.len() as u64,
-                    self.sides[1].leaves.len() as u64,
-                ),
+                paths: self.path_counts(),
                 queries: self.solver.stats.queries,
                 elapsed: self.start.elapsed(),
             };
             self.observer.progress(&p);
+        }
+    }
+
+    fn path_counts(&self) -> (u64, u64) {
+        let count = |k: usize| self.sides.get(k).map_or(0, |s| s.leaves.len() as u64);
+        (count(0), count(1))
+    }
+
+    /// Explores one program alone and reports its paths.
+    fn run_alone(mut self) -> Exploration {
+        self.search();
+        let coverage = self.coverage();
+        let side = &self.sides[0];
+        let paths = side
+            .leaves
+            .iter()
+            .map(|leaf| PathReport {
+                inputs: self
+                    .layout
+                    .names()
+                    .iter()
+                    .cloned()
+                    .zip(leaf.first_inputs.iter().copied())
+                    .collect(),
+                values: self.layout.describe(&leaf.first_inputs),
+                outcome: leaf.first_outcome.clone(),
+                conditions: leaf
+                    .conds
+                    .iter()
+                    .map(|&c| self.store.readable(c).to_string())
+                    .collect(),
+                partial: leaf.outcome == LeafOutcome::Partial,
+            })
+            .collect();
+        self.stats.paths = self.path_counts();
+        self.stats.solver = self.solver.stats;
+        self.stats.warnings = self.solver.warnings();
+        self.stats.jump_targets = self.jump_targets.len() as u64;
+        self.stats.total = self.start.elapsed();
+        Exploration {
+            paths,
+            incomplete: coverage.incomplete,
+            stats: self.stats,
+            input_names: self.layout.names().to_vec(),
         }
     }
 
@@ -426,6 +523,9 @@ impl Search<'_> {
     fn try_inputs(&mut self, inputs: &[u32]) {
         self.stats.runs += 1;
         let (lo, lobs, ll) = self.run_side(0, inputs);
+        if self.sides.len() < 2 {
+            return;
+        }
         let (ro, robs, rl) = self.run_side(1, inputs);
         if verdict::results_differ(&lo, &lobs, &ro, &robs) {
             self.confirm(inputs, ll, rl);
@@ -472,7 +572,7 @@ impl Search<'_> {
             // An array that does not fit this program's memory: the run cannot start,
             // so the path stays unexplored.
             let outcome = s.machine.run_to_outcome(&mut tamarin_mips::NoTrace);
-            let leaf = self.record_path(side, &[], &outcome, Vec::new(), true);
+            let leaf = self.record_path(side, inputs, &[], &outcome, Vec::new(), true);
             return (outcome, Vec::new(), leaf);
         }
         self.layout.set_registers(&mut s.machine, inputs);
@@ -530,13 +630,14 @@ impl Search<'_> {
             let which = if side == 0 { Side::Left } else { Side::Right };
             self.observer.trace(which, &named, &text);
         }
-        let leaf = self.record_path(side, &conds, &outcome, observed_terms, partial);
+        let leaf = self.record_path(side, inputs, &conds, &outcome, observed_terms, partial);
         (outcome, observed, leaf)
     }
 
     fn record_path(
         &mut self,
         side: usize,
+        inputs: &[u32],
         conds: &[PathCond],
         outcome: &Outcome,
         observed: Vec<Vec<Term>>,
@@ -553,6 +654,8 @@ impl Search<'_> {
                 let l = s.leaves.len();
                 s.leaves.push(Leaf {
                     conds: terms,
+                    first_inputs: inputs.to_vec(),
+                    first_outcome: outcome.clone(),
                     observed,
                     outcome: match outcome.status {
                         _ if partial => LeafOutcome::Partial,
@@ -764,7 +867,7 @@ impl Search<'_> {
             queries: proof_queries,
             fuel: self.opts.fuel,
         };
-        self.stats.paths = proof.paths;
+        self.stats.paths = self.path_counts();
         self.stats.jump_targets = self.jump_targets.len() as u64;
         self.stats.solver = self.solver.stats;
         self.stats.warnings = self.solver.warnings();
