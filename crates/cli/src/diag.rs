@@ -52,9 +52,10 @@ pub enum CliError {
         column: usize,
         problem: String,
     },
-    /// The `--dump-smt` directory cannot be used.
-    #[error("cannot use `{path}` as the --dump-smt directory: {source}")]
-    DumpDir {
+    /// An output directory (`--dump-smt`, `--emit-tests`) cannot be used.
+    #[error("cannot use `{path}` as the {flag} directory: {source}")]
+    OutputDir {
+        flag: &'static str,
         path: String,
         #[source]
         source: io::Error,

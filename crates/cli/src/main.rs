@@ -33,6 +33,8 @@ enum Command {
     Disasm(cmd::disasm::Args),
     Run(cmd::run::Args),
     Compare(cmd::compare::Args),
+    Check(cmd::check::Args),
+    Paths(cmd::paths::Args),
 }
 
 fn main() -> ExitCode {
@@ -42,6 +44,8 @@ fn main() -> ExitCode {
         Command::Disasm(args) => cmd::disasm::execute(args),
         Command::Run(args) => cmd::run::execute(args),
         Command::Compare(args) => cmd::compare::execute(args),
+        Command::Check(args) => cmd::check::execute(args),
+        Command::Paths(args) => cmd::paths::execute(args),
     };
     result.unwrap_or_else(|e| e.report())
 }

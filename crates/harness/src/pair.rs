@@ -75,6 +75,9 @@ pub fn make_pair(seed: u64, index: u64) -> Pair {
                 if kind == PairKind::RewrittenMutant {
                     let n = rng.range(1, 2) as usize;
                     let (r, whats) = rewrite_n(&m, &mut rng, n);
+                    if whats.is_empty() {
+                        kind = PairKind::Mutant;
+                    }
                     notes.extend(whats.into_iter().map(|w| format!("rewrite: {w}")));
                     r
                 } else {
@@ -89,6 +92,10 @@ pub fn make_pair(seed: u64, index: u64) -> Pair {
         PairKind::Rewrite => {
             let n = rng.range(1, 3) as usize;
             let (r, whats) = rewrite_n(&p, &mut rng, n);
+            if whats.is_empty() {
+                // No equal rewrite applies (a layout-sensitive program).
+                kind = PairKind::Identical;
+            }
             notes.extend(whats.into_iter().map(|w| format!("rewrite: {w}")));
             r
         }

@@ -81,7 +81,7 @@ fn fast_soundness() {
 }
 
 #[test]
-#[ignore = "long: about an hour on two cores; the soundness binary does the same in parallel"]
+#[ignore = "long: about two hours on two cores; the soundness binary does the same with progress"]
 fn long_soundness() {
     let seed = env_u64("TAMARIN_SOUNDNESS_SEED", 1);
     let pairs = env_u64("TAMARIN_SOUNDNESS_PAIRS", 20_000);

@@ -6,9 +6,12 @@
 //! variant and one match arm per module.
 
 pub mod asm;
+pub mod check;
 pub mod compare;
 pub mod disasm;
+pub mod paths;
 pub mod run;
+pub mod search;
 
 use std::fs::File;
 use std::io::{self, BufWriter, Read, StdoutLock, Write};

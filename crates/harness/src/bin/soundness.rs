@@ -35,7 +35,7 @@ struct Args {
     #[arg(long, default_value_t = 100_000)]
     inputs: usize,
     /// Stop starting new pairs after this many minutes.
-    #[arg(long)]
+    #[arg(long, value_parser = non_negative)]
     minutes: Option<f64>,
     /// Worker threads (default: one per core).
     #[arg(long)]
@@ -47,10 +47,10 @@ struct Args {
     #[arg(long)]
     depth: Option<usize>,
     /// Time limit of one compare, in seconds (0: none).
-    #[arg(long, default_value_t = 5.0)]
+    #[arg(long, default_value_t = 5.0, value_parser = non_negative)]
     compare_timeout: f64,
     /// Time limit of one solver query, in seconds (0: the engine's default).
-    #[arg(long, default_value_t = 1.0)]
+    #[arg(long, default_value_t = 1.0, value_parser = non_negative)]
     solver_timeout: f64,
     /// Compare left-right only (skips check (d)).
     #[arg(long)]
@@ -67,6 +67,16 @@ struct Args {
     /// Check only pair INDEX and print it in full (to reproduce a finding).
     #[arg(long, value_name = "INDEX")]
     only: Option<u64>,
+}
+
+/// A finite number of seconds or minutes, at least 0 and at most a year's worth.
+fn non_negative(s: &str) -> Result<f64, String> {
+    let x: f64 = s.parse().map_err(|e| format!("{e}"))?;
+    if x.is_finite() && (0.0..=525_600.0 * 60.0).contains(&x) {
+        Ok(x)
+    } else {
+        Err(format!("{s} is not a number from 0 to 31536000"))
+    }
 }
 
 fn main() -> ExitCode {
@@ -106,7 +116,7 @@ fn main() -> ExitCode {
         .max(1);
     let deadline = args
         .minutes
-        .map(|m| Instant::now() + Duration::from_secs_f64(m.max(0.0) * 60.0));
+        .map(|m| Instant::now() + Duration::from_secs_f64(m * 60.0));
     println!(
         "soundness: seed {}, pairs {}..{}, {} inputs per non-disequivalent pair, fuel {}, compare timeout {}, solver timeout {}, {} job(s){}",
         args.seed,

@@ -1,0 +1,158 @@
+//! `tamarin check PROG`: finds inputs that make one program fail.
+
+use std::io::Write;
+use std::path::PathBuf;
+use std::process::ExitCode;
+
+use clap::Args as ClapArgs;
+use serde_json::{json, Map, Value};
+use tamarin::check::{check, CheckReport, Finding};
+use tamarin_mips::Program;
+
+use super::search::{
+    inputs_json, ms, replay_command, signed, source_line, CliObserver, SearchArgs,
+};
+use crate::args::OutputFormat;
+use crate::diag::CliError;
+
+/// Find inputs that make a program fail: division by zero, unaligned or out-of-range
+/// memory access, a jump or fall-through to a bad address, a word that is not an
+/// instruction. Each failing site is reported once, with the first inputs found, after
+/// replaying them.
+///
+/// Exit status: 0 when the search finished its job (findings or not), 2 on bad input.
+#[derive(Debug, ClapArgs)]
+pub struct Args {
+    /// The program (.asm/.s assembly or .mips/.bin binary).
+    #[arg(value_name = "PROG")]
+    pub program: PathBuf,
+    /// Also list the paths whose runs do not end within the fuel.
+    #[arg(long)]
+    pub report_fuel: bool,
+    /// How to print the report.
+    #[arg(long, value_enum, value_name = "FORMAT", default_value_t = OutputFormat::Text)]
+    pub format: OutputFormat,
+    #[command(flatten)]
+    pub search: SearchArgs,
+}
+
+pub fn execute(args: Args) -> Result<ExitCode, CliError> {
+    let program = super::load_program(&args.program, args.search.input_format.format())?;
+    let source = std::fs::read_to_string(&args.program).ok();
+    let opts = args.search.options()?;
+    let mut observer = CliObserver::new(args.format == OutputFormat::Text);
+    let report = check(&program, &opts, &mut observer);
+    observer.done();
+    for w in &report.exploration.stats.warnings {
+        eprintln!("warning: {w}");
+    }
+    let mut out = super::stdout();
+    match args.format {
+        OutputFormat::Text => write_text(&mut out, &args, &program, source.as_deref(), &report),
+        OutputFormat::Json => write_json(&mut out, &args, &program, &report),
+    }
+    .map_err(CliError::stdout)?;
+    super::finish(out)?;
+    Ok(ExitCode::SUCCESS)
+}
+
+fn write_text(
+    out: &mut impl Write,
+    args: &Args,
+    program: &Program,
+    source: Option<&str>,
+    report: &CheckReport,
+) -> std::io::Result<()> {
+    let name = args.program.display().to_string();
+    if report.findings.is_empty() {
+        writeln!(out, "no failure found")?;
+    }
+    for f in &report.findings {
+        writeln!(out, "{}: pc {:#010x}: {}", f.kind, f.pc, f.message)?;
+        if let Some((line, text)) = source_line(program, source, f.pc) {
+            writeln!(out, "  at {name}:{line}: {}", text.trim())?;
+        }
+        writeln!(out, "  inputs: {}", super::search::inputs_line(&f.values))?;
+        writeln!(
+            out,
+            "  replay: {}",
+            replay_command(&args.search, &args.program, &f.values)
+        )?;
+    }
+    if args.report_fuel {
+        for p in &report.out_of_fuel {
+            writeln!(
+                out,
+                "out of fuel: no end within {} steps on {}",
+                args.search.fuel,
+                super::search::inputs_line(&p.values)
+            )?;
+        }
+    }
+    let incomplete = report.incomplete();
+    if incomplete.is_empty() {
+        writeln!(
+            out,
+            "complete: every path within {} steps and {} conditions was explored",
+            args.search.fuel, args.search.depth
+        )?;
+    } else {
+        writeln!(out, "incomplete:")?;
+        for r in incomplete {
+            writeln!(out, "  - {r}")?;
+        }
+    }
+    let s = &report.exploration.stats;
+    writeln!(
+        out,
+        "stats: {} finding(s), {} paths, {} runs, {} solver queries in {:.1} ms, total {:.1} ms",
+        report.findings.len(),
+        s.paths.0,
+        s.runs,
+        s.solver.queries,
+        ms(s.solver.time),
+        ms(s.total)
+    )
+}
+
+fn finding_json(program: &Program, f: &Finding) -> Value {
+    let mut m = Map::new();
+    m.insert("kind".into(), json!(f.kind.name()));
+    m.insert("pc".into(), json!(signed(f.pc)));
+    if let Some(line) = program.line_of(f.pc) {
+        m.insert("line".into(), json!(line));
+    }
+    m.insert("message".into(), json!(f.message));
+    m.insert("inputs".into(), inputs_json(&f.values));
+    Value::Object(m)
+}
+
+fn write_json(
+    out: &mut impl Write,
+    args: &Args,
+    program: &Program,
+    report: &CheckReport,
+) -> std::io::Result<()> {
+    let s = &report.exploration.stats;
+    let incomplete: Vec<String> = report.incomplete().iter().map(|r| r.to_string()).collect();
+    let mut top = json!({
+        "findings": report.findings.iter().map(|f| finding_json(program, f)).collect::<Vec<_>>(),
+        "complete": incomplete.is_empty(),
+        "incomplete": incomplete,
+        "stats": {
+            "paths": s.paths.0,
+            "runs": s.runs,
+            "solver_queries": s.solver.queries,
+            "solver_ms": ms(s.solver.time),
+            "total_ms": ms(s.total),
+        },
+    });
+    if args.report_fuel {
+        top["out_of_fuel"] = json!(report
+            .out_of_fuel
+            .iter()
+            .map(|p| json!({"inputs": inputs_json(&p.values)}))
+            .collect::<Vec<_>>());
+    }
+    writeln!(out, "{top}")
+}

@@ -1,0 +1,400 @@
+//! What the searching commands (`compare`, `check`, `paths`) share: their options, the
+//! progress display, and how inputs and replay commands are shown.
+
+use std::io::{IsTerminal, Write};
+use std::path::{Path, PathBuf};
+use std::time::Duration;
+
+use clap::{Args as ClapArgs, ValueEnum};
+use indicatif::{ProgressBar, ProgressStyle};
+use tamarin::concolic::{Observer, Options, Progress, Side};
+use tamarin::io::{InputSpec, InputValues};
+use tamarin::solver::{ProcessSolver, SolverConfig};
+use tamarin_mips::cpu::DEFAULT_TERMINATION;
+use tamarin_mips::{Outcome, Reg, Status};
+
+use crate::args::{
+    parse_count, parse_reg, parse_word, parse_word_list, InputFormatOpt, TerminationOpt, WordList,
+};
+use crate::diag::CliError;
+
+/// The longest array the array frontend explores.
+const MAX_ARRAY: u32 = 4096;
+/// The most standard input bytes that can be inputs.
+const MAX_STDIN: usize = 4096;
+
+/// Options of every search.
+#[derive(Debug, ClapArgs)]
+pub struct SearchArgs {
+    /// Steps per run; a run still going after this many is out of fuel, which is never
+    /// a difference.
+    #[arg(long, value_name = "N", value_parser = parse_count,
+          allow_negative_numbers = true, default_value_t = 10_000)]
+    pub fuel: u64,
+    /// The most path conditions per path that the search explores.
+    #[arg(long, value_name = "N", value_parser = parse_count,
+          allow_negative_numbers = true, default_value_t = 50)]
+    pub depth: u64,
+    /// Time limit per solver query, in milliseconds.
+    #[arg(long, value_name = "MS", value_parser = parse_count,
+          allow_negative_numbers = true, default_value_t = 5_000)]
+    pub solver_timeout: u64,
+    /// The first inputs tried: one number per input register (default all 0), or the
+    /// first array with --frontend array (default empty).
+    #[arg(long, value_name = "N,N,…", value_parser = parse_word_list, allow_hyphen_values = true)]
+    pub init_inputs: Option<WordList>,
+    /// How inputs enter the programs: registers (`twoints`, see --inputs) or an array
+    /// whose address is in $1 and length in $2 (`array`, see --max-len).
+    #[arg(long, value_enum, value_name = "KIND", default_value_t = FrontendKind::Twoints)]
+    pub frontend: FrontendKind,
+    /// The input registers, comma-separated (twoints only).
+    #[arg(long, value_name = "$N,…", value_parser = parse_reg_list, default_value = "$1,$2")]
+    pub inputs: RegList,
+    /// The longest array tried (--frontend array); lengths 0 to N are all explored.
+    #[arg(long, value_name = "N", value_parser = parse_count, allow_negative_numbers = true,
+          default_value_t = 16)]
+    pub max_len: u64,
+    /// Where the array is placed (default: the first word after each program).
+    #[arg(long, value_name = "ADDR", value_parser = parse_word, allow_negative_numbers = true)]
+    pub array_base: Option<u32>,
+    /// Make the first N bytes of standard input inputs (reads past them give -1).
+    #[arg(long, value_name = "N", value_parser = parse_count, allow_negative_numbers = true,
+          default_value_t = 0)]
+    pub stdin_len: u64,
+    /// The solver: z3 (in process, the default), cvc5, yices (yices-smt2), or any
+    /// command that reads SMT-LIB 2 on standard input ("bitwuzla --smt2").
+    #[arg(long, value_name = "SOLVER", default_value = "z3")]
+    pub solver: String,
+    /// The most inputs to try before giving up.
+    #[arg(long, value_name = "N", value_parser = parse_count,
+          allow_negative_numbers = true, default_value_t = 10_000)]
+    pub max_runs: u64,
+    /// Time limit for the whole comparison, in seconds (the result then says what was
+    /// covered).
+    #[arg(long, value_name = "SECONDS", value_parser = parse_count,
+          allow_negative_numbers = true)]
+    pub timeout: Option<u64>,
+    /// Print each run's symbolic trace (SSA form) to standard error.
+    #[arg(long)]
+    pub dump_trace: bool,
+    /// Write every solver query to this directory as a standalone SMT-LIB 2 file.
+    #[arg(long, value_name = "DIR")]
+    pub dump_smt: Option<PathBuf>,
+    #[command(flatten)]
+    pub input_format: InputFormatOpt,
+    #[command(flatten)]
+    pub termination: TerminationOpt,
+}
+
+impl SearchArgs {
+    /// The engine's options these arguments describe.
+    pub fn options(&self) -> Result<Options, CliError> {
+        let args = self;
+        let mut opts = Options::default();
+        opts.fuel = args.fuel;
+        opts.depth = usize::try_from(args.depth).unwrap_or(usize::MAX);
+        let max_len = u32::try_from(args.max_len)
+            .ok()
+            .filter(|&n| n <= MAX_ARRAY)
+            .ok_or_else(|| CliError::Usage(format!("--max-len must be at most {MAX_ARRAY}")))?;
+        opts.inputs = match args.frontend {
+            FrontendKind::Twoints => InputSpec::Registers(args.inputs.0.clone()),
+            FrontendKind::Array => InputSpec::Array {
+                max_len,
+                base: args.array_base,
+            },
+        };
+        if let Some(WordList(inputs)) = &args.init_inputs {
+            opts.init_inputs = match &opts.inputs {
+                InputSpec::Registers(regs) => {
+                    if inputs.len() != regs.len() {
+                        return Err(CliError::Usage(format!(
+                            "--init-inputs gives {} number(s) for {} input register(s)",
+                            inputs.len(),
+                            regs.len()
+                        )));
+                    }
+                    inputs.clone()
+                }
+                InputSpec::Array { .. } => {
+                    let mut v = vec![inputs.len() as u32];
+                    v.extend(inputs);
+                    v
+                }
+            };
+        }
+        opts.stdin_len = usize::try_from(args.stdin_len)
+            .ok()
+            .filter(|&n| n <= MAX_STDIN)
+            .ok_or_else(|| CliError::Usage(format!("--stdin-len must be at most {MAX_STDIN}")))?;
+        opts.max_runs = args.max_runs;
+        opts.timeout = args.timeout.map(Duration::from_secs);
+        opts.dump_trace = args.dump_trace;
+        opts.termination = args.termination.termination;
+        let mut solver = SolverConfig::default();
+        solver.timeout = Duration::from_millis(args.solver_timeout.max(1));
+        if args.solver.trim() != "z3" {
+            let p =
+                ProcessSolver::from_name(&args.solver, solver.timeout).map_err(CliError::Usage)?;
+            p.probe()
+                .map_err(|e| CliError::Usage(format!("--solver {}: {e}", args.solver)))?;
+            solver.external = Some(args.solver.clone());
+        }
+        if let Some(dir) = &args.dump_smt {
+            prepare_dir(dir, "--dump-smt")?;
+            solver.dump_dir = Some(dir.clone());
+        }
+        opts.solver = solver;
+        Ok(opts)
+    }
+}
+
+/// How inputs enter the programs.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, ValueEnum)]
+pub enum FrontendKind {
+    /// Input registers ($1 and $2 unless --inputs says otherwise).
+    Twoints,
+    /// An array: $1 holds its address, $2 its length.
+    Array,
+}
+
+/// Input registers, as one clap value.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct RegList(pub Vec<Reg>);
+
+pub fn parse_reg_list(text: &str) -> Result<RegList, String> {
+    let regs = text
+        .split(',')
+        .map(parse_reg)
+        .collect::<Result<Vec<Reg>, String>>()?;
+    let mut seen = regs.clone();
+    seen.sort();
+    seen.dedup();
+    if seen.len() != regs.len() {
+        return Err(format!("`{text}` names a register twice"));
+    }
+    Ok(RegList(regs))
+}
+
+/// Shows progress on a terminal after the first second, and traces on stderr.
+pub struct CliObserver {
+    bar: Option<ProgressBar>,
+    interactive: bool,
+}
+
+impl CliObserver {
+    pub fn new(text: bool) -> Self {
+        CliObserver {
+            bar: None,
+            interactive: text && std::io::stderr().is_terminal(),
+        }
+    }
+
+    pub fn done(&mut self) {
+        if let Some(bar) = self.bar.take() {
+            bar.finish_and_clear();
+        }
+    }
+}
+
+impl Observer for CliObserver {
+    fn trace(&mut self, side: Side, inputs: &[(String, u32)], text: &str) {
+        let inputs: Vec<String> = inputs
+            .iter()
+            .map(|(n, v)| format!("{n} = {}", *v as i32))
+            .collect();
+        let mut err = std::io::stderr().lock();
+        let _ = writeln!(err, "trace of {} on {}:", side.name(), inputs.join(", "));
+        let _ = writeln!(err, "{text}");
+    }
+
+    fn progress(&mut self, p: &Progress) {
+        if !self.interactive || p.elapsed < Duration::from_secs(1) {
+            return;
+        }
+        let bar = self.bar.get_or_insert_with(|| {
+            let bar = ProgressBar::new_spinner();
+            bar.set_style(
+                ProgressStyle::with_template("{spinner} {elapsed} {msg}")
+                    .unwrap_or_else(|_| ProgressStyle::default_spinner()),
+            );
+            bar.enable_steady_tick(Duration::from_millis(120));
+            bar
+        });
+        bar.set_message(format!(
+            "{} runs, paths {} left / {} right, {} solver queries",
+            p.runs, p.paths.0, p.paths.1, p.queries
+        ));
+    }
+}
+
+pub fn signed(v: u32) -> i64 {
+    v as i32 as i64
+}
+
+pub fn word(v: u32) -> String {
+    format!("{} ({v:#010x})", signed(v))
+}
+
+/// `done after 5 steps` or the error.
+pub fn status_line(o: &Outcome) -> String {
+    let steps = if o.steps == 1 { "step" } else { "steps" };
+    match o.status {
+        Status::Done => format!("done after {} {steps}", o.steps),
+        Status::OutOfFuel => format!("out of fuel after {} {steps}", o.steps),
+        Status::Error(f) => format!("error after {} {steps}: {} ({f})", o.steps, f.kind),
+    }
+}
+
+/// Quotes a word for a shell when it needs it.
+pub fn shell_word(s: &str) -> String {
+    if !s.is_empty()
+        && s.chars()
+            .all(|c| c.is_ascii_alphanumeric() || "/._-+,:@%=".contains(c))
+    {
+        s.to_string()
+    } else {
+        format!("'{}'", s.replace('\'', r"'\''"))
+    }
+}
+
+/// Standard input bytes as a `printf` format (octal escapes: POSIX printf has no `\x`).
+pub fn printf_bytes(bytes: &[u8]) -> String {
+    bytes.iter().map(|b| format!("\\{b:03o}")).collect()
+}
+
+/// The `tamarin run` command line that replays `values` on `prog`.
+pub fn replay_command(args: &SearchArgs, prog: &Path, values: &InputValues) -> String {
+    let mut cmd = String::new();
+    if !values.stdin.is_empty() {
+        cmd.push_str(&format!("printf '{}' | ", printf_bytes(&values.stdin)));
+    }
+    cmd.push_str(&format!(
+        "tamarin run {}",
+        shell_word(&prog.display().to_string())
+    ));
+    match &values.array {
+        Some(elems) => {
+            let items: Vec<String> = elems.iter().map(|&e| signed(e).to_string()).collect();
+            if items.is_empty() {
+                cmd.push_str(" --array ''");
+            } else {
+                cmd.push_str(&format!(" --array {}", items.join(",")));
+            }
+            if let Some(base) = args.array_base {
+                cmd.push_str(&format!(" --array-base {base:#x}"));
+            }
+        }
+        None => {
+            for (name, v) in &values.registers {
+                match name.as_str() {
+                    "$1" => cmd.push_str(&format!(" --r1 {}", signed(*v))),
+                    "$2" => cmd.push_str(&format!(" --r2 {}", signed(*v))),
+                    _ => cmd.push_str(&format!(
+                        " --reg {}",
+                        shell_word(&format!("{name}={}", signed(*v)))
+                    )),
+                }
+            }
+        }
+    }
+    if !values.stdin.is_empty() {
+        cmd.push_str(" --stdin -");
+    }
+    cmd.push_str(&format!(" --fuel {}", args.fuel));
+    if let Some(f) = args.input_format.input_format {
+        let f = match f {
+            crate::args::InputFormatArg::Asm => "asm",
+            crate::args::InputFormatArg::Bin => "bin",
+        };
+        cmd.push_str(&format!(" --input-format {f}"));
+    }
+    if args.termination.termination != DEFAULT_TERMINATION {
+        cmd.push_str(&format!(
+            " --termination {:#x}",
+            args.termination.termination
+        ));
+    }
+    cmd
+}
+
+/// The inputs of a counterexample, one line.
+pub fn inputs_line(values: &InputValues) -> String {
+    let mut parts: Vec<String> = match &values.array {
+        Some(elems) => {
+            let items: Vec<String> = elems.iter().map(|&e| signed(e).to_string()).collect();
+            vec![format!(
+                "array = [{}] (length {})",
+                items.join(", "),
+                elems.len()
+            )]
+        }
+        None => values
+            .registers
+            .iter()
+            .map(|(n, v)| format!("{n} = {}", word(*v)))
+            .collect(),
+    };
+    if !values.stdin.is_empty() {
+        parts.push(format!(
+            "stdin = {:?}",
+            String::from_utf8_lossy(&values.stdin)
+        ));
+    }
+    parts.join(", ")
+}
+
+pub fn ms(d: Duration) -> f64 {
+    d.as_secs_f64() * 1000.0
+}
+
+/// Inputs as a JSON object: `{"$1": n, …}` or `{"array": […]}`, with `"stdin"` when
+/// standard input bytes are inputs.
+pub fn inputs_json(values: &InputValues) -> serde_json::Value {
+    use serde_json::json;
+    let mut m = serde_json::Map::new();
+    match &values.array {
+        Some(elems) => {
+            m.insert(
+                "array".into(),
+                json!(elems.iter().map(|&e| signed(e)).collect::<Vec<_>>()),
+            );
+        }
+        None => {
+            for (n, v) in &values.registers {
+                m.insert(n.clone(), json!(signed(*v)));
+            }
+        }
+    }
+    if !values.stdin.is_empty() {
+        m.insert("stdin".into(), json!(values.stdin));
+    }
+    serde_json::Value::Object(m)
+}
+
+/// The source line (number and text) of the word at `pc`, for assembled programs.
+pub fn source_line<'s>(
+    program: &tamarin_mips::Program,
+    source: Option<&'s str>,
+    pc: u32,
+) -> Option<(u32, &'s str)> {
+    let line = program.line_of(pc)?;
+    let text = source?.lines().nth(line.checked_sub(1)? as usize)?;
+    Some((line, text))
+}
+
+/// Makes `dir` a directory for output files (a clear error when a file is in the way).
+pub fn prepare_dir(dir: &Path, flag: &'static str) -> Result<(), CliError> {
+    let fail = |source| CliError::OutputDir {
+        flag,
+        path: dir.display().to_string(),
+        source,
+    };
+    // `create_dir_all` would say only "File exists" for a file in the way.
+    if dir.exists() && !dir.is_dir() {
+        return Err(fail(std::io::Error::other(
+            "it exists and is not a directory",
+        )));
+    }
+    std::fs::create_dir_all(dir).map_err(fail)
+}
