@@ -36,7 +36,7 @@ const FAILING: &str = "div $1, $2\nmflo $3\nlis $4\n.word table\nadd $5, $1, $4\
 fn check_reports_each_failing_site_with_its_line() {
     let dir = tempfile::tempdir().expect("tempdir");
     let p = write(&dir, "p.asm", FAILING);
-    let v = json(tamarin().arg("check").arg(&p));
+    let v = json_with_status(tamarin().arg("check").arg(&p), 1);
     assert_eq!(v["complete"], true);
     let findings = v["findings"].as_array().expect("findings");
     let kinds: Vec<(&str, i64, i64)> = findings
@@ -70,6 +70,7 @@ fn check_text_shows_the_source_and_a_replay_that_fails() {
         .expect("a replay line");
     let args: Vec<&str> = replay.split_whitespace().collect();
     let v = json(tamarin().arg("run").args(&args));
+    assert_eq!(out.status.code(), Some(1));
     assert_eq!(v["status"], "error");
     assert_eq!(v["error_kind"], "division-by-zero");
 }
@@ -96,6 +97,8 @@ fn check_reports_runs_out_of_fuel_apart() {
         "bne $1, $0, spin\njr $31\nspin:\nbeq $0, $0, spin\n",
     );
     let v = json(tamarin().arg("check").arg(&p).arg("--report-fuel"));
+    // A cut search with nothing found says so in its exit status.
+    json_with_status(tamarin().arg("check").arg(&p).args(["--depth", "0"]), 3);
     assert_eq!(v["findings"].as_array().map(Vec::len), Some(0));
     assert_eq!(v["out_of_fuel"].as_array().map(Vec::len), Some(1), "{v}");
 }

@@ -20,7 +20,8 @@ use crate::diag::CliError;
 /// instruction. Each failing site is reported once, with the first inputs found, after
 /// replaying them.
 ///
-/// Exit status: 0 when the search finished its job (findings or not), 2 on bad input.
+/// Exit status: 0 when nothing fails and the search was complete, 1 when something
+/// fails, 3 when nothing was found but the search was incomplete, 2 on bad input.
 #[derive(Debug, ClapArgs)]
 pub struct Args {
     /// The program (.asm/.s assembly or .mips/.bin binary).
@@ -53,7 +54,13 @@ pub fn execute(args: Args) -> Result<ExitCode, CliError> {
     }
     .map_err(CliError::stdout)?;
     super::finish(out)?;
-    Ok(ExitCode::SUCCESS)
+    Ok(ExitCode::from(if !report.findings.is_empty() {
+        1
+    } else if report.incomplete().is_empty() {
+        0
+    } else {
+        3
+    }))
 }
 
 fn write_text(
