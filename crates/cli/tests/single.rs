@@ -17,13 +17,18 @@ fn write(dir: &tempfile::TempDir, name: &str, text: &str) -> PathBuf {
 }
 
 fn json(cmd: &mut Command) -> Value {
+    json_with_status(cmd, 0)
+}
+
+/// Runs with `--format json`, expects `status`, and parses the one object.
+fn json_with_status(cmd: &mut Command, status: i32) -> Value {
     let out = cmd
         .args(["--format", "json"])
         .output()
         .expect("run tamarin");
     assert_eq!(
         out.status.code(),
-        Some(0),
+        Some(status),
         "{}",
         String::from_utf8_lossy(&out.stderr)
     );
