@@ -3,7 +3,8 @@
 //!
 //! Run: `cargo bench -p tamarin --bench compare` (add `-- --quick` for fewer repeats,
 //! any other word to keep only the cases whose name contains it, and `-- --solvers` to
-//! compare the solver backends instead of the Z3 modes).
+//! compare the solver backends instead of the Z3 modes, `-- --check` for `check` and
+//! `paths` against random testing).
 
 use std::path::Path;
 use std::time::{Duration, Instant};
@@ -253,11 +254,87 @@ fn solvers_table(filters: &[&String], repeats: usize) {
     }
 }
 
+/// `--check`: one program alone. Time for `check` to find a needle (a division by zero
+/// for exactly one input) and for `explore` to list every path of the nested family,
+/// against random testing of the same program on the plain emulator.
+fn check_table(repeats: usize) {
+    use tamarin::check::check;
+    use tamarin::concolic::explore;
+    use tamarin_mips::cpu::{Config, Frontend, Machine, NoTrace};
+    let needle = asm("lis $4\n.word 123456789\nsub $5, $1, $4\ndiv $2, $5\nmflo $3\njr $31\n");
+    let median = |f: &mut dyn FnMut()| {
+        let mut t: Vec<Duration> = (0..repeats)
+            .map(|_| {
+                let s = Instant::now();
+                f();
+                s.elapsed()
+            })
+            .collect();
+        t.sort();
+        t[t.len() / 2]
+    };
+    let opts = Options::default();
+    // Random testing: inputs per second on the plain emulator (one reused machine).
+    let random_rate = |p: &Program| {
+        let mut m = Machine::new(p, Config::default());
+        let mut x = 0x9E37_79B9u32;
+        let n = 2_000_000u32;
+        let start = Instant::now();
+        for _ in 0..n {
+            x ^= x << 13;
+            x ^= x >> 17;
+            x ^= x << 5;
+            m.reset();
+            let _ = m.apply(&Frontend::TwoInts(x, x.rotate_left(7)));
+            let _ = m.run(&mut NoTrace);
+        }
+        n as f64 / start.elapsed().as_secs_f64()
+    };
+    println!("| program | search | median | paths | paths/s | random inputs/s | expected time for random testing |");
+    println!("|---|---|---|---|---|---|---|");
+    let mut found = 0;
+    let t = median(&mut || {
+        found = check(&needle, &opts, &mut Quiet).findings.len();
+    });
+    assert_eq!(found, 1);
+    let paths = explore(&needle, &opts, &mut Quiet).paths.len();
+    let rate = random_rate(&needle);
+    println!(
+        "| needle: div by ($1 - 123456789) | check finds it | {:.2} ms | {paths} | {:.0} | {:.2e} | {:.0} s (2^32 / rate) |",
+        t.as_secs_f64() * 1e3,
+        paths as f64 / t.as_secs_f64(),
+        rate,
+        4_294_967_296f64 / rate
+    );
+    for n in [5, 10, 20, 40] {
+        let p = nested(n, 1);
+        let mut count = 0;
+        let t = median(&mut || {
+            count = explore(&p, &opts, &mut Quiet).paths.len();
+        });
+        let rate = random_rate(&p);
+        // Exiting at level k >= 2 needs one input positive but at most k (the other
+        // above k - 1): about k in 2^33 random inputs. The rarest, k = 2, takes about
+        // 2^32 inputs on average.
+        println!(
+            "| nested N={n} | paths lists all | {:.2} ms | {count} | {:.0} | {:.2e} | {:.0} s for the rarest path (2^32 / rate), and no proof that all were seen |",
+            t.as_secs_f64() * 1e3,
+            count as f64 / t.as_secs_f64(),
+            rate,
+            4_294_967_296f64 / rate
+        );
+    }
+}
+
 fn main() {
     let args: Vec<String> = std::env::args().skip(1).collect();
     let quick = args.iter().any(|a| a == "--quick");
     // Any other argument that is not a flag filters cases by substring.
     let filters: Vec<&String> = args.iter().filter(|a| !a.starts_with('-')).collect();
+    if args.iter().any(|a| a == "--check") {
+        check_table(if quick { 3 } else { 15 });
+        return;
+    }
     if args.iter().any(|a| a == "--solvers") {
         solvers_table(&filters, if quick { 1 } else { 5 });
         return;
