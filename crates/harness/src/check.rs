@@ -26,8 +26,10 @@ use std::panic::{catch_unwind, AssertUnwindSafe};
 use std::time::{Duration, Instant};
 
 use tamarin::concolic::{compare, Options, Quiet};
-use tamarin::verdict::{outcomes_differ, Incomplete, Verdict};
-use tamarin_mips::cpu::{run_program, Config, Frontend, Machine, NoTrace, Outcome, Status};
+use tamarin::io::{observe, InputLayout, InputSpec, Observable, Observed};
+use tamarin::term::TermStore;
+use tamarin::verdict::{results_differ, run_observed, Incomplete, Verdict};
+use tamarin_mips::cpu::{Config, Machine, NoTrace, Outcome, Status};
 use tamarin_mips::Program;
 
 use crate::generate::Shape;
@@ -119,8 +121,9 @@ impl fmt::Display for Kind {
 #[derive(Clone, Debug)]
 pub struct Direction {
     pub kind: Kind,
-    /// The counterexample's `$1`, `$2` (disequivalent only).
-    pub inputs: Option<(u32, u32)>,
+    /// The counterexample's input values in the layout's order (`$1`, `$2`, or the
+    /// array's length and elements; disequivalent only).
+    pub inputs: Option<Vec<u32>>,
     /// Short names of the reasons for incompleteness (possibly-equivalent only).
     pub incomplete: Vec<String>,
     /// The readable reasons, or the panic message of a crash.
@@ -164,7 +167,8 @@ impl FindingKind {
 pub struct Finding {
     pub kind: FindingKind,
     pub detail: String,
-    pub inputs: Option<(u32, u32)>,
+    /// Input values in the layout's order.
+    pub inputs: Option<Vec<u32>>,
 }
 
 /// Everything checked about one pair.
@@ -187,8 +191,12 @@ pub struct PairResult {
     pub warnings: Vec<String>,
     /// Disequivalent one way and possibly-equivalent the other (the reasons).
     pub asymmetric_incomplete: Option<String>,
-    /// A concrete difference under a possibly-equivalent verdict.
-    pub missed: Option<(u32, u32)>,
+    /// A concrete difference under a possibly-equivalent verdict (input values in the
+    /// layout's order).
+    pub missed: Option<Vec<u32>>,
+    /// How the inputs entered the programs, and what was observed.
+    pub spec: InputSpec,
+    pub observe: Vec<Observable>,
     /// Concrete inputs run (each on both programs).
     pub inputs_run: u64,
     /// Some probe input ran out of fuel / ended in an error, on either side.
@@ -244,18 +252,28 @@ impl PairResult {
         if let Some(a) = &self.asymmetric_incomplete {
             let _ = writeln!(s, "  incomplete asymmetry: {a}");
         }
+        if self.spec != InputSpec::default() || self.observe != [REG3] {
+            let obs: Vec<String> = self.observe.iter().map(|o| o.to_string()).collect();
+            let _ = writeln!(
+                s,
+                "  inputs: {}; observed: {}",
+                match &self.spec {
+                    InputSpec::Array { max_len, .. } =>
+                        format!("an array of at most {max_len} words ($1 address, $2 length)"),
+                    InputSpec::Registers(_) => "$1, $2".to_string(),
+                },
+                obs.join(", ")
+            );
+        }
         for f in &self.findings {
             let _ = write!(s, "  FAILED {}: {}", f.kind.name(), f.detail);
-            if let Some((a, b)) = f.inputs {
-                let _ = write!(s, " [inputs $1 = {a} ({a:#x}), $2 = {b} ({b:#x})]");
+            if let Some(v) = &f.inputs {
+                let _ = write!(s, " [inputs {}]", describe_inputs(&self.spec, v));
             }
             s.push('\n');
         }
-        if let Some((a, b)) = self.missed {
-            let _ = writeln!(
-                s,
-                "  missed difference: $1 = {a} ({a:#x}), $2 = {b} ({b:#x})"
-            );
+        if let Some(v) = &self.missed {
+            let _ = writeln!(s, "  missed difference: {}", describe_inputs(&self.spec, v));
         }
         for d in std::iter::once(&self.forward).chain(&self.backward) {
             if !d.detail.is_empty() {
@@ -268,6 +286,38 @@ impl PairResult {
             self.left_text, self.right_text
         );
         s
+    }
+}
+
+/// The default observable, `$3`.
+const REG3: Observable = Observable::Reg(tamarin_mips::Reg::from_bits(3));
+
+/// Input values (in the layout's order) in words: `$1 = a (0x…), $2 = b (0x…)`, or the
+/// array (its length clamped as the frontend does) with the length.
+pub fn describe_inputs(spec: &InputSpec, values: &[u32]) -> String {
+    match spec {
+        InputSpec::Registers(regs) => regs
+            .iter()
+            .zip(values)
+            .map(|(r, v)| format!("{r} = {v} ({v:#x})"))
+            .collect::<Vec<_>>()
+            .join(", "),
+        InputSpec::Array { max_len, .. } => {
+            let len = values.first().copied().unwrap_or(0).min(*max_len) as usize;
+            let elems: Vec<String> = values
+                .iter()
+                .skip(1)
+                .take(len)
+                .map(|&v| {
+                    if (v as i32).unsigned_abs() <= 100_000 {
+                        format!("{}", v as i32)
+                    } else {
+                        format!("{v:#x}")
+                    }
+                })
+                .collect();
+            format!("array [{}] (length {len})", elems.join(", "))
+        }
     }
 }
 
@@ -305,6 +355,7 @@ fn run_compare(
     left: &Program,
     right: &Program,
     opts: &Options,
+    layout: &InputLayout,
     what: &str,
     findings: &mut Vec<Finding>,
 ) -> Direction {
@@ -334,46 +385,58 @@ fn run_compare(
     match &report.verdict {
         Verdict::Disequivalent(cx) => {
             let vals: Vec<u32> = cx.inputs.iter().map(|(_, v)| *v).collect();
-            let (a, b) = (
-                vals.first().copied().unwrap_or(0),
-                vals.get(1).copied().unwrap_or(0),
-            );
             let config = Config::with_fuel(opts.fuel);
-            let f = Frontend::TwoInts(a, b);
-            let l = run_program(left, config, &f, &[]).expect("twoints cannot fail");
-            let r = run_program(right, config, &f, &[]).expect("twoints cannot fail");
-            if !outcomes_differ(&l, &r) {
-                findings.push(Finding {
+            let l = run_observed(left, config, layout, &vals, &opts.observe);
+            let r = run_observed(right, config, layout, &vals, &opts.observe);
+            match (l, r) {
+                (Some((l, lobs)), Some((r, robs))) => {
+                    if !results_differ(&l, &lobs, &r, &robs) {
+                        findings.push(Finding {
+                            kind: FindingKind::CounterexampleDoesNotReplay,
+                            detail: format!(
+                                "{what}: disequivalent, but the counterexample shows no difference: left {}, right {}",
+                                show_observed(&l, &lobs),
+                                show_observed(&r, &robs)
+                            ),
+                            inputs: Some(vals.clone()),
+                        });
+                    } else if vals.len() != layout.vars().len()
+                        || l.status != cx.left.status
+                        || r.status != cx.right.status
+                        || cx.observed.len() != opts.observe.len()
+                        || cx
+                            .observed
+                            .iter()
+                            .zip(lobs.iter().zip(&robs))
+                            .any(|((_, cl, cr), (l, r))| cl != l || cr != r)
+                    {
+                        findings.push(Finding {
+                            kind: FindingKind::CounterexampleMisreported,
+                            detail: format!(
+                                "{what}: counterexample {:?} reports left {}, right {} ({:?}); replayed left {}, right {}",
+                                cx.inputs,
+                                show(&cx.left),
+                                show(&cx.right),
+                                cx.observed,
+                                show_observed(&l, &lobs),
+                                show_observed(&r, &robs)
+                            ),
+                            inputs: Some(vals.clone()),
+                        });
+                    }
+                }
+                _ => findings.push(Finding {
                     kind: FindingKind::CounterexampleDoesNotReplay,
                     detail: format!(
-                        "{what}: disequivalent, but the counterexample shows no difference: left {}, right {}",
-                        show(&l),
-                        show(&r)
+                        "{what}: disequivalent, but the counterexample's inputs cannot be set up: {:?}",
+                        cx.inputs
                     ),
-                    inputs: Some((a, b)),
-                });
-            } else if vals.len() != 2
-                || l.status != cx.left.status
-                || r.status != cx.right.status
-                || l.regs.gpr[3] != cx.left.regs.gpr[3]
-                || r.regs.gpr[3] != cx.right.regs.gpr[3]
-            {
-                findings.push(Finding {
-                    kind: FindingKind::CounterexampleMisreported,
-                    detail: format!(
-                        "{what}: counterexample {:?} reports left {}, right {}; replayed left {}, right {}",
-                        cx.inputs,
-                        show(&cx.left),
-                        show(&cx.right),
-                        show(&l),
-                        show(&r)
-                    ),
-                    inputs: Some((a, b)),
-                });
+                    inputs: Some(vals.clone()),
+                }),
             }
             Direction {
                 kind: Kind::Disequivalent,
-                inputs: Some((a, b)),
+                inputs: Some(vals),
                 incomplete: Vec::new(),
                 detail: String::new(),
                 runs,
@@ -415,47 +478,82 @@ pub fn show(o: &Outcome) -> String {
     }
 }
 
+/// An outcome and, when it wrote any, its output bytes.
+pub fn show_observed(o: &Outcome, obs: &[Observed]) -> String {
+    let out = obs.iter().find_map(|x| match x {
+        Observed::Bytes(b) => Some(b),
+        _ => None,
+    });
+    match out {
+        Some(b) => format!("{}, output {:?}", show(o), b),
+        None => show(o),
+    }
+}
+
 /// Both programs on reusable machines.
 struct Runner {
     left: Machine,
     right: Machine,
+    layout: InputLayout,
+    observe: Vec<Observable>,
     saw_out_of_fuel: bool,
     saw_fault: bool,
     runs: u64,
 }
 
+/// One run's outcome and what it observed.
+type Observation = (Outcome, Vec<Observed>);
+
 impl Runner {
-    fn new(left: &Program, right: &Program, fuel: u64) -> Runner {
+    fn new(
+        left: &Program,
+        right: &Program,
+        fuel: u64,
+        layout: InputLayout,
+        observe: Vec<Observable>,
+    ) -> Runner {
         let config = Config::with_fuel(fuel);
         Runner {
             left: Machine::new(left, config),
             right: Machine::new(right, config),
+            layout,
+            observe,
             saw_out_of_fuel: false,
             saw_fault: false,
             runs: 0,
         }
     }
 
-    fn one(m: &mut Machine, a: u32, b: u32) -> Outcome {
+    /// One run on `values`, as `run_observed` does it but on a reused machine; `None`
+    /// if the inputs cannot be set up (an array that does not fit).
+    fn one(
+        m: &mut Machine,
+        layout: &InputLayout,
+        observe_what: &[Observable],
+        values: &[u32],
+    ) -> Option<Observation> {
         m.reset();
-        // The twoints frontend cannot fail to apply.
-        let _ = m.apply(&Frontend::TwoInts(a, b));
-        m.run_to_outcome(&mut NoTrace)
+        let (frontend, _) = layout.run_inputs(values);
+        m.apply(&frontend).ok()?;
+        layout.set_registers(m, values);
+        let o = m.run_to_outcome(&mut NoTrace);
+        let obs = observe_what.iter().map(|w| observe(m, &o, w)).collect();
+        Some((o, obs))
     }
 
     /// Runs both; the outcomes if they differ.
-    fn differs(&mut self, a: u32, b: u32) -> Option<(Outcome, Outcome)> {
+    fn differs(&mut self, values: &[u32]) -> Option<(Observation, Observation)> {
         self.runs += 1;
-        let l = Self::one(&mut self.left, a, b);
-        let r = Self::one(&mut self.right, a, b);
-        for o in [&l, &r] {
+        let l = Self::one(&mut self.left, &self.layout, &self.observe, values)?;
+        let r = Self::one(&mut self.right, &self.layout, &self.observe, values)?;
+        for o in [&l.0, &r.0] {
             match o.status {
                 Status::OutOfFuel => self.saw_out_of_fuel = true,
                 Status::Error(_) => self.saw_fault = true,
                 Status::Done => {}
             }
         }
-        outcomes_differ(&l, &r).then_some((l, r))
+        results_differ(&l.0, &l.1, &r.0, &r.1).then_some((l, r))
     }
 }
 
@@ -554,6 +652,97 @@ pub fn concrete_inputs(
     extra.into_iter().chain(grid).chain(random)
 }
 
+/// The concrete inputs of checks (b) and (e) for an array of at most `max_len` words,
+/// as flat values (`[len, a[0], …, a[max_len - 1]]`): `extra` first; then every length
+/// with all elements one edge value, and every length with one edge value at one
+/// position among zeros (up to three quarters of `n`); then random arrays, each length
+/// equally likely, each element an edge value, a small value or a uniform one.
+pub fn array_inputs(
+    left: &Prog,
+    right: &Prog,
+    max_len: u32,
+    n: usize,
+    seed: u64,
+    extra: &[Vec<u32>],
+) -> impl Iterator<Item = Vec<u32>> {
+    let width = max_len as usize + 1;
+    let edges = edge_values(left, right, 80);
+    let mut structured: Vec<Vec<u32>> = Vec::new();
+    for len in 0..=max_len as usize {
+        for &e in &edges {
+            let mut v = vec![0; width];
+            v[0] = len as u32;
+            for x in v.iter_mut().skip(1).take(len) {
+                *x = e;
+            }
+            structured.push(v);
+        }
+    }
+    for len in 1..=max_len as usize {
+        for pos in 0..len {
+            for &e in &edges {
+                let mut v = vec![0; width];
+                v[0] = len as u32;
+                v[1 + pos] = e;
+                structured.push(v);
+            }
+        }
+    }
+    structured.truncate(n * 3 / 4);
+    let nstruct = structured.len();
+    let mut rng = Rng::new(seed);
+    let extra: Vec<Vec<u32>> = extra.to_vec();
+    let random = (nstruct..n).map(move |_| {
+        let len = rng.below(width);
+        let mut v = vec![0; width];
+        v[0] = len as u32;
+        for x in v.iter_mut().skip(1).take(len) {
+            *x = match rng.weighted(&[35, 20, 25, 20]) {
+                0 => *rng.pick(&edges),
+                1 => rng.range(-2, 6) as i32 as u32,
+                2 => rng.range(-64, 64) as i32 as u32,
+                _ => rng.next_u32(),
+            };
+        }
+        v
+    });
+    extra.into_iter().chain(structured).chain(random)
+}
+
+/// The concrete inputs of a pair, as flat values in its layout's order: those of
+/// [`concrete_inputs`] for two registers, of [`array_inputs`] for an array.
+fn pair_inputs(
+    pair: &Pair,
+    n: usize,
+    seed: u64,
+    extra: &[Vec<u32>],
+) -> Box<dyn Iterator<Item = Vec<u32>>> {
+    match &pair.inputs {
+        InputSpec::Array { max_len, .. } => Box::new(array_inputs(
+            &pair.left,
+            &pair.right,
+            *max_len,
+            n,
+            seed,
+            extra,
+        )),
+        InputSpec::Registers(_) => {
+            let extra: Vec<(u32, u32)> = extra
+                .iter()
+                .map(|v| {
+                    (
+                        v.first().copied().unwrap_or(0),
+                        v.get(1).copied().unwrap_or(0),
+                    )
+                })
+                .collect();
+            Box::new(
+                concrete_inputs(&pair.left, &pair.right, n, seed, &extra).map(|(a, b)| vec![a, b]),
+            )
+        }
+    }
+}
+
 /// Compares one pair (both ways) and runs every check on it.
 pub fn check_pair(pair: &Pair, cfg: &CheckConfig) -> PairResult {
     let left_text = pair.left.text();
@@ -564,11 +753,14 @@ pub fn check_pair(pair: &Pair, cfg: &CheckConfig) -> PairResult {
     let rp = pair.right.assemble().unwrap_or_else(|e| {
         panic!("harness bug: generated program does not assemble:\n{right_text}\n{e}")
     });
-    let opts = cfg.options();
+    let mut opts = cfg.options();
+    opts.inputs = pair.inputs.clone();
+    opts.observe = pair.observe.clone();
+    let layout = InputLayout::declare(&mut TermStore::new(), &opts.inputs, opts.stdin_len);
     let mut findings = Vec::new();
-    let forward = run_compare(&lp, &rp, &opts, "left-right", &mut findings);
+    let forward = run_compare(&lp, &rp, &opts, &layout, "left-right", &mut findings);
     let backward = (cfg.symmetric && pair.kind != PairKind::Identical)
-        .then(|| run_compare(&rp, &lp, &opts, "right-left", &mut findings));
+        .then(|| run_compare(&rp, &lp, &opts, &layout, "right-left", &mut findings));
     let compare_time = forward.time + backward.as_ref().map_or(Duration::ZERO, |b| b.time);
 
     // (c)
@@ -576,7 +768,7 @@ pub fn check_pair(pair: &Pair, cfg: &CheckConfig) -> PairResult {
         findings.push(Finding {
             kind: FindingKind::SelfDisequivalent,
             detail: "a program compared with itself is disequivalent".into(),
-            inputs: forward.inputs,
+            inputs: forward.inputs.clone(),
         });
     }
     // (d)
@@ -600,7 +792,7 @@ pub fn check_pair(pair: &Pair, cfg: &CheckConfig) -> PairResult {
                     "left-right says {}, right-left says {}",
                     forward.kind, b.kind
                 ),
-                inputs: forward.inputs.or(b.inputs),
+                inputs: forward.inputs.clone().or_else(|| b.inputs.clone()),
             });
         } else if forward.kind != b.kind && !fd && !bd {
             warnings.push(format!(
@@ -612,7 +804,7 @@ pub fn check_pair(pair: &Pair, cfg: &CheckConfig) -> PairResult {
 
     // (b) and (e), and a probe of the behaviours for every pair.
     let start = Instant::now();
-    let mut runner = Runner::new(&lp, &rp, cfg.fuel);
+    let mut runner = Runner::new(&lp, &rp, cfg.fuel, layout, pair.observe.clone());
     let kinds: Vec<Kind> = std::iter::once(forward.kind)
         .chain(backward.as_ref().map(|b| b.kind))
         .collect();
@@ -620,9 +812,9 @@ pub fn check_pair(pair: &Pair, cfg: &CheckConfig) -> PairResult {
     let wants_inputs = kinds
         .iter()
         .any(|k| matches!(k, Kind::Equivalent | Kind::PossiblyEquivalent));
-    let extra: Vec<(u32, u32)> = std::iter::once(&forward)
+    let extra: Vec<Vec<u32>> = std::iter::once(&forward)
         .chain(&backward)
-        .filter_map(|d| d.inputs)
+        .filter_map(|d| d.inputs.clone())
         .collect();
     let n = if wants_inputs {
         cfg.inputs
@@ -631,8 +823,8 @@ pub fn check_pair(pair: &Pair, cfg: &CheckConfig) -> PairResult {
     };
     let seed = mix(pair.seed ^ mix(pair.index));
     let mut missed = None;
-    for (a, b) in concrete_inputs(&pair.left, &pair.right, n, seed, &extra) {
-        if let Some((l, r)) = runner.differs(a, b) {
+    for values in pair_inputs(pair, n, seed, &extra) {
+        if let Some((l, r)) = runner.differs(&values) {
             if !wants_inputs {
                 continue;
             }
@@ -641,13 +833,13 @@ pub fn check_pair(pair: &Pair, cfg: &CheckConfig) -> PairResult {
                     kind: FindingKind::EquivalentButDiffers,
                     detail: format!(
                         "equivalent, but on this input left {} and right {}",
-                        show(&l),
-                        show(&r)
+                        show_observed(&l.0, &l.1),
+                        show_observed(&r.0, &r.1)
                     ),
-                    inputs: Some((a, b)),
+                    inputs: Some(values),
                 });
             } else {
-                missed = Some((a, b));
+                missed = Some(values);
             }
             break;
         }
@@ -668,6 +860,8 @@ pub fn check_pair(pair: &Pair, cfg: &CheckConfig) -> PairResult {
         warnings,
         asymmetric_incomplete,
         missed,
+        spec: pair.inputs.clone(),
+        observe: pair.observe.clone(),
         inputs_run: runner.runs,
         saw_out_of_fuel: runner.saw_out_of_fuel,
         saw_fault: runner.saw_fault,

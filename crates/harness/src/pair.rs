@@ -3,6 +3,8 @@
 
 use std::fmt;
 
+use tamarin::io::{InputSpec, Observable};
+
 use crate::generate::{generate, Shape};
 use crate::mutate::{mutate, rewrite_n};
 use crate::prog::Prog;
@@ -57,13 +59,38 @@ pub struct Pair {
     pub right: Prog,
     /// What was changed, and whether the sides were swapped.
     pub note: String,
+    /// How the inputs enter both programs (the shape's: `$1`, `$2`, or an array).
+    pub inputs: InputSpec,
+    /// What the comparison and the concrete checks observe (the shape's).
+    pub observe: Vec<Observable>,
+}
+
+/// The shape of pair `index`: shapes go round in turn.
+pub fn shape_of(index: u64) -> Shape {
+    Shape::ALL[(index % Shape::ALL.len() as u64) as usize]
+}
+
+/// The index of the `k`-th pair (from 0) whose shape is in `shapes` (all shapes when
+/// empty): `make_pair(seed, nth_index(shapes, k))` runs through only those shapes.
+pub fn nth_index(shapes: &[Shape], k: u64) -> u64 {
+    let positions: Vec<u64> = Shape::ALL
+        .iter()
+        .enumerate()
+        .filter(|(_, s)| shapes.is_empty() || shapes.contains(s))
+        .map(|(n, _)| n as u64)
+        .collect();
+    if positions.is_empty() {
+        return k;
+    }
+    let per = positions.len() as u64;
+    (k / per) * Shape::ALL.len() as u64 + positions[(k % per) as usize]
 }
 
 /// Pair `index` of the stream named by `seed`. Shapes go round in turn, so every
 /// shape gets its share of any run of consecutive indices.
 pub fn make_pair(seed: u64, index: u64) -> Pair {
     let mut rng = Rng::for_item(seed, index);
-    let shape = Shape::ALL[(index % Shape::ALL.len() as u64) as usize];
+    let shape = shape_of(index);
     let p = generate(shape, &mut rng);
     let mut kind = PairKind::ALL[rng.weighted(&[15, 40, 30, 15])];
     let mut notes = Vec::new();
@@ -113,5 +140,7 @@ pub fn make_pair(seed: u64, index: u64) -> Pair {
         left,
         right,
         note: notes.join("; "),
+        inputs: shape.input_spec(),
+        observe: shape.observables(),
     }
 }

@@ -56,7 +56,8 @@ fn assert_sound(s: &Summary) {
 #[test]
 fn fast_soundness() {
     let seed = env_u64("TAMARIN_SOUNDNESS_SEED", 1);
-    let pairs = env_u64("TAMARIN_SOUNDNESS_PAIRS", 240);
+    // 25 pairs per shape.
+    let pairs = env_u64("TAMARIN_SOUNDNESS_PAIRS", 25 * Shape::ALL.len() as u64);
     let cfg = CheckConfig {
         fuel: 2000,
         inputs: 2000,
@@ -73,6 +74,14 @@ fn fast_soundness() {
     assert_eq!(s.pairs, pairs);
     for shape in Shape::ALL {
         assert!(s.by_shape.contains_key(&shape), "no {shape} pair");
+    }
+    // The array frontend and the output observable are exercised.
+    for shape in [Shape::Array, Shape::Output] {
+        let n: u64 = s.by_shape.get(&shape).map_or(0, |m| m.values().sum());
+        assert!(
+            n >= pairs / Shape::ALL.len() as u64,
+            "{n} {shape} pairs: {s}"
+        );
     }
     let kind = |k| s.verdicts.get(&k).copied().unwrap_or(0);
     assert!(kind(Kind::Disequivalent) >= pairs / 10, "{s}");

@@ -2,7 +2,7 @@
 //!
 //! ```text
 //! cargo run --release -p tamarin-harness --bin soundness -- --pairs 20000 --seed 1 \
-//!     [--inputs 100000] [--minutes M] [--jobs N]
+//!     [--inputs 100000] [--minutes M] [--jobs N] [--shapes array,output]
 //! ```
 //!
 //! Exits 1 if any check failed (an unsound verdict or a crash of the engine), 0 if not.
@@ -14,7 +14,8 @@ use std::time::{Duration, Instant};
 
 use clap::Parser;
 use tamarin_harness::check::{check_pair, CheckConfig, Summary};
-use tamarin_harness::make_pair;
+use tamarin_harness::pair::nth_index;
+use tamarin_harness::{make_pair, Shape};
 
 #[derive(Parser, Debug)]
 #[command(
@@ -28,9 +29,13 @@ struct Args {
     /// Names the stream of pairs: the same seed makes the same pairs.
     #[arg(long, default_value_t = 1)]
     seed: u64,
-    /// Index of the first pair.
+    /// Index of the first pair (with --shapes: the first of the chosen shapes' pairs).
     #[arg(long, default_value_t = 0)]
     start: u64,
+    /// Check only pairs of these shapes (comma-separated names, e.g. array,output);
+    /// the pairs are those of the full stream with these shapes, in order.
+    #[arg(long, value_delimiter = ',', value_parser = shape_name)]
+    shapes: Vec<Shape>,
     /// Concrete inputs per equivalent or possibly-equivalent pair.
     #[arg(long, default_value_t = 100_000)]
     inputs: usize,
@@ -67,6 +72,13 @@ struct Args {
     /// Check only pair INDEX and print it in full (to reproduce a finding).
     #[arg(long, value_name = "INDEX")]
     only: Option<u64>,
+}
+
+fn shape_name(s: &str) -> Result<Shape, String> {
+    Shape::from_name(s.trim()).ok_or_else(|| {
+        let names: Vec<&str> = Shape::ALL.iter().map(|s| s.name()).collect();
+        format!("`{s}` is not a shape; expected one of {}", names.join(", "))
+    })
 }
 
 /// A finite number of seconds or minutes, at least 0 and at most a year's worth.
@@ -118,10 +130,16 @@ fn main() -> ExitCode {
         .minutes
         .map(|m| Instant::now() + Duration::from_secs_f64(m * 60.0));
     println!(
-        "soundness: seed {}, pairs {}..{}, {} inputs per non-disequivalent pair, fuel {}, compare timeout {}, solver timeout {}, {} job(s){}",
+        "soundness: seed {}, pairs {}..{}{}, {} inputs per non-disequivalent pair, fuel {}, compare timeout {}, solver timeout {}, {} job(s){}",
         args.seed,
         args.start,
         args.start.saturating_add(args.pairs),
+        if args.shapes.is_empty() {
+            String::new()
+        } else {
+            let names: Vec<&str> = args.shapes.iter().map(|s| s.name()).collect();
+            format!(" of shapes {}", names.join(","))
+        },
         cfg.inputs,
         cfg.fuel,
         cfg.compare_timeout
@@ -177,7 +195,8 @@ fn main() -> ExitCode {
                     if i >= end || deadline.is_some_and(|d| Instant::now() >= d) {
                         break;
                     }
-                    let r = check_pair(&make_pair(args.seed, i), &cfg);
+                    let index = nth_index(&args.shapes, i);
+                    let r = check_pair(&make_pair(args.seed, index), &cfg);
                     if r.failed() {
                         eprintln!("FAILED CHECK\n{}", r.reproducer());
                     }
