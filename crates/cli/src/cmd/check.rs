@@ -44,9 +44,7 @@ pub fn execute(args: Args) -> Result<ExitCode, CliError> {
     let mut observer = CliObserver::new(args.format == OutputFormat::Text);
     let report = check(&program, &opts, &mut observer);
     observer.done();
-    for w in &report.exploration.stats.warnings {
-        eprintln!("warning: {w}");
-    }
+    super::search::warn(&report.exploration.stats.warnings);
     let mut out = super::stdout();
     match args.format {
         OutputFormat::Text => write_text(&mut out, &args, &program, source.as_deref(), &report),
@@ -96,19 +94,14 @@ fn write_text(
             )?;
         }
     }
-    let incomplete = report.incomplete();
-    if incomplete.is_empty() {
-        writeln!(
-            out,
-            "complete: every path within {} steps and {} conditions was explored",
+    super::search::write_completeness(
+        out,
+        report.incomplete(),
+        &format!(
+            "every path within {} steps and {} conditions was explored",
             args.search.fuel, args.search.depth
-        )?;
-    } else {
-        writeln!(out, "incomplete:")?;
-        for r in incomplete {
-            writeln!(out, "  - {r}")?;
-        }
-    }
+        ),
+    )?;
     let s = &report.exploration.stats;
     writeln!(
         out,

@@ -53,9 +53,7 @@ pub fn execute(args: Args) -> Result<ExitCode, CliError> {
     let mut observer = CliObserver::new(args.format == OutputFormat::Text);
     let report = concolic::compare(&left, &right, &opts, &mut observer);
     observer.done();
-    for w in &report.stats.warnings {
-        eprintln!("warning: {w}");
-    }
+    super::search::warn(&report.stats.warnings);
     let mut out = super::stdout();
     match args.format {
         OutputFormat::Text => write_text(&mut out, &args, &report),

@@ -46,9 +46,7 @@ pub fn execute(args: Args) -> Result<ExitCode, CliError> {
     let mut observer = CliObserver::new(args.format == OutputFormat::Text);
     let e = explore(&program, &opts, &mut observer);
     observer.done();
-    for w in &e.stats.warnings {
-        eprintln!("warning: {w}");
-    }
+    super::search::warn(&e.stats.warnings);
     if let Some(dir) = &args.emit_tests {
         emit_tests(dir, &args, &e)?;
     }
@@ -123,18 +121,14 @@ fn write_text(out: &mut impl Write, args: &Args, e: &Exploration) -> std::io::Re
             replay_command(&args.search, &args.program, &p.values)
         )?;
     }
-    if e.incomplete.is_empty() {
-        writeln!(
-            out,
-            "complete: every path within {} steps and {} conditions is listed",
+    super::search::write_completeness(
+        out,
+        &e.incomplete,
+        &format!(
+            "every path within {} steps and {} conditions is listed",
             args.search.fuel, args.search.depth
-        )?;
-    } else {
-        writeln!(out, "incomplete:")?;
-        for r in &e.incomplete {
-            writeln!(out, "  - {r}")?;
-        }
-    }
+        ),
+    )?;
     let s = &e.stats;
     writeln!(
         out,

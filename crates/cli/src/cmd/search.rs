@@ -398,3 +398,26 @@ pub fn prepare_dir(dir: &Path, flag: &'static str) -> Result<(), CliError> {
     }
     std::fs::create_dir_all(dir).map_err(fail)
 }
+
+/// Prints the problems a search met that did not stop it.
+pub fn warn(warnings: &[String]) {
+    for w in warnings {
+        eprintln!("warning: {w}");
+    }
+}
+
+/// `complete: …` or the list of reasons the search was not.
+pub fn write_completeness(
+    out: &mut impl std::io::Write,
+    incomplete: &[tamarin::verdict::Incomplete],
+    complete: &str,
+) -> std::io::Result<()> {
+    if incomplete.is_empty() {
+        return writeln!(out, "complete: {complete}");
+    }
+    writeln!(out, "incomplete:")?;
+    for r in incomplete {
+        writeln!(out, "  - {r}")?;
+    }
+    Ok(())
+}
