@@ -169,7 +169,36 @@ fn cases() -> Vec<Case> {
         });
     }
     out.extend(precision_cases());
+    for bound in [5, 10, 20, 40] {
+        out.push(Case {
+            name: format!("loop vs closed form, $1 <= {bound} (same)"),
+            left: sum_loop(bound),
+            right: sum_closed(bound),
+            fuel: None,
+            setup: no_setup,
+        });
+    }
     out
+}
+
+/// `1 + … + $1` by a loop for `0 <= $1 <= bound`, else 0.
+fn sum_loop(bound: u32) -> Program {
+    asm(&format!(
+        "slt $4, $1, $0\nbne $4, $0, zero\nlis $5\n.word {}\nslt $4, $1, $5\nbeq $4, $0, zero\n\
+         add $3, $0, $0\nadd $6, $0, $0\nlis $7\n.word 1\nloop:\nbeq $6, $1, out\n\
+         add $6, $6, $7\nadd $3, $3, $6\nbeq $0, $0, loop\nout:\njr $31\nzero:\nadd $3, $0, $0\njr $31\n",
+        bound + 1
+    ))
+}
+
+/// The same by `$1 * ($1 + 1) / 2`.
+fn sum_closed(bound: u32) -> Program {
+    asm(&format!(
+        "slt $4, $1, $0\nbne $4, $0, zero\nlis $5\n.word {}\nslt $4, $1, $5\nbeq $4, $0, zero\n\
+         lis $7\n.word 1\nadd $6, $1, $7\nmult $1, $6\nmflo $3\nlis $8\n.word 2\ndivu $3, $8\n\
+         mflo $3\njr $31\nzero:\nadd $3, $0, $0\njr $31\n",
+        bound + 1
+    ))
 }
 
 fn time(case: &Case, mode: Z3Mode, repeats: usize) -> (Duration, Report) {
@@ -340,7 +369,7 @@ fn main() {
         return;
     }
     let repeats = if quick { 3 } else { 15 };
-    println!("| case | verdict | incremental: median | runs | queries | restarts | fresh: median | runs | queries | incremental / fresh |");
+    println!("| case | verdict | auto (default): median | runs | queries | restarts | incremental: median | fresh: median | auto / fresh | incremental / fresh |");
     println!("|---|---|---|---|---|---|---|---|---|---|");
     for case in cases() {
         if !filters.is_empty() && !filters.iter().any(|f| case.name.contains(f.as_str())) {
@@ -348,6 +377,13 @@ fn main() {
         }
         let (fresh, report) = time(&case, Z3Mode::Fresh, repeats);
         let (incr, report2) = time(&case, Z3Mode::Incremental, repeats);
+        let (auto, report3) = time(&case, Z3Mode::Auto, repeats);
+        assert_eq!(
+            report.verdict.name(),
+            report3.verdict.name(),
+            "{}",
+            case.name
+        );
         assert_eq!(
             report.verdict.name(),
             report2.verdict.name(),
@@ -355,16 +391,16 @@ fn main() {
             case.name
         );
         println!(
-            "| {} | {} | {:.2} ms | {} | {} | {} | {:.2} ms | {} | {} | {:.2} |",
+            "| {} | {} | {:.2} ms | {} | {} | {} | {:.2} ms | {:.2} ms | {:.2} | {:.2} |",
             case.name,
             report.verdict.name(),
+            auto.as_secs_f64() * 1e3,
+            report3.stats.runs,
+            report3.stats.solver.queries,
+            report3.stats.restarts,
             incr.as_secs_f64() * 1e3,
-            report2.stats.runs,
-            report2.stats.solver.queries,
-            report2.stats.restarts,
             fresh.as_secs_f64() * 1e3,
-            report.stats.runs,
-            report.stats.solver.queries,
+            auto.as_secs_f64() / fresh.as_secs_f64().max(1e-9),
             incr.as_secs_f64() / fresh.as_secs_f64().max(1e-9),
         );
     }

@@ -155,7 +155,7 @@ impl Default for SolverConfig {
     fn default() -> Self {
         SolverConfig {
             timeout: Duration::from_secs(5),
-            z3_mode: Z3Mode::Incremental,
+            z3_mode: Z3Mode::Auto,
             caching: false,
             dump_dir: None,
             external: None,

@@ -16,10 +16,13 @@ use crate::term::{BinOp, Node, Term, TermStore};
 pub enum Z3Mode {
     /// A fresh `QF_BV` solver per query.
     Fresh,
-    /// One `QF_BV` solver for the whole comparison; each query's conjuncts are passed
-    /// as assumptions (no assertions accumulate, learned clauses carry over). The
-    /// default: faster on all but the smallest comparisons (see BENCHMARKS.md).
+    /// One `QF_BV` solver shared by successive queries (renewed every few queries);
+    /// each query's conjuncts are passed as assumptions (no assertions accumulate,
+    /// learned clauses carry over).
     Incremental,
+    /// Incremental, except for queries that multiply or divide, which get a fresh
+    /// solver: the default, the fastest on every family measured (see BENCHMARKS.md).
+    Auto,
 }
 
 #[derive(Clone)]
@@ -38,6 +41,8 @@ pub struct Z3Solver {
     lowered: Vec<Option<Lowered>>,
     vars: Vec<Option<BV>>,
     shared: Option<z3::Solver>,
+    /// Queries the shared solver has answered since it was made.
+    shared_uses: u32,
 }
 
 impl Z3Solver {
@@ -49,6 +54,7 @@ impl Z3Solver {
             lowered: Vec::new(),
             vars: Vec::new(),
             shared: None,
+            shared_uses: 0,
         }
     }
 
@@ -177,24 +183,29 @@ impl Solver for Z3Solver {
             return Answer::Unknown("timeout while building the query".into());
         }
         let conjuncts: Vec<Bool> = assertions.iter().map(|&a| self.boolean(a)).collect();
-        let solver = match self.mode {
-            Z3Mode::Fresh => {
-                let s = z3::Solver::new_for_logic("QF_BV").unwrap_or_default();
-                s.set_params(&self.params());
-                for c in &conjuncts {
-                    s.assert(c);
-                }
-                s
-            }
-            Z3Mode::Incremental => self.shared.take().unwrap_or_else(|| {
-                let s = z3::Solver::new_for_logic("QF_BV").unwrap_or_default();
-                s.set_params(&self.params());
-                s
-            }),
+        let incremental = match self.mode {
+            Z3Mode::Fresh => false,
+            Z3Mode::Incremental => true,
+            Z3Mode::Auto => !has_arithmetic(store, assertions),
         };
-        let result = match self.mode {
-            Z3Mode::Fresh => solver.check(),
-            Z3Mode::Incremental => solver.check_assumptions(&conjuncts),
+        let solver = if incremental {
+            self.shared.take().unwrap_or_else(|| {
+                let s = z3::Solver::new_for_logic("QF_BV").unwrap_or_default();
+                s.set_params(&self.params());
+                s
+            })
+        } else {
+            let s = z3::Solver::new_for_logic("QF_BV").unwrap_or_default();
+            s.set_params(&self.params());
+            for c in &conjuncts {
+                s.assert(c);
+            }
+            s
+        };
+        let result = if incremental {
+            solver.check_assumptions(&conjuncts)
+        } else {
+            solver.check()
         };
         let answer = match result {
             SatResult::Sat => match solver.get_model() {
@@ -208,8 +219,16 @@ impl Solver for Z3Solver {
                     .unwrap_or_else(|| "unknown".to_string()),
             ),
         };
-        if self.mode == Z3Mode::Incremental {
-            self.shared = Some(solver);
+        if incremental {
+            // Everything a solver has internalised stays in it; multiplications
+            // bit-blast to thousands of clauses that slow every later query, so the
+            // shared solver is renewed now and then (see BENCHMARKS.md).
+            self.shared_uses += 1;
+            if self.shared_uses < REUSE_LIMIT {
+                self.shared = Some(solver);
+            } else {
+                self.shared_uses = 0;
+            }
         }
         answer
     }
@@ -218,7 +237,29 @@ impl Solver for Z3Solver {
         let mode = match self.mode {
             Z3Mode::Fresh => "fresh QF_BV solver per query",
             Z3Mode::Incremental => "one incremental QF_BV solver, queries as assumptions",
+            Z3Mode::Auto => {
+                "incremental QF_BV solver with queries as assumptions, a fresh one for arithmetic"
+            }
         };
         format!("z3 {}, {mode}", z3::full_version())
     }
+}
+
+/// How many queries one shared solver answers before it is renewed (measured: 8 is
+/// about best on the nested family, see BENCHMARKS.md).
+const REUSE_LIMIT: u32 = 8;
+
+/// Whether a query multiplies or divides: Z3 solves those far faster as assertions in a
+/// fresh solver (preprocessed, then bit-blasted) than as assumptions.
+fn has_arithmetic(store: &TermStore, assertions: &[Term]) -> bool {
+    store.reachable(assertions).into_iter().any(|t| {
+        matches!(
+            store.node(t),
+            Node::Bin(
+                BinOp::Mul | BinOp::UDiv | BinOp::SDiv | BinOp::URem | BinOp::SRem,
+                _,
+                _
+            )
+        )
+    })
 }
