@@ -394,3 +394,72 @@ fn an_external_solver_gives_the_same_verdict() {
     assert_eq!(code, 1, "{v}");
     assert_eq!((input(&v, "$1") + input(&v, "$2")) as i32, 16);
 }
+
+#[test]
+fn no_progress_display_when_stderr_is_not_a_terminal() {
+    let dir = tempfile::tempdir().expect("tempdir");
+    // Accumulates the inputs forever: every traced step builds a new term, so the
+    // comparison runs for over a second.
+    let p = program(
+        &dir,
+        "grow.asm",
+        "loop:\nadd $3, $3, $1\nadd $3, $3, $2\nbeq $0, $0, loop\n",
+    );
+    let start = std::time::Instant::now();
+    let out = tamarin()
+        .arg("compare")
+        .arg(&p)
+        .arg(&p)
+        .args(["--fuel", "1500000"])
+        .output()
+        .expect("run tamarin");
+    assert!(
+        start.elapsed() > std::time::Duration::from_secs(1),
+        "too quick to test"
+    );
+    assert_eq!(out.status.code(), Some(0));
+    assert!(
+        out.stderr.is_empty(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+}
+
+#[test]
+fn progress_shows_on_a_terminal() {
+    // `script` gives the command a terminal; skip where it is missing.
+    if std::process::Command::new("script")
+        .arg("--version")
+        .output()
+        .is_err()
+    {
+        eprintln!("skipping: no `script` command");
+        return;
+    }
+    let dir = tempfile::tempdir().expect("tempdir");
+    // A loop whose exit depends on $1 at every iteration: hundreds of paths.
+    let p = program(
+        &dir,
+        "count.asm",
+        "lis $5\n.word 1\nloop:\nadd $4, $4, $5\nbne $4, $1, loop\nadd $3, $4, $0\njr $31\n",
+    );
+    let log = dir.path().join("typescript");
+    let bin = assert_cmd::cargo::cargo_bin("tamarin");
+    let cmd = format!(
+        "'{}' compare '{}' '{}' --fuel 100000 --depth 2000 --timeout 4 > /dev/null",
+        bin.display(),
+        p.display(),
+        p.display()
+    );
+    let status = std::process::Command::new("script")
+        .args(["-qefc", &cmd])
+        .arg(&log)
+        .stdout(std::process::Stdio::null())
+        .stderr(std::process::Stdio::null())
+        .status()
+        .expect("script");
+    assert!(status.success());
+    let shown = std::fs::read(&log).unwrap_or_default();
+    let shown = String::from_utf8_lossy(&shown);
+    assert!(shown.contains("solver queries"), "{shown}");
+}
