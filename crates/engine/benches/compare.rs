@@ -201,14 +201,15 @@ fn sum_closed(bound: u32) -> Program {
     ))
 }
 
-fn time(case: &Case, mode: Z3Mode, repeats: usize) -> (Duration, Report) {
+/// Median time of `case` over `repeats` comparisons (after one warm-up: the first
+/// query of a thread pays for Z3's context), with `tune` applied to the options.
+fn time_with(case: &Case, repeats: usize, tune: impl Fn(&mut Options)) -> (Duration, Report) {
     let mut opts = Options::default();
     if let Some(f) = case.fuel {
         opts.fuel = f;
     }
-    opts.solver.z3_mode = mode;
+    tune(&mut opts);
     (case.setup)(&mut opts);
-    // Warm up: the first query of a thread pays for Z3's context.
     let mut report = compare(&case.left, &case.right, &opts, &mut Quiet);
     let mut times = Vec::with_capacity(repeats);
     for _ in 0..repeats {
@@ -220,23 +221,15 @@ fn time(case: &Case, mode: Z3Mode, repeats: usize) -> (Duration, Report) {
     (times[times.len() / 2], report)
 }
 
+fn time(case: &Case, mode: Z3Mode, repeats: usize) -> (Duration, Report) {
+    time_with(case, repeats, |o| o.solver.z3_mode = mode)
+}
+
 /// Median time of `case` with an external solver (`None`: Z3 in process).
 fn time_external(case: &Case, solver: Option<&str>, repeats: usize) -> (Duration, Report) {
-    let mut opts = Options::default();
-    if let Some(f) = case.fuel {
-        opts.fuel = f;
-    }
-    opts.solver.external = solver.map(str::to_string);
-    (case.setup)(&mut opts);
-    let mut report = compare(&case.left, &case.right, &opts, &mut Quiet);
-    let mut times = Vec::with_capacity(repeats);
-    for _ in 0..repeats {
-        let start = Instant::now();
-        report = compare(&case.left, &case.right, &opts, &mut Quiet);
-        times.push(start.elapsed());
-    }
-    times.sort();
-    (times[times.len() / 2], report)
+    time_with(case, repeats, |o| {
+        o.solver.external = solver.map(str::to_string)
+    })
 }
 
 /// `--solvers`: every backend on every case (external ones only where installed).
