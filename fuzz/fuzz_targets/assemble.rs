@@ -33,7 +33,11 @@ fuzz_target!(|data: &[u8]| {
                 words[..],
                 "reassembly changed the words\n--- listing ---\n{listing}"
             );
-            assert_eq!(disassemble(again.words()), listing, "disassembly not stable");
+            assert_eq!(
+                disassemble(again.words()),
+                listing,
+                "disassembly not stable"
+            );
         }
         Err(errors) => {
             assert!(
@@ -41,7 +45,10 @@ fuzz_target!(|data: &[u8]| {
                 "an error result with no errors"
             );
             for e in &errors.errors {
-                assert!(e.line >= 1 && e.column >= 1, "line/column not 1-based: {e:?}");
+                assert!(
+                    e.line >= 1 && e.column >= 1,
+                    "line/column not 1-based: {e:?}"
+                );
                 let spans = std::iter::once(&e.span).chain(e.related.as_ref().map(|r| &r.0));
                 for span in spans {
                     assert!(

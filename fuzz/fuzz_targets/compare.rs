@@ -62,8 +62,14 @@ fuzz_target!(|data: &[u8]| {
                 outcomes_differ(&lo, &ro),
                 "counterexample ({a:#x}, {b:#x}) does not replay:\nleft {lo:?}\nright {ro:?}"
             );
-            assert_eq!(cx.left, lo, "the counterexample's left outcome is not the replay's");
-            assert_eq!(cx.right, ro, "the counterexample's right outcome is not the replay's");
+            assert_eq!(
+                cx.left, lo,
+                "the counterexample's left outcome is not the replay's"
+            );
+            assert_eq!(
+                cx.right, ro,
+                "the counterexample's right outcome is not the replay's"
+            );
         }
         Verdict::Equivalent(proof) => {
             assert_eq!(proof.fuel, FUEL);
@@ -75,7 +81,10 @@ fuzz_target!(|data: &[u8]| {
                 (0x8000_0000, u32::MAX),
                 (7, 7),
                 (word_at(body, 0), word_at(body, 4)),
-                (word_at(body, body.len().saturating_sub(8)), word_at(body, body.len().saturating_sub(4))),
+                (
+                    word_at(body, body.len().saturating_sub(8)),
+                    word_at(body, body.len().saturating_sub(4)),
+                ),
             ];
             for (a, b) in probes {
                 let (lo, ro) = (run(&left, a, b), run(&right, a, b));

@@ -53,7 +53,10 @@ fuzz_target!(|data: &[u8]| {
         Frontend::TwoInts(0, 0),
         Frontend::TwoInts(u32::MAX, 0x8000_0000),
         Frontend::Array { elems, base },
-        Frontend::Array { elems: vec![], base: None },
+        Frontend::Array {
+            elems: vec![],
+            base: None,
+        },
     ];
     for f in &frontends {
         check(&program, f, stdin);
@@ -65,7 +68,11 @@ fn check(program: &Program, frontend: &Frontend, stdin: &[u8]) {
     let first = run_program(program, config, frontend, stdin);
     let mut m = Machine::new(program, config);
     let setup = m.apply(frontend);
-    assert_eq!(setup.is_ok(), first.is_ok(), "setup disagrees with run_program");
+    assert_eq!(
+        setup.is_ok(),
+        first.is_ok(),
+        "setup disagrees with run_program"
+    );
     let Ok(first) = first else {
         let _ = setup.expect_err("checked").to_string();
         return;
@@ -87,13 +94,20 @@ fn check(program: &Program, frontend: &Frontend, stdin: &[u8]) {
     let mut c = m.clone();
     c.apply(frontend).expect("setup succeeded before");
     c.set_input(Arc::from(stdin));
-    assert_eq!(c.run_to_outcome(&mut NoTrace), first, "clone after reset differs");
+    assert_eq!(
+        c.run_to_outcome(&mut NoTrace),
+        first,
+        "clone after reset differs"
+    );
 }
 
 fn invariants(o: &Outcome) {
     assert!(o.steps <= FUEL, "{} steps with fuel {FUEL}", o.steps);
     assert_eq!(o.regs.gpr[0], 0, "$0 is not 0");
-    assert!(o.output.len() as u64 <= o.steps, "more output bytes than steps");
+    assert!(
+        o.output.len() as u64 <= o.steps,
+        "more output bytes than steps"
+    );
     match o.status {
         Status::OutOfFuel => assert_eq!(o.steps, FUEL, "out of fuel early"),
         Status::Done => assert!(o.steps >= 1, "done without a step"),

@@ -40,7 +40,10 @@ pub fn biased_word(b: [u8; 4]) -> u32 {
         15 => Jr { s }.encode(),
         16 => Jalr { s }.encode(),
         // `jr $31`: the normal way out.
-        17 => Jr { s: Reg::new(31).expect("$31") }.encode(),
+        17 => Jr {
+            s: Reg::new(31).expect("$31"),
+        }
+        .encode(),
         // Literals for a preceding `lis`: small numbers, I/O addresses, the
         // termination address, addresses inside the program.
         18 => i32::from(i16::from_be_bytes([b[2], b[3]])) as u32,
@@ -50,10 +53,30 @@ pub fn biased_word(b: [u8; 4]) -> u32 {
             2 => tamarin_mips::cpu::DEFAULT_TERMINATION,
             _ => u32::from(b[2]) * 4,
         },
-        20 => Lw { t, i: i16::from_be_bytes([b[2], b[3]]), s }.encode(),
-        21 => Sw { t, i: i16::from_be_bytes([b[2], b[3]]), s }.encode(),
-        22 => Beq { s, t, i: i16::from_be_bytes([b[2], b[3]]) }.encode(),
-        23 => Bne { s, t, i: i16::from_be_bytes([b[2], b[3]]) }.encode(),
+        20 => Lw {
+            t,
+            i: i16::from_be_bytes([b[2], b[3]]),
+            s,
+        }
+        .encode(),
+        21 => Sw {
+            t,
+            i: i16::from_be_bytes([b[2], b[3]]),
+            s,
+        }
+        .encode(),
+        22 => Beq {
+            s,
+            t,
+            i: i16::from_be_bytes([b[2], b[3]]),
+        }
+        .encode(),
+        23 => Bne {
+            s,
+            t,
+            i: i16::from_be_bytes([b[2], b[3]]),
+        }
+        .encode(),
         // Raw words: data, or instructions with fields the generator never sets.
         _ => u32::from_be_bytes(b),
     }
