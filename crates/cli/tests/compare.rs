@@ -106,12 +106,56 @@ fn json_has_the_documented_fields() {
     let (_, v) = compare_json("fig12-left.asm", "fig1-left.asm", &[]);
     assert!(v.get("counterexample").is_none());
     assert_eq!(v["proof"]["paths"]["left"], 2);
-    let (_, v) = compare_json("fig8-left.asm", "fig8-left.asm", &["--depth", "0"]);
+    assert_eq!(v["proof"]["engine"], "concolic");
+    let (_, v) = compare_json(
+        "fig8-left.asm",
+        "fig8-left.asm",
+        &["--depth", "0", "--engine", "concolic"],
+    );
     assert_eq!(v["verdict"], "possibly-equivalent");
     let reasons = v["incomplete"].as_array().expect("incomplete reasons");
     assert!(reasons
         .iter()
         .any(|r| r.as_str().unwrap_or("").contains("depth")));
+    // The default engine goes on where the path search stopped short.
+    let (_, v) = compare_json("fig8-left.asm", "fig8-left.asm", &["--depth", "0"]);
+    assert_eq!(v["verdict"], "equivalent", "{v}");
+    assert_eq!(v["proof"]["engine"], "bmc");
+    for side in ["left", "right"] {
+        let e = &v["proof"]["encoding"][side];
+        for key in ["steps", "merges", "ends", "peak_states"] {
+            assert!(e[key].is_u64(), "proof.encoding.{side}.{key}: {v}");
+        }
+    }
+}
+
+#[test]
+fn every_engine_gives_the_paper_verdicts() {
+    let rows: [(&str, &str, &[&str], &str); 6] = [
+        ("fig1-left.asm", "fig1-right.asm", &[], "equivalent"),
+        ("fig12-left.asm", "fig1-left.asm", &[], "equivalent"),
+        ("fig8-left.asm", "fig8-left.asm", &[], "equivalent"),
+        ("fig1-left.asm", "fig2-right.asm", &["--fuel", "10"], "equivalent"),
+        ("fig5-left.asm", "fig5-right.asm", &[], "disequivalent"),
+        ("fig8-left.asm", "fig8-right.asm", &[], "disequivalent"),
+    ];
+    for engine in ["concolic", "bmc", "auto"] {
+        for (l, r, extra, want) in rows {
+            let mut args = vec!["--engine", engine];
+            args.extend_from_slice(extra);
+            let (code, v) = compare_json(l, r, &args);
+            assert_eq!(v["verdict"], want, "{engine}: {l} {r}: {v}");
+            assert_eq!(code, if want == "disequivalent" { 1 } else { 0 });
+        }
+    }
+    let out = Command::cargo_bin("tamarin")
+        .unwrap()
+        .args(["compare", "--engine", "smt"])
+        .arg(example("fig1-left.asm"))
+        .arg(example("fig1-right.asm"))
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(2));
 }
 
 #[test]

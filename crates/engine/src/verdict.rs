@@ -14,6 +14,7 @@ use std::sync::Arc;
 use tamarin_mips::cpu::{Config, Machine, NoTrace, Outcome, Status};
 use tamarin_mips::Program;
 
+use crate::bmc::UnrollStats;
 use crate::io::{observe, InputLayout, InputValues, Observable, Observed};
 
 /// The comparison rules of the report (its Sections 2 and 4.4.3), with `$3` as the
@@ -128,6 +129,11 @@ pub enum Incomplete {
     TraceLimit { runs: u64 },
     /// The number of path pairs to check for differences exceeded the limit.
     TooManyPairs { pairs: u64 },
+    /// The merged encoding does not follow some inputs exactly (and some input
+    /// reaches that part).
+    Encoding { what: &'static str },
+    /// A difference the merged encoding predicted did not show when replayed.
+    Unconfirmed,
 }
 
 impl fmt::Display for Incomplete {
@@ -163,6 +169,11 @@ impl fmt::Display for Incomplete {
                 f,
                 "{pairs} pairs of paths were too many to check for differences"
             ),
+            Incomplete::Encoding { what } => write!(f, "bounded model checking: {what}"),
+            Incomplete::Unconfirmed => write!(
+                f,
+                "bounded model checking predicted a difference that did not show when replayed"
+            ),
         }
     }
 }
@@ -175,13 +186,40 @@ pub struct Coverage {
     pub incomplete: Vec<Incomplete>,
 }
 
+/// Which engine decides: path enumeration, the merged bounded encoding, or the first
+/// looking for differences and the second proving what it could not.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash)]
+pub enum Engine {
+    Concolic,
+    Bmc,
+    #[default]
+    Auto,
+}
+
+impl Engine {
+    /// `"concolic"`, `"bmc"` or `"auto"`.
+    pub const fn name(self) -> &'static str {
+        match self {
+            Engine::Concolic => "concolic",
+            Engine::Bmc => "bmc",
+            Engine::Auto => "auto",
+        }
+    }
+}
+
 /// How an equivalence was proved.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct Proof {
-    /// Paths enumerated on each side.
+    /// The engine that proved it (`Concolic` or `Bmc`).
+    pub engine: Engine,
+    /// Paths enumerated on each side (concolic); states that reached an end, each
+    /// standing for the paths merged into it (bmc).
     pub paths: (u64, u64),
-    /// Of those, paths that did not end within the fuel.
+    /// Of those, paths that did not end within the fuel (concolic); states dropped
+    /// because every run in them was out of fuel (bmc).
     pub out_of_fuel: (u64, u64),
+    /// How each program was unrolled (bmc only).
+    pub encoding: Option<(UnrollStats, UnrollStats)>,
     /// Difference queries discharged for the proof.
     pub queries: u64,
     pub fuel: u64,

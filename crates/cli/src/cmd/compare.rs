@@ -7,9 +7,10 @@ use std::process::ExitCode;
 
 use clap::Args as ClapArgs;
 use serde_json::{json, Map, Value};
-use tamarin::concolic::{self, Report};
+use tamarin::concolic::Report;
+use tamarin::equiv;
 use tamarin::io::{Observable, Observed};
-use tamarin::verdict::Verdict;
+use tamarin::verdict::{Engine, Proof, Verdict};
 use tamarin_mips::{Outcome, Status};
 
 use super::search::{
@@ -41,6 +42,11 @@ pub struct Args {
     /// More statistics in the text report.
     #[arg(short, long)]
     pub verbose: bool,
+    /// How to decide: `concolic` (run both programs on solver-chosen inputs; prove by
+    /// enumerating every path), `bmc` (one merged bounded encoding of each program and
+    /// one query), or `auto` (concolic first, then bmc if it ended without a verdict).
+    #[arg(long, value_enum, value_name = "ENGINE", default_value_t = EngineArg::Auto)]
+    pub engine: EngineArg,
     #[command(flatten)]
     pub search: SearchArgs,
 }
@@ -50,8 +56,9 @@ pub fn execute(args: Args) -> Result<ExitCode, CliError> {
     let right = super::load_program(&args.right, args.search.input_format.format())?;
     let mut opts = args.search.options()?;
     opts.observe = args.observe.0.clone();
+    opts.engine = args.engine.engine();
     let mut observer = CliObserver::new(args.format == OutputFormat::Text);
-    let report = concolic::compare(&left, &right, &opts, &mut observer);
+    let report = equiv::compare(&left, &right, &opts, &mut observer);
     observer.done();
     super::search::warn(&report.stats.warnings);
     let mut out = super::stdout();
@@ -65,6 +72,24 @@ pub fn execute(args: Args) -> Result<ExitCode, CliError> {
         Verdict::Disequivalent(_) => 1,
         _ => 0,
     }))
+}
+
+/// The engines, as a clap value.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, clap::ValueEnum)]
+pub enum EngineArg {
+    Concolic,
+    Bmc,
+    Auto,
+}
+
+impl EngineArg {
+    fn engine(self) -> Engine {
+        match self {
+            EngineArg::Concolic => Engine::Concolic,
+            EngineArg::Bmc => Engine::Bmc,
+            EngineArg::Auto => Engine::Auto,
+        }
+    }
 }
 
 /// Observables, as one clap value.
@@ -154,16 +179,8 @@ fn write_text(out: &mut impl Write, args: &Args, report: &Report) -> std::io::Re
                 },
                 p.fuel
             )?;
-            writeln!(
-                out,
-                "  proved by enumerating every path ({} left, {} right) and {} difference quer{} ({})",
-                p.paths.0,
-                p.paths.1,
-                p.queries,
-                if p.queries == 1 { "y" } else { "ies" },
-                report.stats.solver_name
-            )?;
-            if p.out_of_fuel != (0, 0) {
+            writeln!(out, "  {}", how_proved(p, &report.stats.solver_name))?;
+            if p.out_of_fuel != (0, 0) && p.engine == Engine::Concolic {
                 writeln!(
                     out,
                     "  note: {} left and {} right path(s) do not end within {} steps; runs out of fuel are never a difference",
@@ -205,6 +222,25 @@ fn write_text(out: &mut impl Write, args: &Args, report: &Report) -> std::io::Re
         )?;
     }
     Ok(())
+}
+
+/// How a proof was obtained, in one line.
+fn how_proved(p: &Proof, solver: &str) -> String {
+    let queries = format!(
+        "{} quer{}",
+        p.queries,
+        if p.queries == 1 { "y" } else { "ies" }
+    );
+    match &p.encoding {
+        Some((l, r)) => format!(
+            "proved by bounded model checking: both programs unrolled up to the fuel into one merged encoding each ({} and {} symbolic steps, {} and {} merges, {} and {} ends), {queries} ({solver})",
+            l.steps, r.steps, l.merges, r.merges, l.ends, r.ends
+        ),
+        None => format!(
+            "proved by enumerating every path ({} left, {} right) and {queries} ({solver})",
+            p.paths.0, p.paths.1
+        ),
+    }
 }
 
 fn side_json(o: &Outcome, observed: &[(String, Value)]) -> Value {
@@ -270,17 +306,25 @@ fn write_json(out: &mut impl Write, report: &Report) -> std::io::Result<()> {
             );
         }
         Verdict::Equivalent(p) => {
-            top.insert(
-                "proof".into(),
-                json!({
-                    "engine": "concolic",
-                    "paths": {"left": p.paths.0, "right": p.paths.1},
-                    "out_of_fuel_paths": {"left": p.out_of_fuel.0, "right": p.out_of_fuel.1},
-                    "queries": p.queries,
-                    "fuel": p.fuel,
-                    "solver": s.solver_name,
-                }),
-            );
+            let mut proof = json!({
+                "engine": p.engine.name(),
+                "paths": {"left": p.paths.0, "right": p.paths.1},
+                "out_of_fuel_paths": {"left": p.out_of_fuel.0, "right": p.out_of_fuel.1},
+                "queries": p.queries,
+                "fuel": p.fuel,
+                "solver": s.solver_name,
+            });
+            if let (Some((l, r)), Some(obj)) = (&p.encoding, proof.as_object_mut()) {
+                let side = |u: &tamarin::bmc::UnrollStats| {
+                    json!({"steps": u.steps, "merges": u.merges, "ends": u.ends,
+                           "peak_states": u.peak_states})
+                };
+                obj.insert(
+                    "encoding".into(),
+                    json!({"left": side(l), "right": side(r)}),
+                );
+            }
+            top.insert("proof".into(), proof);
         }
         Verdict::PossiblyEquivalent(reasons) => {
             let reasons: Vec<String> = reasons.iter().map(|r| r.to_string()).collect();

@@ -63,6 +63,10 @@ pub struct Options {
     /// What tracing one run may cost (conditions, new terms); the deadline is set
     /// from `timeout`.
     pub trace_limits: TraceLimits,
+    /// Which engine `crate::equiv::compare` uses (default auto).
+    pub engine: verdict::Engine,
+    /// Most terms the merged encoding of both programs may build (default 4,000,000).
+    pub max_encoding_terms: usize,
 }
 
 impl Default for Options {
@@ -82,6 +86,8 @@ impl Default for Options {
             dump_trace: false,
             termination: tamarin_mips::cpu::DEFAULT_TERMINATION,
             trace_limits: TraceLimits::default(),
+            engine: verdict::Engine::Auto,
+            max_encoding_terms: 4_000_000,
         }
     }
 }
@@ -859,6 +865,8 @@ impl<'o> Search<'o> {
                 .count() as u64
         };
         let proof = Proof {
+            engine: verdict::Engine::Concolic,
+            encoding: None,
             paths: (count(&self.sides[0], None), count(&self.sides[1], None)),
             out_of_fuel: (
                 count(&self.sides[0], Some(LeafOutcome::OutOfFuel)),

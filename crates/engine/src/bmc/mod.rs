@@ -1,0 +1,348 @@
+//! Bounded model checking of two programs side by side: one merged encoding per
+//! program, one query for both.
+//!
+//! Each program is unrolled up to the fuel ([`unroll`]) into a [`Summary`]: the inputs
+//! on which it ends normally (per length of output) with its observables as terms, the
+//! inputs on which it fails, and the inputs the encoding cannot follow exactly
+//! (*uncovered*). Paths are merged where they meet, so a loop with an input-dependent
+//! bound is one state per iteration rather than one path per bound, and code after a
+//! branch is encoded once. Both programs share the input variables, so the comparison
+//! rules become one formula: some input on which both end and an observable differs,
+//! or one ends and the other fails. Unsat, with no input reaching an uncovered part,
+//! is a proof for every run within the fuel; a model is replayed concretely before it
+//! is believed, as every counterexample is.
+
+pub mod state;
+pub mod unroll;
+
+pub use unroll::{Summary, Uncovered, UnrollStats};
+
+use std::time::Instant;
+
+use tamarin_mips::cpu::{Config, Machine};
+use tamarin_mips::memory::MEM_SIZE;
+use tamarin_mips::Program;
+
+use crate::concolic::{Observer, Options, Report, Stats};
+use crate::io::{InputLayout, InputSpec};
+use crate::solver::{build_chain, eliminate, Answer, CountingSolver, Solver};
+use crate::term::{BinOp, Term, TermStore};
+use crate::verdict::{self, Counterexample, Coverage, Engine, Incomplete, Proof};
+
+/// Magnitude bounds tried, in turn, to make a counterexample small.
+const SMALL: [u32; 2] = [16, 65_536];
+
+/// Compares two programs with the merged bounded encoding alone.
+pub fn compare(
+    left: &Program,
+    right: &Program,
+    opts: &Options,
+    _observer: &mut dyn Observer,
+) -> Report {
+    Checker::new(opts).compare(left, right)
+}
+
+struct Checker<'o> {
+    opts: &'o Options,
+    store: TermStore,
+    layout: InputLayout,
+    domain: Vec<Term>,
+    solver: CountingSolver<Box<dyn Solver>>,
+    start: Instant,
+    unknown: (u64, String),
+    queries: u64,
+    replays: u64,
+}
+
+impl<'o> Checker<'o> {
+    fn new(opts: &'o Options) -> Self {
+        let mut store = TermStore::new();
+        let layout = InputLayout::declare(&mut store, &opts.inputs, opts.stdin_len);
+        let domain = layout.domain(&mut store);
+        Checker {
+            opts,
+            store,
+            layout,
+            domain,
+            solver: CountingSolver::new(build_chain(&opts.solver)),
+            start: Instant::now(),
+            unknown: (0, String::new()),
+            queries: 0,
+            replays: 0,
+        }
+    }
+
+    fn config(&self) -> Config {
+        let mut c = Config::with_fuel(self.opts.fuel);
+        c.termination = self.opts.termination;
+        c
+    }
+
+    fn compare(mut self, left: &Program, right: &Program) -> Report {
+        let sl = self.summarize(left);
+        let sr = self.summarize(right);
+        let mut incomplete = Vec::new();
+        let uncovered: Vec<(Uncovered, Term)> =
+            sl.uncovered.iter().chain(&sr.uncovered).copied().collect();
+        let any_uncovered = self.store.or_all(uncovered.iter().map(|&(_, c)| c));
+        let covered = self.store.not(any_uncovered);
+        let differ = difference(&mut self.store, &sl, &sr);
+        let mut found = None;
+        match self.ask(&[differ, covered]) {
+            Answer::Sat(m) => match self.confirm(&m.values, left, right) {
+                Some(cx) => found = Some(self.shrink(cx, differ, covered, left, right)),
+                None => incomplete.push(Incomplete::Unconfirmed),
+            },
+            Answer::Unsat | Answer::Unknown(_) => {}
+        }
+        if found.is_none() && self.store.as_const(any_uncovered) != Some(0) {
+            // Which parts some input reaches: each is a reason.
+            for (why, cond) in merge_reasons(&mut self.store, &uncovered) {
+                if !matches!(self.ask(&[cond]), Answer::Unsat) {
+                    incomplete.push(Incomplete::Encoding {
+                        what: why.describe(),
+                    });
+                }
+            }
+        }
+        if self.unknown.0 > 0 {
+            incomplete.push(Incomplete::SolverUnknown {
+                queries: self.unknown.0,
+                reason: self.unknown.1.clone(),
+            });
+        }
+        let proof = Proof {
+            engine: Engine::Bmc,
+            paths: (sl.stats.ends, sr.stats.ends),
+            out_of_fuel: (sl.stats.out_of_fuel, sr.stats.out_of_fuel),
+            encoding: Some((sl.stats, sr.stats)),
+            queries: self.queries,
+            fuel: self.opts.fuel,
+        };
+        let stats = Stats {
+            runs: self.replays,
+            paths: (sl.stats.ends, sr.stats.ends),
+            difference_queries: self.queries,
+            solver: self.solver.stats,
+            solver_name: self.solver.describe(),
+            warnings: self.solver.warnings(),
+            total: self.start.elapsed(),
+            ..Stats::default()
+        };
+        Report {
+            verdict: verdict::decide(found, Coverage { incomplete }, proof),
+            stats,
+            input_names: self.layout.names().to_vec(),
+        }
+    }
+
+    /// Unrolls one program over the shared inputs.
+    fn summarize(&mut self, program: &Program) -> Summary {
+        let image_end = program.byte_len();
+        let zeros = vec![0u32; self.layout.vars().len()];
+        let (frontend, _) = self.layout.run_inputs(&zeros);
+        let mut machine = Machine::new(program, self.config());
+        let fits = machine.apply(&frontend).is_ok();
+        let registers = machine.regs().gpr;
+        let symbolic_memory = self.layout.symbolic_memory(&mut self.store, image_end);
+        let setup = unroll::Setup {
+            program,
+            fuel: self.opts.fuel,
+            termination: self.opts.termination,
+            observe: &self.opts.observe,
+            registers,
+            symbolic_registers: self.layout.symbolic_registers(),
+            symbolic_memory,
+            stdin: self.layout.symbolic_stdin().to_vec(),
+            max_terms: self
+                .store
+                .len()
+                .saturating_add(self.opts.max_encoding_terms / 2),
+            deadline: self.opts.timeout.map(|t| self.start + t),
+        };
+        let mut summary = {
+            let Checker {
+                store,
+                solver,
+                domain,
+                unknown,
+                queries,
+                ..
+            } = self;
+            let mut ask = |s: &mut TermStore, q: &[Term]| {
+                *queries += 1;
+                ask_solver(solver, domain, unknown, s, q)
+            };
+            unroll::unroll(store, &setup, &mut ask)
+        };
+        if let Some(c) = self.array_misfit(image_end, fits) {
+            summary.uncovered.push((Uncovered::ArrayFit, c));
+        }
+        summary
+    }
+
+    /// The lengths for which the array input does not fit after `image_end`.
+    fn array_misfit(&mut self, image_end: u32, fits_empty: bool) -> Option<Term> {
+        let InputSpec::Array { max_len, base } = self.layout.spec else {
+            return None;
+        };
+        let base = base.unwrap_or(image_end);
+        if !fits_empty {
+            return Some(self.store.bool(true));
+        }
+        let room = (MEM_SIZE as u64 - base as u64) / 4;
+        if (max_len as u64) <= room {
+            return None;
+        }
+        let len = *self.layout.vars().first()?;
+        let room = self.store.word(room as u32);
+        Some(self.store.bin(BinOp::Ult, room, len))
+    }
+
+    fn ask(&mut self, query: &[Term]) -> Answer {
+        self.queries += 1;
+        ask_solver(
+            &mut self.solver,
+            &self.domain,
+            &mut self.unknown,
+            &mut self.store,
+            query,
+        )
+    }
+
+    /// Replays the inputs of a model on both programs.
+    fn confirm(
+        &mut self,
+        values: &[u64],
+        left: &Program,
+        right: &Program,
+    ) -> Option<Counterexample> {
+        let inputs = self.layout.normalise(values);
+        self.replays += 1;
+        verdict::replay(
+            left,
+            right,
+            self.config(),
+            &self.layout,
+            &inputs,
+            &self.opts.observe,
+        )
+    }
+
+    /// Looks for a difference with small inputs; keeps `cx` unless one replays.
+    fn shrink(
+        &mut self,
+        cx: Counterexample,
+        differ: Term,
+        covered: Term,
+        left: &Program,
+        right: &Program,
+    ) -> Counterexample {
+        if cx.inputs.iter().all(|&(_, v)| small(v, SMALL[0])) {
+            return cx;
+        }
+        for bound in SMALL {
+            if cx.inputs.iter().all(|&(_, v)| small(v, bound)) {
+                return cx;
+            }
+            let mut q = small_inputs(&mut self.store, self.layout.vars(), bound);
+            q.push(differ);
+            q.push(covered);
+            if let Answer::Sat(m) = self.ask(&q) {
+                if let Some(smaller) = self.confirm(&m.values, left, right) {
+                    return smaller;
+                }
+            }
+        }
+        cx
+    }
+}
+
+/// Whether `v`, read as signed, is within `-bound..=bound`.
+fn small(v: u32, bound: u32) -> bool {
+    (v as i32).unsigned_abs() <= bound
+}
+
+/// `-bound <= v <= bound` for every input in `vars`.
+pub fn small_inputs(store: &mut TermStore, vars: &[Term], bound: u32) -> Vec<Term> {
+    vars.iter()
+        .map(|&v| {
+            let w = store.width(v);
+            let span = (bound as u64) * 2 + 1;
+            if span >= crate::term::mask(w) {
+                return store.bool(true);
+            }
+            let b = store.constant(w, bound as u64);
+            let shifted = store.bin(BinOp::Add, v, b);
+            let limit = store.constant(w, span);
+            store.bin(BinOp::Ult, shifted, limit)
+        })
+        .collect()
+}
+
+/// Sends one query (with the input domain) through the chain, counting unknowns.
+fn ask_solver(
+    solver: &mut CountingSolver<Box<dyn Solver>>,
+    domain: &[Term],
+    unknown: &mut (u64, String),
+    store: &mut TermStore,
+    query: &[Term],
+) -> Answer {
+    let mut q = query.to_vec();
+    q.extend_from_slice(domain);
+    let (rewritten, recovery) = eliminate::eliminate(store, &q);
+    let mut a = solver.check(store, &rewritten);
+    if let Some(r) = recovery {
+        a = r.recover(store, a);
+    }
+    if let Answer::Unknown(why) = &a {
+        unknown.0 += 1;
+        if unknown.1.is_empty() {
+            unknown.1 = why.clone();
+        }
+    }
+    a
+}
+
+/// One condition per kind of uncovered part.
+fn merge_reasons(store: &mut TermStore, parts: &[(Uncovered, Term)]) -> Vec<(Uncovered, Term)> {
+    let mut out: Vec<(Uncovered, Term)> = Vec::new();
+    for &(why, c) in parts {
+        match out.iter_mut().find(|(w, _)| *w == why) {
+            Some((_, acc)) => *acc = store.or(*acc, c),
+            None => out.push((why, c)),
+        }
+    }
+    out.retain(|&(_, c)| store.as_const(c) != Some(0));
+    out
+}
+
+/// The inputs on which the two summaries differ under the comparison rules: both end
+/// and some observable differs, or one ends and the other fails.
+pub fn difference(store: &mut TermStore, left: &Summary, right: &Summary) -> Term {
+    let mut any = store.bool(false);
+    for (_, l) in &left.done {
+        for (_, r) in &right.done {
+            let mut ne = store.bool(false);
+            for (x, y) in l.observed.iter().zip(&r.observed) {
+                if x.len() != y.len() {
+                    ne = store.bool(true);
+                    break;
+                }
+                for (&p, &q) in x.iter().zip(y) {
+                    let d = store.ne(p, q);
+                    ne = store.or(ne, d);
+                }
+            }
+            let both = store.and(l.guard, r.guard);
+            let d = store.and(both, ne);
+            any = store.or(any, d);
+        }
+    }
+    let left_done = store.or_all(left.done.iter().map(|(_, e)| e.guard));
+    let right_done = store.or_all(right.done.iter().map(|(_, e)| e.guard));
+    let a = store.and(left_done, right.error);
+    let b = store.and(left.error, right_done);
+    let one_fails = store.or(a, b);
+    store.or(any, one_fails)
+}

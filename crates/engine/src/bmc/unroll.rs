@@ -1,0 +1,757 @@
+//! Unrolls one program into a [`Summary`]: every way it can end within the fuel, as
+//! guarded terms over the inputs.
+//!
+//! States wait in a map keyed by (pc, input consumed, output written) and the state
+//! with the lowest pc runs next, one instruction at a time. A state that arrives where
+//! another waits is merged into it, so the two arms of a branch meet again at their
+//! join, and the exits of a loop from every iteration become one state. Forks happen
+//! wherever the machine would decide something from the inputs (a branch, a jump
+//! target, a faulting address, a zero divisor), and nothing is concretized without its
+//! condition. Whatever the encoding cannot follow exactly is recorded as *uncovered*,
+//! with the condition under which it happens; a proof asks that no input meets it.
+
+use std::collections::BTreeMap;
+use std::time::Instant;
+
+use tamarin_mips::cpu::{INPUT_ADDR, OUTPUT_ADDR};
+use tamarin_mips::memory::MEM_SIZE;
+use tamarin_mips::{Instr, Program, Reg};
+
+use super::state::{self, Key, Mem, State};
+use crate::io::Observable;
+use crate::solver::Answer;
+use crate::term::{BinOp, Evaluator, Node, Term, TermStore};
+
+/// Most targets of one input-dependent jump that the unroller enumerates.
+pub const MAX_JUMP_TARGETS: usize = 64;
+
+/// What the encoding does not follow exactly.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
+pub enum Uncovered {
+    /// An input-dependent jump with more targets than [`MAX_JUMP_TARGETS`], or whose
+    /// targets the solver could not list.
+    JumpTargets,
+    /// A store that may change the program's own code.
+    CodeWrite,
+    /// Code fetched from a word that depends on the inputs.
+    SymbolicCode,
+    /// The array input does not fit in memory for some lengths.
+    ArrayFit,
+    /// States still running when a budget (terms, time) ran out.
+    Budget,
+}
+
+impl Uncovered {
+    pub fn describe(self) -> &'static str {
+        match self {
+            Uncovered::JumpTargets => "an input-dependent jump has too many targets to list",
+            Uncovered::CodeWrite => "a store may change the program's own code",
+            Uncovered::SymbolicCode => "code is fetched from a word that depends on the inputs",
+            Uncovered::ArrayFit => "the array input does not fit in memory for some lengths",
+            Uncovered::Budget => "the encoding grew past its budget of terms or time",
+        }
+    }
+}
+
+/// The runs of one program that end normally with one length of output.
+#[derive(Clone, Debug)]
+pub struct Ending {
+    pub guard: Term,
+    /// Each observable's terms (one per word or byte).
+    pub observed: Vec<Vec<Term>>,
+}
+
+/// Counts of the unrolling.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct UnrollStats {
+    /// Instructions executed symbolically (each by one possibly merged state).
+    pub steps: u64,
+    /// States merged into a waiting one.
+    pub merges: u64,
+    /// States that reached an end (done or error).
+    pub ends: u64,
+    /// States dropped because all their runs were out of fuel.
+    pub out_of_fuel: u64,
+    /// The most states waiting at once.
+    pub peak_states: u64,
+}
+
+/// Every way one program ends within the fuel.
+#[derive(Clone, Debug)]
+pub struct Summary {
+    /// Normal ends, one per length of output written.
+    pub done: Vec<(usize, Ending)>,
+    /// The inputs on which the program stops with a run-time error.
+    pub error: Term,
+    /// Inputs the encoding does not follow exactly, and why.
+    pub uncovered: Vec<(Uncovered, Term)>,
+    pub stats: UnrollStats,
+}
+
+/// The program and settings of one unrolling.
+pub struct Setup<'a> {
+    pub program: &'a Program,
+    pub fuel: u64,
+    pub termination: u32,
+    pub observe: &'a [Observable],
+    /// Initial registers (concrete) and the registers holding input terms.
+    pub registers: [u32; 32],
+    pub symbolic_registers: Vec<(Reg, Term)>,
+    /// Memory words holding input terms at the start.
+    pub symbolic_memory: Vec<(u32, Term)>,
+    pub stdin: Vec<Term>,
+    /// Stop when the store holds this many terms, or at this instant.
+    pub max_terms: usize,
+    pub deadline: Option<Instant>,
+}
+
+/// Unrolls `setup.program`; `ask` decides side queries (the targets of input-dependent
+/// jumps).
+pub fn unroll(
+    store: &mut TermStore,
+    setup: &Setup<'_>,
+    ask: &mut dyn FnMut(&mut TermStore, &[Term]) -> Answer,
+) -> Summary {
+    let mut u = Unroller::new(store, setup);
+    u.run(ask);
+    u.summary
+}
+
+struct Unroller<'s, 'a> {
+    s: &'s mut TermStore,
+    setup: &'a Setup<'a>,
+    image: std::sync::Arc<[u32]>,
+    image_end: u32,
+    initial_array: Term,
+    fuel_term: Term,
+    work: BTreeMap<Key, State>,
+    summary: Summary,
+}
+
+impl<'s, 'a> Unroller<'s, 'a> {
+    fn new(s: &'s mut TermStore, setup: &'a Setup<'a>) -> Self {
+        let image = setup.program.words().clone();
+        let image_end = setup.program.byte_len();
+        let zero = s.word(0);
+        let mut initial_array = s.const_array(zero);
+        for (k, &w) in image.iter().enumerate() {
+            if w != 0 && (k as u64) * 4 < MEM_SIZE as u64 {
+                let (a, v) = (s.word(4 * k as u32), s.word(w));
+                initial_array = s.store(initial_array, a, v);
+            }
+        }
+        let fuel_term = s.constant(64, setup.fuel);
+        let f = s.bool(false);
+        let t = s.bool(true);
+        let regs = setup.registers.map(|v| s.word(v));
+        let mut st = State {
+            pc: 0,
+            path: t,
+            fuel_ok: None,
+            steps: s.constant(64, 0),
+            min_steps: 0,
+            max_steps: 0,
+            regs,
+            hi: zero,
+            lo: zero,
+            mem: Mem {
+                base: None,
+                overlay: BTreeMap::new(),
+            },
+            reads: 0,
+            output: Vec::new(),
+            known: Vec::new(),
+        };
+        for &(r, t) in &setup.symbolic_registers {
+            if r != Reg::ZERO {
+                st.regs[r.index() & 31] = t;
+            }
+        }
+        for &(a, t) in &setup.symbolic_memory {
+            st.mem.overlay.insert(a, t);
+        }
+        let mut work = BTreeMap::new();
+        work.insert(st.key(), st);
+        Unroller {
+            s,
+            setup,
+            image,
+            image_end,
+            initial_array,
+            fuel_term,
+            work,
+            summary: Summary {
+                done: Vec::new(),
+                error: f,
+                uncovered: Vec::new(),
+                stats: UnrollStats::default(),
+            },
+        }
+    }
+
+    fn run(&mut self, ask: &mut dyn FnMut(&mut TermStore, &[Term]) -> Answer) {
+        let mut pops = 0u64;
+        while let Some((_, st)) = self.work.pop_first() {
+            pops += 1;
+            let over_terms = self.s.len() > self.setup.max_terms;
+            let over_time = pops.is_multiple_of(256)
+                && self.setup.deadline.is_some_and(|d| Instant::now() >= d);
+            if over_terms || over_time {
+                self.work.insert(st.key(), st);
+                let rest: Vec<State> = std::mem::take(&mut self.work).into_values().collect();
+                for st in rest {
+                    let g = st.guard(self.s);
+                    self.uncover(Uncovered::Budget, g);
+                }
+                return;
+            }
+            self.step(st, ask);
+        }
+    }
+
+    fn push(&mut self, st: State) {
+        if st.is_dead(self.s) {
+            return;
+        }
+        let key = st.key();
+        match self.work.get_mut(&key) {
+            Some(waiting) => {
+                let image = &self.image;
+                let initial = |a: u32| initial_word(image, a);
+                state::merge(self.s, waiting, st, &initial, self.initial_array);
+                self.summary.stats.merges += 1;
+            }
+            None => {
+                self.work.insert(key, st);
+                self.summary.stats.peak_states =
+                    self.summary.stats.peak_states.max(self.work.len() as u64);
+            }
+        }
+    }
+
+    fn uncover(&mut self, why: Uncovered, cond: Term) {
+        if self.s.as_const(cond) == Some(0) {
+            return;
+        }
+        match self.summary.uncovered.iter_mut().find(|(w, _)| *w == why) {
+            Some((_, c)) => *c = self.s.or(*c, cond),
+            None => self.summary.uncovered.push((why, cond)),
+        }
+    }
+
+    fn end_error(&mut self, cond: Term) {
+        if self.s.as_const(cond) == Some(0) {
+            return;
+        }
+        self.summary.stats.ends += 1;
+        self.summary.error = self.s.or(self.summary.error, cond);
+    }
+
+    fn end_done(&mut self, mut st: State) {
+        let g = st.guard(self.s);
+        let observed: Vec<Vec<Term>> = self
+            .setup
+            .observe
+            .iter()
+            .map(|o| self.observe(&mut st, o))
+            .collect();
+        self.summary.stats.ends += 1;
+        let len = st.output.len();
+        match self.summary.done.iter().position(|(l, _)| *l == len) {
+            Some(i) => {
+                let e = &mut self.summary.done[i].1;
+                for (old, new) in e.observed.iter_mut().zip(&observed) {
+                    for (o, &n) in old.iter_mut().zip(new) {
+                        *o = self.s.ite(g, n, *o);
+                    }
+                }
+                e.guard = self.s.or(e.guard, g);
+            }
+            None => self.summary.done.push((len, Ending { guard: g, observed })),
+        }
+    }
+
+    fn observe(&mut self, st: &mut State, what: &Observable) -> Vec<Term> {
+        match *what {
+            Observable::Reg(r) => vec![st.regs[r.index() & 31]],
+            Observable::Hi => vec![st.hi],
+            Observable::Lo => vec![st.lo],
+            Observable::Output => st.output.clone(),
+            Observable::Mem { from, to } => (from..=to)
+                .step_by(4)
+                .map(|a| self.read(&st.mem, a))
+                .collect(),
+        }
+    }
+
+    fn read(&mut self, mem: &Mem, addr: u32) -> Term {
+        let image = &self.image;
+        state::read(self.s, mem, addr, &|a| initial_word(image, a))
+    }
+
+    /// Runs one instruction of `st` (or ends it).
+    fn step(&mut self, mut st: State, ask: &mut dyn FnMut(&mut TermStore, &[Term]) -> Answer) {
+        let pc = st.pc;
+        if pc == self.setup.termination {
+            return self.end_done(st);
+        }
+        if pc & 3 != 0 || pc >= MEM_SIZE {
+            let g = st.guard(self.s);
+            return self.end_error(g);
+        }
+        let fuel = self.setup.fuel;
+        if st.min_steps >= fuel {
+            self.summary.stats.out_of_fuel += 1;
+            return;
+        }
+        if st.max_steps >= fuel {
+            let ok = self.s.bin(BinOp::Ult, st.steps, self.fuel_term);
+            st.fuel_ok = Some(ok);
+            st.max_steps = fuel - 1;
+            if st.is_dead(self.s) {
+                return;
+            }
+        }
+        let one = self.s.constant(64, 1);
+        st.steps = self.s.bin(BinOp::Add, st.steps, one);
+        st.min_steps += 1;
+        st.max_steps += 1;
+        self.summary.stats.steps += 1;
+        let instr = if pc < self.image_end {
+            self.setup
+                .program
+                .ops()
+                .get((pc / 4) as usize)
+                .copied()
+                .flatten()
+        } else {
+            let w = self.read(&st.mem, pc);
+            match self.s.as_const(w) {
+                Some(v) => Instr::decode(v as u32),
+                None => {
+                    let g = st.guard(self.s);
+                    return self.uncover(Uncovered::SymbolicCode, g);
+                }
+            }
+        };
+        match instr {
+            Some(i) => self.execute(st, pc, i, ask),
+            None => {
+                let g = st.guard(self.s);
+                self.end_error(g)
+            }
+        }
+    }
+
+    fn set(st: &mut State, d: Reg, v: Term) {
+        if d != Reg::ZERO {
+            st.regs[d.index() & 31] = v;
+        }
+    }
+
+    /// Splits off the inputs of `st` satisfying `cond` as errors; `st` keeps the rest.
+    fn fail_if(&mut self, st: &mut State, cond: Term) {
+        if st.decide(self.s, cond) == Some(false) {
+            return;
+        }
+        let g = st.guard(self.s);
+        let e = self.s.and(g, cond);
+        self.end_error(e);
+        let n = self.s.not(cond);
+        st.assume(self.s, n);
+    }
+
+    fn execute(
+        &mut self,
+        mut st: State,
+        pc: u32,
+        instr: Instr,
+        ask: &mut dyn FnMut(&mut TermStore, &[Term]) -> Answer,
+    ) {
+        use Instr::*;
+        let next = pc.wrapping_add(4);
+        st.pc = next;
+        let r = |st: &State, x: Reg| st.regs[x.index() & 31];
+        match instr {
+            Add { d, s, t } | Sub { d, s, t } | Slt { d, s, t } | Sltu { d, s, t } => {
+                let (a, b) = (r(&st, s), r(&st, t));
+                let v = match instr {
+                    Add { .. } => self.s.bin(BinOp::Add, a, b),
+                    Sub { .. } => self.s.bin(BinOp::Sub, a, b),
+                    _ => {
+                        let op = if matches!(instr, Slt { .. }) {
+                            BinOp::Slt
+                        } else {
+                            BinOp::Ult
+                        };
+                        let c = self.s.bin(op, a, b);
+                        let (one, zero) = (self.s.word(1), self.s.word(0));
+                        self.s.ite(c, one, zero)
+                    }
+                };
+                Self::set(&mut st, d, v);
+            }
+            Mult { s, t } | Multu { s, t } => {
+                let (a, b) = (r(&st, s), r(&st, t));
+                let (wa, wb) = if matches!(instr, Mult { .. }) {
+                    (self.s.sign_ext(32, a), self.s.sign_ext(32, b))
+                } else {
+                    (self.s.zero_ext(32, a), self.s.zero_ext(32, b))
+                };
+                let p = self.s.bin(BinOp::Mul, wa, wb);
+                st.hi = self.s.extract(63, 32, p);
+                st.lo = self.s.extract(31, 0, p);
+            }
+            Div { s, t } | Divu { s, t } => {
+                let (a, b) = (r(&st, s), r(&st, t));
+                let zero = self.s.word(0);
+                let is_zero = self.s.eq(b, zero);
+                self.fail_if(&mut st, is_zero);
+                if st.is_dead(self.s) {
+                    return;
+                }
+                let (q, m) = if matches!(instr, Div { .. }) {
+                    (BinOp::SDiv, BinOp::SRem)
+                } else {
+                    (BinOp::UDiv, BinOp::URem)
+                };
+                st.lo = self.s.bin(q, a, b);
+                st.hi = self.s.bin(m, a, b);
+            }
+            Mfhi { d } => {
+                let v = st.hi;
+                Self::set(&mut st, d, v);
+            }
+            Mflo { d } => {
+                let v = st.lo;
+                Self::set(&mut st, d, v);
+            }
+            Lis { d } => {
+                if next >= MEM_SIZE {
+                    let g = st.guard(self.s);
+                    return self.end_error(g);
+                }
+                let v = self.read(&st.mem, next);
+                Self::set(&mut st, d, v);
+                st.pc = next.wrapping_add(4);
+            }
+            Lw { t, i, s } => {
+                let a = self.address(&st, s, i);
+                let io = self.s.word(INPUT_ADDR);
+                let is_io = self.s.eq(a, io);
+                if let Some(mut reading) = self.split(&mut st, is_io) {
+                    let v = match self.setup.stdin.get(reading.reads) {
+                        Some(&b) => {
+                            reading.reads += 1;
+                            self.s.zero_ext(24, b)
+                        }
+                        None => self.s.word(u32::MAX),
+                    };
+                    Self::set(&mut reading, t, v);
+                    self.push(reading);
+                }
+                if st.is_dead(self.s) {
+                    return;
+                }
+                self.check_access(&mut st, a);
+                if st.is_dead(self.s) {
+                    return;
+                }
+                let v = match self.s.as_const(a) {
+                    Some(k) => self.read(&st.mem, k as u32),
+                    None => {
+                        let m = state::materialize(self.s, &mut st.mem, self.initial_array);
+                        self.s.select(m, a)
+                    }
+                };
+                Self::set(&mut st, t, v);
+            }
+            Sw { t, i, s } => {
+                let a = self.address(&st, s, i);
+                let v = r(&st, t);
+                let io = self.s.word(OUTPUT_ADDR);
+                let is_io = self.s.eq(a, io);
+                if let Some(mut writing) = self.split(&mut st, is_io) {
+                    let byte = self.s.extract(7, 0, v);
+                    writing.output.push(byte);
+                    self.push(writing);
+                }
+                if st.is_dead(self.s) {
+                    return;
+                }
+                self.check_access(&mut st, a);
+                if st.is_dead(self.s) {
+                    return;
+                }
+                self.store_word(&mut st, a, v);
+            }
+            Beq { s, t, i } | Bne { s, t, i } => {
+                let eq = self.s.eq(r(&st, s), r(&st, t));
+                let taken = if matches!(instr, Beq { .. }) {
+                    eq
+                } else {
+                    self.s.not(eq)
+                };
+                let target = next.wrapping_add((i as i32 as u32) << 2);
+                if let Some(mut jumping) = self.split(&mut st, taken) {
+                    jumping.pc = target;
+                    self.push(jumping);
+                }
+            }
+            Jr { s } | Jalr { s } => {
+                let target = r(&st, s);
+                if matches!(instr, Jalr { .. }) {
+                    let link = self.s.word(next);
+                    Self::set(&mut st, Reg::RA, link);
+                }
+                return self.jump(st, target, ask);
+            }
+        }
+        self.push(st);
+    }
+
+    /// Moves the inputs of `st` satisfying `cond` into a new state (returned unless
+    /// none can); `st` keeps the others.
+    fn split(&mut self, st: &mut State, cond: Term) -> Option<State> {
+        match st.decide(self.s, cond).map(u64::from) {
+            Some(0) => None,
+            Some(_) => {
+                let moved = st.clone();
+                let f = self.s.bool(false);
+                st.path = f;
+                Some(moved)
+            }
+            None => {
+                let mut moved = st.clone();
+                moved.assume(self.s, cond);
+                let n = self.s.not(cond);
+                st.assume(self.s, n);
+                Some(moved)
+            }
+        }
+    }
+
+    /// `base + i` for an access.
+    fn address(&mut self, st: &State, s: Reg, i: i16) -> Term {
+        let off = self.s.word(i as i32 as u32);
+        self.s.bin(BinOp::Add, st.regs[s.index() & 31], off)
+    }
+
+    /// Splits off the inputs on which an access at `a` (not the I/O address) faults.
+    fn check_access(&mut self, st: &mut State, a: Term) {
+        let three = self.s.word(3);
+        let zero = self.s.word(0);
+        let low = self.s.bin(BinOp::BvAnd, a, three);
+        let aligned = self.s.eq(low, zero);
+        let mem = self.s.word(MEM_SIZE);
+        let in_range = self.s.bin(BinOp::Ult, a, mem);
+        let ok = self.s.and(aligned, in_range);
+        let bad = self.s.not(ok);
+        self.fail_if(st, bad);
+    }
+
+    fn store_word(&mut self, st: &mut State, a: Term, v: Term) {
+        let end = self.s.word(self.image_end);
+        match self.s.as_const(a) {
+            Some(k) => {
+                let k = k as u32;
+                if k < self.image_end {
+                    let old = self.s.word(initial_word(&self.image, k));
+                    let changes = self.s.ne(v, old);
+                    let g = st.guard(self.s);
+                    let c = self.s.and(g, changes);
+                    self.uncover(Uncovered::CodeWrite, c);
+                }
+                st.mem.overlay.insert(k, v);
+            }
+            None => {
+                let in_code = self.s.bin(BinOp::Ult, a, end);
+                let g = st.guard(self.s);
+                let c = self.s.and(g, in_code);
+                self.uncover(Uncovered::CodeWrite, c);
+                let m = state::materialize(self.s, &mut st.mem, self.initial_array);
+                let m = self.s.store(m, a, v);
+                st.mem.base = Some(m);
+            }
+        }
+    }
+
+    /// Continues `st` at every target that `target` can take.
+    fn jump(
+        &mut self,
+        st: State,
+        target: Term,
+        ask: &mut dyn FnMut(&mut TermStore, &[Term]) -> Answer,
+    ) {
+        if let Some(k) = self.s.as_const(target) {
+            let mut st = st;
+            st.pc = k as u32;
+            return self.push(st);
+        }
+        if let Some(values) = st.values(target).map(<[u64]>::to_vec) {
+            let mut st = st;
+            for k in values {
+                let kt = self.s.word(k as u32);
+                let is = self.s.eq(target, kt);
+                if let Some(mut next) = self.split(&mut st, is) {
+                    next.pc = k as u32;
+                    self.push(next);
+                }
+            }
+            // Nothing is left: the values cover every input of the state.
+            return;
+        }
+        if let Some(cases) = leaf_targets(self.s, target) {
+            for (cond, k) in cases {
+                let mut next = st.clone();
+                next.assume(self.s, cond);
+                next.pc = k;
+                self.push(next);
+            }
+            return;
+        }
+        self.jump_by_class(st, target, ask);
+    }
+
+    /// An input-dependent jump, split the way the machine tells targets apart: the
+    /// termination address; any bad address (one error); each instruction of the image
+    /// (listed with the solver); each word written past the image; and the rest of
+    /// memory, which holds zeros (an invalid instruction) unless something was stored at
+    /// an input-dependent address.
+    fn jump_by_class(
+        &mut self,
+        mut st: State,
+        t: Term,
+        ask: &mut dyn FnMut(&mut TermStore, &[Term]) -> Answer,
+    ) {
+        let term = self.s.word(self.setup.termination);
+        let is_term = self.s.eq(t, term);
+        if let Some(mut done) = self.split(&mut st, is_term) {
+            done.pc = self.setup.termination;
+            self.push(done);
+        }
+        let three = self.s.word(3);
+        let zero = self.s.word(0);
+        let low = self.s.bin(BinOp::BvAnd, t, three);
+        let aligned = self.s.eq(low, zero);
+        let mem = self.s.word(MEM_SIZE);
+        let in_range = self.s.bin(BinOp::Ult, t, mem);
+        let ok = self.s.and(aligned, in_range);
+        let bad = self.s.not(ok);
+        self.fail_if(&mut st, bad);
+        if st.is_dead(self.s) {
+            return;
+        }
+        // Instructions of the image.
+        let end = self.s.word(self.image_end);
+        let in_image = self.s.bin(BinOp::Ult, t, end);
+        if let Some(code) = self.split(&mut st, in_image) {
+            for (cond, k) in self.enumerate_targets(&code, t, ask) {
+                let mut next = code.clone();
+                next.assume(self.s, cond);
+                next.pc = k;
+                self.push(next);
+            }
+        }
+        if st.is_dead(self.s) {
+            return;
+        }
+        // Words written (or placed) past the image.
+        let written: Vec<u32> = st
+            .mem
+            .overlay
+            .keys()
+            .copied()
+            .filter(|&a| a >= self.image_end)
+            .collect();
+        for a in written {
+            let k = self.s.word(a);
+            let is = self.s.eq(t, k);
+            if let Some(mut next) = self.split(&mut st, is) {
+                next.pc = a;
+                self.push(next);
+            }
+        }
+        if st.is_dead(self.s) {
+            return;
+        }
+        if st.mem.base.is_some() {
+            let g = st.guard(self.s);
+            return self.uncover(Uncovered::SymbolicCode, g);
+        }
+        // Zero memory: the run stops at once with an invalid instruction, if it still
+        // has fuel for one more step.
+        let fuel = self.setup.fuel;
+        if st.min_steps >= fuel {
+            return;
+        }
+        let mut g = st.guard(self.s);
+        if st.max_steps >= fuel {
+            let has_fuel = self.s.bin(BinOp::Ult, st.steps, self.fuel_term);
+            g = self.s.and(g, has_fuel);
+        }
+        self.end_error(g);
+    }
+
+    /// Lists the values `target` takes in `st` with the solver, one query per value.
+    fn enumerate_targets(
+        &mut self,
+        st: &State,
+        target: Term,
+        ask: &mut dyn FnMut(&mut TermStore, &[Term]) -> Answer,
+    ) -> Vec<(Term, u32)> {
+        let g = st.guard(self.s);
+        let mut query = vec![g];
+        let mut cases = Vec::new();
+        loop {
+            if cases.len() >= MAX_JUMP_TARGETS {
+                break;
+            }
+            match ask(self.s, &query) {
+                Answer::Sat(m) => {
+                    let k = Evaluator::new(self.s, &m.values).eval(target) as u32;
+                    let kt = self.s.word(k);
+                    let is = self.s.eq(target, kt);
+                    let not = self.s.not(is);
+                    cases.push((is, k));
+                    query.push(not);
+                }
+                Answer::Unsat => return cases,
+                Answer::Unknown(_) => break,
+            }
+        }
+        let rest = self.s.and_all(query);
+        self.uncover(Uncovered::JumpTargets, rest);
+        cases
+    }
+}
+
+/// The word at `addr` of the initial memory.
+fn initial_word(image: &[u32], addr: u32) -> u32 {
+    image.get((addr / 4) as usize).copied().unwrap_or(0)
+}
+
+/// The targets of a jump through an `ite` tree with constant leaves (what merging
+/// makes of return addresses), each with its condition; `None` for other terms.
+fn leaf_targets(s: &mut TermStore, t: Term) -> Option<Vec<(Term, u32)>> {
+    let mut out = Vec::new();
+    let top = s.bool(true);
+    let mut stack = vec![(t, top)];
+    while let Some((u, cond)) = stack.pop() {
+        match s.node(u) {
+            Node::Const { value, .. } => out.push((cond, value as u32)),
+            Node::Ite(c, a, b) => {
+                let nc = s.not(c);
+                let ca = s.and(cond, c);
+                let cb = s.and(cond, nc);
+                stack.push((b, cb));
+                stack.push((a, ca));
+            }
+            _ => return None,
+        }
+        if out.len() + stack.len() > 4 * MAX_JUMP_TARGETS {
+            return None;
+        }
+    }
+    Some(out)
+}
