@@ -1,10 +1,10 @@
 //! Proofs of bounded equivalence, cross-checked: pairs that agree only for non-obvious
 //! reasons come out `equivalent`, a differential test of 100,000 random and edge inputs
 //! finds no difference on any of them, and each pair's one-instruction mutant comes out
-//! `disequivalent` with a counterexample that replays.
+//! `disequivalent` with a counterexample that replays. Every engine gives every verdict.
 
-use tamarin::concolic::{compare, Options, Quiet};
-use tamarin::verdict::{outcomes_differ, Verdict};
+use tamarin::concolic::{Options, Quiet, Report};
+use tamarin::verdict::{outcomes_differ, Engine, Verdict};
 use tamarin_mips::asm::assemble;
 use tamarin_mips::cpu::{run_program, Config, Frontend};
 use tamarin_mips::Program;
@@ -61,28 +61,50 @@ fn differential(left: &Program, right: &Program, fuel: u64, n: usize) {
     }
 }
 
-/// Proves `left` ≡ `right`, cross-checks it, and refutes `mutant` against `left`.
-fn proved_and_mutant_refuted(left: &str, right: &str, mutant: &str) {
-    let (l, r, m) = (asm(left), asm(right), asm(mutant));
-    let opts = Options::default();
-    let report = compare(&l, &r, &opts, &mut Quiet);
-    assert!(
-        matches!(report.verdict, Verdict::Equivalent(_)),
-        "expected equivalent, got {:?}",
-        report.verdict
-    );
-    differential(&l, &r, opts.fuel, 100_000);
-    let report = compare(&l, &m, &opts, &mut Quiet);
-    let Verdict::Disequivalent(cx) = &report.verdict else {
+const ENGINES: [Engine; 3] = [Engine::Concolic, Engine::Bmc, Engine::Auto];
+
+fn compare(left: &Program, right: &Program, opts: &Options, engine: Engine) -> Report {
+    let mut opts = opts.clone();
+    opts.engine = engine;
+    tamarin::equiv::compare(left, right, &opts, &mut Quiet)
+}
+
+/// Asserts an `equivalent` verdict proved by `engine` (auto proves with either).
+fn assert_proved(report: &Report, engine: Engine, what: &str) {
+    let Verdict::Equivalent(p) = &report.verdict else {
         panic!(
-            "the mutant: expected disequivalent, got {:?}",
+            "{what}, {engine:?}: expected equivalent, got {:?}",
             report.verdict
         );
     };
-    let f = Frontend::TwoInts(cx.inputs[0].1, cx.inputs[1].1);
-    let lo = run_program(&l, Config::with_fuel(opts.fuel), &f, &[]).expect("runs");
-    let mo = run_program(&m, Config::with_fuel(opts.fuel), &f, &[]).expect("runs");
-    assert!(outcomes_differ(&lo, &mo), "the counterexample replays");
+    if engine != Engine::Auto {
+        assert_eq!(p.engine, engine, "{what}");
+    }
+    assert_eq!(p.encoding.is_some(), p.engine == Engine::Bmc, "{what}");
+}
+
+/// Proves `left` ≡ `right` with every engine, cross-checks it, and refutes `mutant`
+/// against `left` with every engine.
+fn proved_and_mutant_refuted(left: &str, right: &str, mutant: &str) {
+    let (l, r, m) = (asm(left), asm(right), asm(mutant));
+    let opts = Options::default();
+    for engine in ENGINES {
+        assert_proved(&compare(&l, &r, &opts, engine), engine, "the pair");
+    }
+    differential(&l, &r, opts.fuel, 100_000);
+    for engine in ENGINES {
+        let report = compare(&l, &m, &opts, engine);
+        let Verdict::Disequivalent(cx) = &report.verdict else {
+            panic!(
+                "the mutant, {engine:?}: expected disequivalent, got {:?}",
+                report.verdict
+            );
+        };
+        let f = Frontend::TwoInts(cx.inputs[0].1, cx.inputs[1].1);
+        let lo = run_program(&l, Config::with_fuel(opts.fuel), &f, &[]).expect("runs");
+        let mo = run_program(&m, Config::with_fuel(opts.fuel), &f, &[]).expect("runs");
+        assert!(outcomes_differ(&lo, &mo), "the counterexample replays");
+    }
 }
 
 #[test]
@@ -213,12 +235,44 @@ fn the_paper_proofs_are_cross_checked() {
         let (lp, rp) = (load(l), load(r));
         let mut opts = Options::default();
         opts.fuel = fuel;
-        let report = compare(&lp, &rp, &opts, &mut Quiet);
-        assert!(
-            matches!(report.verdict, Verdict::Equivalent(_)),
-            "{l} {r}: {:?}",
-            report.verdict
-        );
+        for engine in ENGINES {
+            assert_proved(&compare(&lp, &rp, &opts, engine), engine, l);
+        }
         differential(&lp, &rp, fuel, 100_000);
     }
+}
+
+/// A loop whose trip count is an input, against its closed form, on a range wide
+/// enough that enumerating its paths runs out of budget: the merged encoding proves it
+/// in one query, and `auto` falls back to it.
+#[test]
+fn the_merged_encoding_proves_what_path_enumeration_cannot_afford() {
+    // sum 0..$1 (unsigned) for $1 < 300, else 0; against n * (n - 1) / 2.
+    let guard = "lis $5\n.word 300\nsltu $4, $1, $5\nbeq $4, $0, zero\nlis $7\n.word 1\n";
+    let looped = format!(
+        "{guard}add $3, $0, $0\nadd $6, $0, $0\nloop:\nbeq $6, $1, out\nadd $3, $3, $6\nadd $6, $6, $7\nbeq $0, $0, loop\nout:\njr $31\nzero:\nadd $3, $0, $0\njr $31\n"
+    );
+    let closed = format!(
+        "{guard}sub $6, $1, $7\nmultu $1, $6\nmflo $3\nlis $8\n.word 2\ndivu $3, $8\nmflo $3\njr $31\nzero:\nadd $3, $0, $0\njr $31\n"
+    );
+    let (l, r) = (asm(&looped), asm(&closed));
+    let mut opts = Options::default();
+    opts.max_runs = 100;
+    let report = compare(&l, &r, &opts, Engine::Concolic);
+    assert!(
+        matches!(report.verdict, Verdict::PossiblyEquivalent(_)),
+        "{:?}",
+        report.verdict
+    );
+    assert_proved(&compare(&l, &r, &opts, Engine::Bmc), Engine::Bmc, "bmc");
+    assert_proved(&compare(&l, &r, &opts, Engine::Auto), Engine::Bmc, "auto");
+    differential(&l, &r, opts.fuel, 100_000);
+    // Off by one in the closed form: n * (n + 1) / 2.
+    let mutant = closed.replace("sub $6, $1, $7", "add $6, $1, $7");
+    let report = compare(&l, &asm(&mutant), &opts, Engine::Bmc);
+    assert!(
+        matches!(report.verdict, Verdict::Disequivalent(_)),
+        "{:?}",
+        report.verdict
+    );
 }

@@ -50,7 +50,10 @@ struct Checker<'o> {
     solver: CountingSolver<Box<dyn Solver>>,
     start: Instant,
     unknown: (u64, String),
+    /// Queries of the comparison itself (the unrolling asks others).
     queries: u64,
+    /// Queries of the unrolling (jump targets, pruning).
+    side_queries: u64,
     replays: u64,
 }
 
@@ -68,6 +71,7 @@ impl<'o> Checker<'o> {
             start: Instant::now(),
             unknown: (0, String::new()),
             queries: 0,
+            side_queries: 0,
             replays: 0,
         }
     }
@@ -116,7 +120,7 @@ impl<'o> Checker<'o> {
             paths: (sl.stats.ends, sr.stats.ends),
             out_of_fuel: (sl.stats.out_of_fuel, sr.stats.out_of_fuel),
             encoding: Some((sl.stats, sr.stats)),
-            queries: self.queries,
+            queries: self.queries + self.side_queries,
             fuel: self.opts.fuel,
         };
         let stats = Stats {
@@ -166,11 +170,11 @@ impl<'o> Checker<'o> {
                 solver,
                 domain,
                 unknown,
-                queries,
+                side_queries,
                 ..
             } = self;
             let mut ask = |s: &mut TermStore, q: &[Term]| {
-                *queries += 1;
+                *side_queries += 1;
                 ask_solver(solver, domain, unknown, s, q)
             };
             unroll::unroll(store, &setup, &mut ask)

@@ -74,6 +74,8 @@ pub struct UnrollStats {
     pub out_of_fuel: u64,
     /// The most states waiting at once.
     pub peak_states: u64,
+    /// Queries asked to drop states no input reaches (at branches that fork again).
+    pub pruning_queries: u64,
 }
 
 /// Every way one program ends within the fuel.
@@ -125,6 +127,8 @@ struct Unroller<'s, 'a> {
     initial_array: Term,
     fuel_term: Term,
     work: BTreeMap<Key, State>,
+    /// Branch instructions that forked so far.
+    forks: rustc_hash::FxHashSet<u32>,
     summary: Summary,
 }
 
@@ -180,6 +184,7 @@ impl<'s, 'a> Unroller<'s, 'a> {
             initial_array,
             fuel_term,
             work,
+            forks: rustc_hash::FxHashSet::default(),
             summary: Summary {
                 done: Vec::new(),
                 error: f,
@@ -493,8 +498,20 @@ impl<'s, 'a> Unroller<'s, 'a> {
                     self.s.not(eq)
                 };
                 let target = next.wrapping_add((i as i32 as u32) << 2);
+                let forks = st.decide(self.s, taken).is_none();
                 if let Some(mut jumping) = self.split(&mut st, taken) {
                     jumping.pc = target;
+                    // A branch that forks again (a loop's test) may have run out of
+                    // feasible inputs on one side: without this, a loop bounded by a
+                    // guard on its input would be unrolled to the fuel.
+                    if forks && self.forked_before(pc) {
+                        if !self.feasible(&jumping, ask) {
+                            jumping.path = self.s.bool(false);
+                        }
+                        if !self.feasible(&st, ask) {
+                            st.path = self.s.bool(false);
+                        }
+                    }
                     self.push(jumping);
                 }
             }
@@ -508,6 +525,25 @@ impl<'s, 'a> Unroller<'s, 'a> {
             }
         }
         self.push(st);
+    }
+
+    /// Notes a fork at `pc`; whether one happened there before.
+    fn forked_before(&mut self, pc: u32) -> bool {
+        !self.forks.insert(pc)
+    }
+
+    /// Whether some input may be in `st` (an unknown answer counts as yes).
+    fn feasible(
+        &mut self,
+        st: &State,
+        ask: &mut dyn FnMut(&mut TermStore, &[Term]) -> Answer,
+    ) -> bool {
+        if st.is_dead(self.s) {
+            return false;
+        }
+        let g = st.guard(self.s);
+        self.summary.stats.pruning_queries += 1;
+        !matches!(ask(self.s, &[g]), Answer::Unsat)
     }
 
     /// Moves the inputs of `st` satisfying `cond` into a new state (returned unless
