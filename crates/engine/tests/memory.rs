@@ -1,7 +1,9 @@
 //! Loads and stores at addresses that depend on the inputs, encoded as array reads and
 //! writes: differences that only a precise memory model can find.
 
-use tamarin::concolic::{compare, Options, Quiet, Report};
+mod common;
+
+use tamarin::concolic::{Options, Report};
 use tamarin::verdict::Verdict;
 use tamarin_mips::asm::assemble;
 use tamarin_mips::cpu::{run_program, Config, Frontend};
@@ -13,7 +15,7 @@ fn asm(text: &str) -> Program {
 
 fn cmp(l: &str, r: &str) -> (Program, Program, Report) {
     let (l, r) = (asm(l), asm(r));
-    let report = compare(&l, &r, &Options::default(), &mut Quiet);
+    let (report, _) = common::compare_all(&l, &r, &Options::default());
     (l, r, report)
 }
 

@@ -1,7 +1,9 @@
 //! Precision past the report: pairs that only one feature can separate, and the same
 //! pairs with the difference removed, which must not be called disequivalent.
 
-use tamarin::concolic::{compare, Options, Quiet, Report};
+mod common;
+
+use tamarin::concolic::{Options, Report};
 use tamarin::io::{InputSpec, Observable, Observed};
 use tamarin::verdict::Verdict;
 use tamarin_mips::asm::assemble;
@@ -11,8 +13,9 @@ fn asm(text: &str) -> Program {
     assemble("test.asm", text).unwrap_or_else(|e| panic!("{e}\n{text}"))
 }
 
+/// Compares with every engine (they must agree on a difference); the concolic report.
 fn run(l: &str, r: &str, opts: &Options) -> Report {
-    compare(&asm(l), &asm(r), opts, &mut Quiet)
+    common::compare_all(&asm(l), &asm(r), opts).0
 }
 
 fn diseq(report: &Report) -> tamarin::verdict::Counterexample {

@@ -518,3 +518,36 @@ pub fn named(name: &str) -> Program {
         .1;
     asm(name, text)
 }
+
+/// Compares with every engine and checks that they give the same verdict (on the
+/// small pairs of these tests both engines cover every path); returns the concolic
+/// report, then the bmc one.
+pub fn compare_all(left: &Program, right: &Program, opts: &Options) -> (Report, Report) {
+    use tamarin::verdict::Engine;
+    let reports: Vec<Report> = [Engine::Concolic, Engine::Bmc, Engine::Auto]
+        .into_iter()
+        .map(|e| {
+            let mut o = opts.clone();
+            o.engine = e;
+            tamarin::equiv::compare(left, right, &o, &mut Quiet)
+        })
+        .collect();
+    let names: Vec<&str> = reports.iter().map(|r| r.verdict.name()).collect();
+    let differ: Vec<bool> = reports
+        .iter()
+        .map(|r| matches!(r.verdict, Verdict::Disequivalent(_)))
+        .collect();
+    assert!(
+        differ.iter().all(|&d| d == differ[0]),
+        "the engines disagree on a difference (concolic, bmc, auto): {names:?}"
+    );
+    assert!(
+        names.iter().all(|&n| n == names[0]),
+        "the engines give different verdicts (concolic, bmc, auto): {names:?}"
+    );
+    let mut it = reports.into_iter();
+    match (it.next(), it.next()) {
+        (Some(c), Some(b)) => (c, b),
+        _ => unreachable!("three reports"),
+    }
+}
