@@ -1,13 +1,13 @@
 //! Soundness checks of one pair, and a summary of many.
 //!
-//! For each pair, `compare` runs left-right and (unless the sides are the same
-//! program) right-left; then:
+//! For each pair and each engine of the settings (concolic, bmc, auto), `compare`
+//! runs left-right and (unless the sides are the same program) right-left; then:
 //! - (a) every `disequivalent` counterexample is replayed here, on fresh machines, and
 //!   must show a difference under `outcomes_differ`, with the outcomes it reports;
 //! - (b) every `equivalent` must agree with many concrete inputs (edge values in all
 //!   pairs, the programs' own constants and their neighbours, uniform and small random
-//!   values, and any counterexample the other direction found): a difference is an
-//!   unsound verdict;
+//!   values, and any counterexample another direction or engine found): a difference
+//!   is an unsound verdict;
 //! - (c) a program compared with itself is never disequivalent;
 //! - (d) swapping the sides never changes disequivalent into equivalent (a failed
 //!   check); disequivalent against possibly-equivalent is counted apart as an
@@ -15,20 +15,25 @@
 //!   a limit: not a wrong verdict), and equivalent against possibly-equivalent is a
 //!   warning;
 //! - (e) a `possibly-equivalent` pair gets the same inputs, and a difference found
-//!   there is a missed difference: not unsound, a measure of completeness.
+//!   there is a missed difference: not unsound, a measure of completeness;
+//! - (f) when several engines run, no engine says `equivalent` (either way round)
+//!   where another has a counterexample that replays: the one that said equivalent
+//!   is wrong.
 //!
 //! Concrete runs use the same fuel as the comparison: a run out of fuel is never a
-//! difference, exactly as in the verdict's rules.
+//! difference, exactly as in the verdict's rules. They are run once per pair, for
+//! every engine's verdicts together.
 
 use std::collections::BTreeMap;
 use std::fmt::{self, Write as _};
 use std::panic::{catch_unwind, AssertUnwindSafe};
 use std::time::{Duration, Instant};
 
-use tamarin::concolic::{compare, Options, Quiet};
+use tamarin::concolic::{Options, Quiet};
+use tamarin::equiv::compare;
 use tamarin::io::{observe, InputLayout, InputSpec, Observable, Observed};
 use tamarin::term::TermStore;
-use tamarin::verdict::{results_differ, run_observed, Incomplete, Verdict};
+use tamarin::verdict::{results_differ, run_observed, Engine, Incomplete, Verdict};
 use tamarin_mips::cpu::{Config, Machine, NoTrace, Outcome, Status};
 use tamarin_mips::Program;
 
@@ -36,6 +41,29 @@ use crate::generate::Shape;
 use crate::pair::{Pair, PairKind};
 use crate::prog::Prog;
 use crate::rng::{mix, Rng};
+
+/// Every engine, in the order `all` runs them.
+pub const ENGINES: [Engine; 3] = [Engine::Concolic, Engine::Bmc, Engine::Auto];
+
+/// Parses `concolic`, `bmc`, `auto` or `all`, or several of them separated by commas,
+/// into the engines to run (each once, in the order of [`ENGINES`]).
+pub fn parse_engines(s: &str) -> Result<Vec<Engine>, String> {
+    let mut chosen = Vec::new();
+    for name in s.split(',').map(str::trim) {
+        match name {
+            "all" => chosen.extend(ENGINES),
+            _ => match ENGINES.iter().find(|e| e.name() == name) {
+                Some(&e) => chosen.push(e),
+                None => {
+                    return Err(format!(
+                        "`{name}` is not an engine; expected concolic, bmc, auto or all"
+                    ))
+                }
+            },
+        }
+    }
+    Ok(ENGINES.into_iter().filter(|e| chosen.contains(e)).collect())
+}
 
 /// Settings of the checks.
 #[derive(Clone, Debug)]
@@ -52,6 +80,9 @@ pub struct CheckConfig {
     pub depth: Option<usize>,
     /// Also compare right-left.
     pub symmetric: bool,
+    /// The engines that compare each pair (each checked on its own, and against the
+    /// others by check (f)); empty means auto alone.
+    pub engines: Vec<Engine>,
 }
 
 impl Default for CheckConfig {
@@ -63,12 +94,22 @@ impl Default for CheckConfig {
             solver_timeout: Some(Duration::from_secs(1)),
             depth: None,
             symmetric: true,
+            engines: vec![Engine::Auto],
         }
     }
 }
 
 impl CheckConfig {
-    /// The engine's options for these settings.
+    /// The engines to run: those of the settings, or auto alone.
+    pub fn engines(&self) -> Vec<Engine> {
+        if self.engines.is_empty() {
+            vec![Engine::Auto]
+        } else {
+            self.engines.clone()
+        }
+    }
+
+    /// The engine's options for these settings (the engine itself is set per run).
     pub fn options(&self) -> Options {
         let mut o = Options::default();
         o.fuel = self.fuel;
@@ -124,12 +165,20 @@ pub struct Direction {
     /// The counterexample's input values in the layout's order (`$1`, `$2`, or the
     /// array's length and elements; disequivalent only).
     pub inputs: Option<Vec<u32>>,
+    /// The counterexample shows a difference when replayed here (disequivalent only).
+    pub replayed: bool,
+    /// The engine whose proof it is (equivalent only; auto's proofs are concolic's or
+    /// bmc's).
+    pub proof: Option<Engine>,
     /// Short names of the reasons for incompleteness (possibly-equivalent only).
     pub incomplete: Vec<String>,
     /// The readable reasons, or the panic message of a crash.
     pub detail: String,
     pub runs: u64,
     pub time: Duration,
+    /// It ran past its time limit by more than one solver query's limit (not a wrong
+    /// verdict; a limit that does not hold).
+    pub over_limit: bool,
 }
 
 /// The kinds of failed check.
@@ -145,6 +194,9 @@ pub enum FindingKind {
     SelfDisequivalent,
     /// (d) Disequivalent one way round and equivalent the other.
     AsymmetricVerdict,
+    /// (f) Equivalent by this engine, while another engine has a counterexample that
+    /// replays.
+    EnginesContradict,
     /// `compare` panicked.
     Crash,
 }
@@ -157,6 +209,7 @@ impl FindingKind {
             FindingKind::EquivalentButDiffers => "equivalent-but-differs",
             FindingKind::SelfDisequivalent => "self-disequivalent",
             FindingKind::AsymmetricVerdict => "asymmetric-verdict",
+            FindingKind::EnginesContradict => "engines-contradict",
             FindingKind::Crash => "crash",
         }
     }
@@ -166,9 +219,68 @@ impl FindingKind {
 #[derive(Clone, Debug)]
 pub struct Finding {
     pub kind: FindingKind,
+    /// The engine whose verdict is wrong (or that crashed).
+    pub engine: Engine,
     pub detail: String,
     /// Input values in the layout's order.
     pub inputs: Option<Vec<u32>>,
+}
+
+/// What one engine said about a pair, both ways round, and what was found of it.
+#[derive(Clone, Debug)]
+pub struct EngineRun {
+    pub engine: Engine,
+    /// Left-right.
+    pub forward: Direction,
+    /// Right-left (absent for identical pairs or without `symmetric`).
+    pub backward: Option<Direction>,
+    /// Equivalent one way and possibly-equivalent the other.
+    pub warnings: Vec<String>,
+    /// Disequivalent one way and possibly-equivalent the other (the reasons).
+    pub asymmetric_incomplete: Option<String>,
+    /// Possibly-equivalent (and never equivalent), yet a concrete input differs (the
+    /// pair's `missed`).
+    pub missed: bool,
+}
+
+impl EngineRun {
+    /// Both directions that ran.
+    pub fn directions(&self) -> impl Iterator<Item = &Direction> {
+        std::iter::once(&self.forward).chain(&self.backward)
+    }
+
+    /// Both directions that ran, with their names (`left-right`, `right-left`).
+    pub fn named(&self) -> impl Iterator<Item = (&'static str, &Direction)> {
+        std::iter::once(("left-right", &self.forward))
+            .chain(self.backward.as_ref().map(|b| ("right-left", b)))
+    }
+
+    /// Whether some direction says `kind`.
+    pub fn says(&self, kind: Kind) -> bool {
+        self.directions().any(|d| d.kind == kind)
+    }
+
+    /// The engine's answer for the pair: disequivalent if either way round is,
+    /// else equivalent if either way round is, else a crash if either crashed, else
+    /// possibly-equivalent.
+    pub fn pair_verdict(&self) -> Kind {
+        [Kind::Disequivalent, Kind::Equivalent, Kind::Crash]
+            .into_iter()
+            .find(|&k| self.says(k))
+            .unwrap_or(Kind::PossiblyEquivalent)
+    }
+
+    /// Time in `compare`, both ways.
+    pub fn time(&self) -> Duration {
+        self.directions().map(|d| d.time).sum()
+    }
+
+    fn verdicts(&self) -> String {
+        match &self.backward {
+            Some(b) => format!("{}/{}", self.forward.kind, b.kind),
+            None => self.forward.kind.to_string(),
+        }
+    }
 }
 
 /// Everything checked about one pair.
@@ -181,18 +293,12 @@ pub struct PairResult {
     pub note: String,
     pub left_text: String,
     pub right_text: String,
-    /// Left-right.
-    pub forward: Direction,
-    /// Right-left (absent for identical pairs or without `symmetric`).
-    pub backward: Option<Direction>,
-    /// Failed checks: any of these is a bug of the engine.
+    /// One per engine of the settings, in their order.
+    pub runs: Vec<EngineRun>,
+    /// Failed checks: any of these is a bug of the engine it names.
     pub findings: Vec<Finding>,
-    /// Equivalent one way and possibly-equivalent the other.
-    pub warnings: Vec<String>,
-    /// Disequivalent one way and possibly-equivalent the other (the reasons).
-    pub asymmetric_incomplete: Option<String>,
-    /// A concrete difference under a possibly-equivalent verdict (input values in the
-    /// layout's order).
+    /// A concrete difference under some engine's possibly-equivalent verdict (input
+    /// values in the layout's order).
     pub missed: Option<Vec<u32>>,
     /// How the inputs entered the programs, and what was observed.
     pub spec: InputSpec,
@@ -202,6 +308,7 @@ pub struct PairResult {
     /// Some probe input ran out of fuel / ended in an error, on either side.
     pub saw_out_of_fuel: bool,
     pub saw_fault: bool,
+    /// Time in `compare`, every engine both ways.
     pub compare_time: Duration,
     pub concrete_time: Duration,
 }
@@ -212,18 +319,32 @@ impl PairResult {
         !self.findings.is_empty()
     }
 
-    /// One line: index, shape, kind, verdicts, times.
+    /// What `engine` said, if it ran.
+    pub fn run(&self, engine: Engine) -> Option<&EngineRun> {
+        self.runs.iter().find(|r| r.engine == engine)
+    }
+
+    /// One line: index, shape, kind, each engine's verdicts, times.
     pub fn line(&self) -> String {
+        let verdicts: Vec<String> = self
+            .runs
+            .iter()
+            .map(|r| {
+                format!(
+                    "{} {} ({:.3} s, {} runs)",
+                    r.engine.name(),
+                    r.verdicts(),
+                    r.time().as_secs_f64(),
+                    r.directions().map(|d| d.runs).sum::<u64>()
+                )
+            })
+            .collect();
         format!(
-            "pair {:>6} {:<10} {:<16} {:<19} {:<19} compare {:>7.3} s ({} + {} runs), concrete {:>6.3} s{}{}",
+            "pair {:>6} {:<10} {:<16} {}; concrete {:>6.3} s{}{}",
             self.index,
             self.shape.name(),
             self.pair_kind.name(),
-            self.forward.kind.name(),
-            self.backward.as_ref().map_or("-", |b| b.kind.name()),
-            self.compare_time.as_secs_f64(),
-            self.forward.runs,
-            self.backward.as_ref().map_or(0, |b| b.runs),
+            verdicts.join(", "),
             self.concrete_time.as_secs_f64(),
             if self.missed.is_some() { " MISSED" } else { "" },
             if self.failed() { " FAILED" } else { "" },
@@ -233,24 +354,37 @@ impl PairResult {
     /// Everything needed to reproduce the pair by hand.
     pub fn reproducer(&self) -> String {
         let mut s = String::new();
+        let verdicts: Vec<String> = self
+            .runs
+            .iter()
+            .map(|r| {
+                format!(
+                    "{} forward {}{}",
+                    r.engine.name(),
+                    r.forward.kind,
+                    match &r.backward {
+                        Some(b) => format!(", backward {}", b.kind),
+                        None => String::new(),
+                    }
+                )
+            })
+            .collect();
         let _ = writeln!(
             s,
-            "pair {} of seed {} (shape {}, {}): forward {}{}",
+            "pair {} of seed {} (shape {}, {}): {}",
             self.index,
             self.seed,
             self.shape,
             self.pair_kind,
-            self.forward.kind,
-            match &self.backward {
-                Some(b) => format!(", backward {}", b.kind),
-                None => String::new(),
-            }
+            verdicts.join("; ")
         );
         if !self.note.is_empty() {
             let _ = writeln!(s, "  made by: {}", self.note);
         }
-        if let Some(a) = &self.asymmetric_incomplete {
-            let _ = writeln!(s, "  incomplete asymmetry: {a}");
+        for r in &self.runs {
+            if let Some(a) = &r.asymmetric_incomplete {
+                let _ = writeln!(s, "  {} incomplete asymmetry: {a}", r.engine.name());
+            }
         }
         if self.spec != InputSpec::default() || self.observe != [REG3] {
             let obs: Vec<String> = self.observe.iter().map(|o| o.to_string()).collect();
@@ -266,18 +400,37 @@ impl PairResult {
             );
         }
         for f in &self.findings {
-            let _ = write!(s, "  FAILED {}: {}", f.kind.name(), f.detail);
+            let _ = write!(
+                s,
+                "  FAILED {} ({}): {}",
+                f.kind.name(),
+                f.engine.name(),
+                f.detail
+            );
             if let Some(v) = &f.inputs {
                 let _ = write!(s, " [inputs {}]", describe_inputs(&self.spec, v));
             }
             s.push('\n');
         }
         if let Some(v) = &self.missed {
-            let _ = writeln!(s, "  missed difference: {}", describe_inputs(&self.spec, v));
+            let by: Vec<&str> = self
+                .runs
+                .iter()
+                .filter(|r| r.missed)
+                .map(|r| r.engine.name())
+                .collect();
+            let _ = writeln!(
+                s,
+                "  missed difference ({}): {}",
+                by.join(", "),
+                describe_inputs(&self.spec, v)
+            );
         }
-        for d in std::iter::once(&self.forward).chain(&self.backward) {
-            if !d.detail.is_empty() {
-                let _ = writeln!(s, "  {}: {}", d.kind, d.detail);
+        for r in &self.runs {
+            for d in r.directions() {
+                if !d.detail.is_empty() {
+                    let _ = writeln!(s, "  {} {}: {}", r.engine.name(), d.kind, d.detail);
+                }
             }
         }
         let _ = writeln!(
@@ -324,6 +477,9 @@ pub fn describe_inputs(spec: &InputSpec, values: &[u32]) -> String {
 /// A reason's variant name in kebab case (`DepthCut` → `depth-cut`), taken from its
 /// `Debug` form so that reasons the engine adds later are counted too.
 fn incomplete_name(i: &Incomplete) -> String {
+    if let Incomplete::Encoding { what } = i {
+        return format!("encoding ({what})");
+    }
     let debug = format!("{i:?}");
     let head = debug.split([' ', '{', '(']).next().unwrap_or("");
     let mut name = String::new();
@@ -350,7 +506,8 @@ fn panic_message(p: &(dyn std::any::Any + Send)) -> String {
     }
 }
 
-/// One `compare`, with its counterexample checked by replay (check (a)).
+/// One `compare` by the engine of `opts`, with its counterexample checked by replay
+/// (check (a)).
 fn run_compare(
     left: &Program,
     right: &Program,
@@ -359,25 +516,33 @@ fn run_compare(
     what: &str,
     findings: &mut Vec<Finding>,
 ) -> Direction {
+    let engine = opts.engine;
     let start = Instant::now();
     let result = catch_unwind(AssertUnwindSafe(|| compare(left, right, opts, &mut Quiet)));
     let time = start.elapsed();
+    let over_limit = opts
+        .timeout
+        .is_some_and(|t| time > t + opts.solver.timeout + Duration::from_millis(250));
     let report = match result {
         Ok(r) => r,
         Err(p) => {
             let msg = panic_message(&*p);
             findings.push(Finding {
                 kind: FindingKind::Crash,
+                engine,
                 detail: format!("compare {what} panicked: {msg}"),
                 inputs: None,
             });
             return Direction {
                 kind: Kind::Crash,
                 inputs: None,
+                replayed: false,
+                proof: None,
                 incomplete: Vec::new(),
                 detail: msg,
                 runs: 0,
                 time,
+                over_limit,
             };
         }
     };
@@ -388,11 +553,14 @@ fn run_compare(
             let config = Config::with_fuel(opts.fuel);
             let l = run_observed(left, config, layout, &vals, &opts.observe);
             let r = run_observed(right, config, layout, &vals, &opts.observe);
+            let mut replayed = false;
             match (l, r) {
                 (Some((l, lobs)), Some((r, robs))) => {
-                    if !results_differ(&l, &lobs, &r, &robs) {
+                    replayed = results_differ(&l, &lobs, &r, &robs);
+                    if !replayed {
                         findings.push(Finding {
                             kind: FindingKind::CounterexampleDoesNotReplay,
+                            engine,
                             detail: format!(
                                 "{what}: disequivalent, but the counterexample shows no difference: left {}, right {}",
                                 show_observed(&l, &lobs),
@@ -412,6 +580,7 @@ fn run_compare(
                     {
                         findings.push(Finding {
                             kind: FindingKind::CounterexampleMisreported,
+                            engine,
                             detail: format!(
                                 "{what}: counterexample {:?} reports left {}, right {} ({:?}); replayed left {}, right {}",
                                 cx.inputs,
@@ -427,6 +596,7 @@ fn run_compare(
                 }
                 _ => findings.push(Finding {
                     kind: FindingKind::CounterexampleDoesNotReplay,
+                    engine,
                     detail: format!(
                         "{what}: disequivalent, but the counterexample's inputs cannot be set up: {:?}",
                         cx.inputs
@@ -437,23 +607,31 @@ fn run_compare(
             Direction {
                 kind: Kind::Disequivalent,
                 inputs: Some(vals),
+                replayed,
+                proof: None,
                 incomplete: Vec::new(),
                 detail: String::new(),
                 runs,
                 time,
+                over_limit,
             }
         }
-        Verdict::Equivalent(_) => Direction {
+        Verdict::Equivalent(p) => Direction {
             kind: Kind::Equivalent,
             inputs: None,
+            replayed: false,
+            proof: Some(p.engine),
             incomplete: Vec::new(),
             detail: String::new(),
             runs,
             time,
+            over_limit,
         },
         Verdict::PossiblyEquivalent(why) => Direction {
             kind: Kind::PossiblyEquivalent,
             inputs: None,
+            replayed: false,
+            proof: None,
             incomplete: why.iter().map(incomplete_name).collect(),
             detail: why
                 .iter()
@@ -462,6 +640,7 @@ fn run_compare(
                 .join("; "),
             runs,
             time,
+            over_limit,
         },
     }
 }
@@ -743,7 +922,8 @@ fn pair_inputs(
     }
 }
 
-/// Compares one pair (both ways) and runs every check on it.
+/// Compares one pair (both ways, with every engine of the settings) and runs every
+/// check on it.
 pub fn check_pair(pair: &Pair, cfg: &CheckConfig) -> PairResult {
     let left_text = pair.left.text();
     let right_text = pair.right.text();
@@ -758,15 +938,113 @@ pub fn check_pair(pair: &Pair, cfg: &CheckConfig) -> PairResult {
     opts.observe = pair.observe.clone();
     let layout = InputLayout::declare(&mut TermStore::new(), &opts.inputs, opts.stdin_len);
     let mut findings = Vec::new();
-    let forward = run_compare(&lp, &rp, &opts, &layout, "left-right", &mut findings);
-    let backward = (cfg.symmetric && pair.kind != PairKind::Identical)
-        .then(|| run_compare(&rp, &lp, &opts, &layout, "right-left", &mut findings));
-    let compare_time = forward.time + backward.as_ref().map_or(Duration::ZERO, |b| b.time);
+    let mut runs: Vec<EngineRun> = cfg
+        .engines()
+        .into_iter()
+        .map(|engine| {
+            let mut opts = opts.clone();
+            opts.engine = engine;
+            let forward = run_compare(&lp, &rp, &opts, &layout, "left-right", &mut findings);
+            let backward = (cfg.symmetric && pair.kind != PairKind::Identical)
+                .then(|| run_compare(&rp, &lp, &opts, &layout, "right-left", &mut findings));
+            one_engine_checks(pair.kind, engine, forward, backward, &mut findings)
+        })
+        .collect();
+    // (f)
+    findings.extend(contradictions(&runs));
+    let compare_time = runs.iter().map(EngineRun::time).sum();
 
+    // (b) and (e), and a probe of the behaviours for every pair.
+    let start = Instant::now();
+    let mut runner = Runner::new(&lp, &rp, cfg.fuel, layout, pair.observe.clone());
+    let equivalent: Vec<Engine> = runs
+        .iter()
+        .filter(|r| r.says(Kind::Equivalent))
+        .map(|r| r.engine)
+        .collect();
+    let wants_inputs = runs
+        .iter()
+        .any(|r| r.says(Kind::Equivalent) || r.says(Kind::PossiblyEquivalent));
+    let mut extra: Vec<Vec<u32>> = Vec::new();
+    for v in runs
+        .iter()
+        .flat_map(EngineRun::directions)
+        .filter_map(|d| d.inputs.as_ref())
+    {
+        if !extra.contains(v) {
+            extra.push(v.clone());
+        }
+    }
+    let n = if wants_inputs {
+        cfg.inputs
+    } else {
+        64.min(cfg.inputs)
+    };
+    let seed = mix(pair.seed ^ mix(pair.index));
+    let mut missed = None;
+    for values in pair_inputs(pair, n, seed, &extra) {
+        if let Some((l, r)) = runner.differs(&values) {
+            if !wants_inputs {
+                continue;
+            }
+            for &engine in &equivalent {
+                findings.push(Finding {
+                    kind: FindingKind::EquivalentButDiffers,
+                    engine,
+                    detail: format!(
+                        "{} says equivalent, but on this input left {} and right {}",
+                        engine.name(),
+                        show_observed(&l.0, &l.1),
+                        show_observed(&r.0, &r.1)
+                    ),
+                    inputs: Some(values.clone()),
+                });
+            }
+            for run in &mut runs {
+                if run.says(Kind::PossiblyEquivalent) && !run.says(Kind::Equivalent) {
+                    run.missed = true;
+                    missed = Some(values.clone());
+                }
+            }
+            break;
+        }
+    }
+    let concrete_time = start.elapsed();
+
+    PairResult {
+        seed: pair.seed,
+        index: pair.index,
+        shape: pair.shape,
+        pair_kind: pair.kind,
+        note: pair.note.clone(),
+        left_text,
+        right_text,
+        runs,
+        findings,
+        missed,
+        spec: pair.inputs.clone(),
+        observe: pair.observe.clone(),
+        inputs_run: runner.runs,
+        saw_out_of_fuel: runner.saw_out_of_fuel,
+        saw_fault: runner.saw_fault,
+        compare_time,
+        concrete_time,
+    }
+}
+
+/// Checks (c) and (d) on one engine's verdicts.
+fn one_engine_checks(
+    pair_kind: PairKind,
+    engine: Engine,
+    forward: Direction,
+    backward: Option<Direction>,
+    findings: &mut Vec<Finding>,
+) -> EngineRun {
     // (c)
-    if pair.kind == PairKind::Identical && forward.kind == Kind::Disequivalent {
+    if pair_kind == PairKind::Identical && forward.kind == Kind::Disequivalent {
         findings.push(Finding {
             kind: FindingKind::SelfDisequivalent,
+            engine,
             detail: "a program compared with itself is disequivalent".into(),
             inputs: forward.inputs.clone(),
         });
@@ -788,6 +1066,7 @@ pub fn check_pair(pair: &Pair, cfg: &CheckConfig) -> PairResult {
         } else if fd != bd && other.kind == Kind::Equivalent {
             findings.push(Finding {
                 kind: FindingKind::AsymmetricVerdict,
+                engine,
                 detail: format!(
                     "left-right says {}, right-left says {}",
                     forward.kind, b.kind
@@ -801,72 +1080,129 @@ pub fn check_pair(pair: &Pair, cfg: &CheckConfig) -> PairResult {
             ));
         }
     }
-
-    // (b) and (e), and a probe of the behaviours for every pair.
-    let start = Instant::now();
-    let mut runner = Runner::new(&lp, &rp, cfg.fuel, layout, pair.observe.clone());
-    let kinds: Vec<Kind> = std::iter::once(forward.kind)
-        .chain(backward.as_ref().map(|b| b.kind))
-        .collect();
-    let any_equivalent = kinds.contains(&Kind::Equivalent);
-    let wants_inputs = kinds
-        .iter()
-        .any(|k| matches!(k, Kind::Equivalent | Kind::PossiblyEquivalent));
-    let extra: Vec<Vec<u32>> = std::iter::once(&forward)
-        .chain(&backward)
-        .filter_map(|d| d.inputs.clone())
-        .collect();
-    let n = if wants_inputs {
-        cfg.inputs
-    } else {
-        64.min(cfg.inputs)
-    };
-    let seed = mix(pair.seed ^ mix(pair.index));
-    let mut missed = None;
-    for values in pair_inputs(pair, n, seed, &extra) {
-        if let Some((l, r)) = runner.differs(&values) {
-            if !wants_inputs {
-                continue;
-            }
-            if any_equivalent {
-                findings.push(Finding {
-                    kind: FindingKind::EquivalentButDiffers,
-                    detail: format!(
-                        "equivalent, but on this input left {} and right {}",
-                        show_observed(&l.0, &l.1),
-                        show_observed(&r.0, &r.1)
-                    ),
-                    inputs: Some(values),
-                });
-            } else {
-                missed = Some(values);
-            }
-            break;
-        }
-    }
-    let concrete_time = start.elapsed();
-
-    PairResult {
-        seed: pair.seed,
-        index: pair.index,
-        shape: pair.shape,
-        pair_kind: pair.kind,
-        note: pair.note.clone(),
-        left_text,
-        right_text,
+    EngineRun {
+        engine,
         forward,
         backward,
-        findings,
         warnings,
         asymmetric_incomplete,
-        missed,
-        spec: pair.inputs.clone(),
-        observe: pair.observe.clone(),
-        inputs_run: runner.runs,
-        saw_out_of_fuel: runner.saw_out_of_fuel,
-        saw_fault: runner.saw_fault,
-        compare_time,
-        concrete_time,
+        missed: false,
+    }
+}
+
+/// Check (f): an engine that says equivalent (either way round) while another engine
+/// has a counterexample that replays is wrong; one finding per such pair of engines,
+/// against the engine that said equivalent.
+pub fn contradictions(runs: &[EngineRun]) -> Vec<Finding> {
+    let mut out = Vec::new();
+    for a in runs {
+        let Some((eq_way, _)) = a.named().find(|(_, d)| d.kind == Kind::Equivalent) else {
+            continue;
+        };
+        for b in runs.iter().filter(|b| b.engine != a.engine) {
+            if let Some((cx_way, d)) = b
+                .named()
+                .find(|(_, d)| d.kind == Kind::Disequivalent && d.replayed)
+            {
+                out.push(Finding {
+                    kind: FindingKind::EnginesContradict,
+                    engine: a.engine,
+                    detail: format!(
+                        "{} says equivalent ({eq_way}), but {} has a counterexample that replays ({cx_way})",
+                        a.engine.name(),
+                        b.engine.name()
+                    ),
+                    inputs: d.inputs.clone(),
+                });
+            }
+        }
+    }
+    out
+}
+
+/// Counts of one engine's verdicts over many pairs.
+#[derive(Clone, Debug, Default)]
+pub struct EngineSummary {
+    /// One answer per pair (see [`EngineRun::pair_verdict`]).
+    pub pair_verdicts: BTreeMap<Kind, u64>,
+    /// Forward verdicts by shape.
+    pub by_shape: BTreeMap<Shape, BTreeMap<Kind, u64>>,
+    /// Forward verdicts by pair kind.
+    pub by_pair_kind: BTreeMap<PairKind, BTreeMap<Kind, u64>>,
+    /// Every verdict (both directions).
+    pub verdicts: BTreeMap<Kind, u64>,
+    /// Equivalent verdicts (both directions) by the engine whose proof it is.
+    pub proofs: BTreeMap<&'static str, u64>,
+    /// Reasons of possibly-equivalent verdicts (both directions).
+    pub incomplete: BTreeMap<String, u64>,
+    /// Failed checks of this engine's verdicts, by kind.
+    pub findings: BTreeMap<FindingKind, u64>,
+    /// Equivalent one way, possibly-equivalent the other.
+    pub warnings: u64,
+    /// Pairs disequivalent one way and possibly-equivalent the other.
+    pub asymmetric_incomplete: u64,
+    /// Possibly-equivalent pairs on which a concrete input differs.
+    pub missed: u64,
+    /// Compares (one direction each) that ran past their time limit by more than one
+    /// solver query's limit, and the longest of them.
+    pub over_limit: u64,
+    pub longest: Duration,
+    pub compare_time: Duration,
+    pub slowest: Option<(Duration, u64)>,
+}
+
+impl EngineSummary {
+    fn add(&mut self, r: &PairResult, run: &EngineRun) {
+        *self.pair_verdicts.entry(run.pair_verdict()).or_default() += 1;
+        *self
+            .by_shape
+            .entry(r.shape)
+            .or_default()
+            .entry(run.forward.kind)
+            .or_default() += 1;
+        *self
+            .by_pair_kind
+            .entry(r.pair_kind)
+            .or_default()
+            .entry(run.forward.kind)
+            .or_default() += 1;
+        for d in run.directions() {
+            *self.verdicts.entry(d.kind).or_default() += 1;
+            if let Some(e) = d.proof {
+                *self.proofs.entry(e.name()).or_default() += 1;
+            }
+            for i in &d.incomplete {
+                *self.incomplete.entry(i.clone()).or_default() += 1;
+            }
+            self.over_limit += d.over_limit as u64;
+            self.longest = self.longest.max(d.time);
+        }
+        for f in r.findings.iter().filter(|f| f.engine == run.engine) {
+            *self.findings.entry(f.kind).or_default() += 1;
+        }
+        self.warnings += run.warnings.len() as u64;
+        self.asymmetric_incomplete += run.asymmetric_incomplete.is_some() as u64;
+        self.missed += run.missed as u64;
+        let t = run.time();
+        self.compare_time += t;
+        if self.slowest.is_none_or(|(s, _)| t > s) {
+            self.slowest = Some((t, r.index));
+        }
+    }
+
+    /// Pairs this engine answered `kind` for.
+    pub fn pairs(&self, kind: Kind) -> u64 {
+        self.pair_verdicts.get(&kind).copied().unwrap_or(0)
+    }
+
+    /// Verdicts `kind`, both directions.
+    pub fn verdicts(&self, kind: Kind) -> u64 {
+        self.verdicts.get(&kind).copied().unwrap_or(0)
+    }
+
+    /// Failed checks of this engine's verdicts.
+    pub fn failures(&self) -> u64 {
+        self.findings.values().sum()
     }
 }
 
@@ -874,29 +1210,30 @@ pub fn check_pair(pair: &Pair, cfg: &CheckConfig) -> PairResult {
 #[derive(Clone, Debug, Default)]
 pub struct Summary {
     pub pairs: u64,
-    /// Forward verdicts by shape.
-    pub by_shape: BTreeMap<Shape, BTreeMap<Kind, u64>>,
-    /// Forward verdicts by pair kind.
-    pub by_pair_kind: BTreeMap<PairKind, BTreeMap<Kind, u64>>,
-    /// Every verdict (both directions).
-    pub verdicts: BTreeMap<Kind, u64>,
-    /// Reasons of possibly-equivalent verdicts (both directions).
-    pub incomplete: BTreeMap<String, u64>,
-    /// Failed checks by kind.
+    /// Each engine's counts, in the order the engines ran.
+    pub engines: Vec<(Engine, EngineSummary)>,
+    /// Pairs on which the engines' answers differ without contradicting each other
+    /// (say bmc proves what concolic leaves possibly-equivalent), by the answers.
+    pub differing_answers: BTreeMap<String, u64>,
+    /// Failed checks by kind, every engine.
     pub findings: BTreeMap<FindingKind, u64>,
     /// Pairs with a failed check.
     pub failed_pairs: u64,
     /// Reproducers of the first failed pairs.
     pub reproducers: Vec<String>,
+    /// Equivalent one way, possibly-equivalent the other (every engine).
     pub warnings: u64,
-    /// Pairs disequivalent one way and possibly-equivalent the other.
+    /// Pairs some engine found disequivalent one way and possibly-equivalent the other.
     pub asymmetric_incomplete: u64,
     pub asymmetric_examples: Vec<String>,
+    /// Pairs some engine left possibly-equivalent while a concrete input differs.
     pub missed: u64,
     pub missed_examples: Vec<String>,
     pub inputs_run: u64,
-    /// Concrete inputs run for equivalent verdicts only.
+    /// Concrete inputs run for pairs with an equivalent verdict.
     pub equivalent_inputs: u64,
+    /// Pairs with an equivalent verdict (by any engine), each checked on the inputs.
+    pub equivalent_pairs: u64,
     pub pairs_out_of_fuel: u64,
     pub pairs_faulting: u64,
     pub compare_time: Duration,
@@ -917,6 +1254,14 @@ impl Summary {
         }
     }
 
+    /// The counts of `engine`, if it ran.
+    pub fn engine(&self, engine: Engine) -> Option<&EngineSummary> {
+        self.engines
+            .iter()
+            .find(|(e, _)| *e == engine)
+            .map(|(_, s)| s)
+    }
+
     /// Unsound verdicts and crashes: every failed check.
     pub fn failures(&self) -> u64 {
         self.findings.values().sum()
@@ -933,23 +1278,25 @@ impl Summary {
 
     pub fn add(&mut self, r: &PairResult) {
         self.pairs += 1;
-        *self
-            .by_shape
-            .entry(r.shape)
-            .or_default()
-            .entry(r.forward.kind)
-            .or_default() += 1;
-        *self
-            .by_pair_kind
-            .entry(r.pair_kind)
-            .or_default()
-            .entry(r.forward.kind)
-            .or_default() += 1;
-        for d in std::iter::once(&r.forward).chain(&r.backward) {
-            *self.verdicts.entry(d.kind).or_default() += 1;
-            for i in &d.incomplete {
-                *self.incomplete.entry(i.clone()).or_default() += 1;
-            }
+        for run in &r.runs {
+            let at = match self.engines.iter().position(|(e, _)| *e == run.engine) {
+                Some(i) => i,
+                None => {
+                    self.engines.push((run.engine, EngineSummary::default()));
+                    self.engines.len() - 1
+                }
+            };
+            self.engines[at].1.add(r, run);
+        }
+        let answers: Vec<Kind> = r.runs.iter().map(EngineRun::pair_verdict).collect();
+        if answers.windows(2).any(|w| w[0] != w[1]) {
+            let key: Vec<String> = r
+                .runs
+                .iter()
+                .zip(&answers)
+                .map(|(run, k)| format!("{} {k}", run.engine.name()))
+                .collect();
+            *self.differing_answers.entry(key.join(", ")).or_default() += 1;
         }
         for f in &r.findings {
             *self.findings.entry(f.kind).or_default() += 1;
@@ -960,12 +1307,20 @@ impl Summary {
                 self.reproducers.push(r.reproducer());
             }
         }
-        if r.pair_kind == PairKind::Rewrite && r.forward.kind == Kind::Disequivalent && !r.failed()
+        if r.pair_kind == PairKind::Rewrite
+            && r.runs
+                .iter()
+                .any(|run| run.forward.kind == Kind::Disequivalent)
+            && !r.failed()
         {
             self.rewrite_disequivalent.push(r.index);
         }
-        self.warnings += r.warnings.len() as u64;
-        if r.asymmetric_incomplete.is_some() {
+        self.warnings += r
+            .runs
+            .iter()
+            .map(|run| run.warnings.len() as u64)
+            .sum::<u64>();
+        if r.runs.iter().any(|run| run.asymmetric_incomplete.is_some()) {
             self.asymmetric_incomplete += 1;
             if self.asymmetric_examples.len() < self.keep {
                 self.asymmetric_examples.push(r.reproducer());
@@ -978,12 +1333,9 @@ impl Summary {
             }
         }
         self.inputs_run += r.inputs_run;
-        let eq = r.forward.kind == Kind::Equivalent
-            || r.backward
-                .as_ref()
-                .is_some_and(|b| b.kind == Kind::Equivalent);
-        if eq {
+        if r.runs.iter().any(|run| run.says(Kind::Equivalent)) {
             self.equivalent_inputs += r.inputs_run;
+            self.equivalent_pairs += 1;
         }
         self.pairs_out_of_fuel += r.saw_out_of_fuel as u64;
         self.pairs_faulting += r.saw_fault as u64;
@@ -1003,24 +1355,41 @@ fn kinds_line(m: &BTreeMap<Kind, u64>) -> String {
         .join(", ")
 }
 
-impl fmt::Display for Summary {
+fn counts_line<K: fmt::Display>(m: &BTreeMap<K, u64>) -> String {
+    m.iter()
+        .map(|(k, n)| format!("{k} {n}"))
+        .collect::<Vec<_>>()
+        .join(", ")
+}
+
+impl fmt::Display for EngineSummary {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        writeln!(f, "pairs checked: {}", self.pairs)?;
-        writeln!(f, "forward verdicts by shape:")?;
+        writeln!(
+            f,
+            "  pairs: {} disequivalent, {} proved equivalent, {} stayed possibly-equivalent{}",
+            self.pairs(Kind::Disequivalent),
+            self.pairs(Kind::Equivalent),
+            self.pairs(Kind::PossiblyEquivalent),
+            match self.pairs(Kind::Crash) {
+                0 => String::new(),
+                n => format!(", {n} crashed"),
+            }
+        )?;
+        writeln!(f, "  forward verdicts by shape:")?;
         for (s, m) in &self.by_shape {
             writeln!(
                 f,
-                "  {:<11} {:>6}  {}",
+                "    {:<11} {:>6}  {}",
                 s.name(),
                 m.values().sum::<u64>(),
                 kinds_line(m)
             )?;
         }
-        writeln!(f, "forward verdicts by pair kind:")?;
+        writeln!(f, "  forward verdicts by pair kind:")?;
         for (k, m) in &self.by_pair_kind {
             writeln!(
                 f,
-                "  {:<17} {:>6}  {}",
+                "    {:<17} {:>6}  {}",
                 k.name(),
                 m.values().sum::<u64>(),
                 kinds_line(m)
@@ -1028,16 +1397,76 @@ impl fmt::Display for Summary {
         }
         writeln!(
             f,
-            "all verdicts (both directions): {}",
+            "  all verdicts (both directions): {}",
             kinds_line(&self.verdicts)
         )?;
+        if !self.proofs.is_empty() {
+            writeln!(
+                f,
+                "  equivalent verdicts by the engine that proved them: {}",
+                counts_line(&self.proofs)
+            )?;
+        }
         if !self.incomplete.is_empty() {
-            let reasons: Vec<String> = self
-                .incomplete
-                .iter()
-                .map(|(k, n)| format!("{k} {n}"))
-                .collect();
-            writeln!(f, "possibly-equivalent reasons: {}", reasons.join(", "))?;
+            writeln!(
+                f,
+                "  possibly-equivalent reasons: {}",
+                counts_line(&self.incomplete)
+            )?;
+        }
+        writeln!(
+            f,
+            "  failed checks: {}{}",
+            self.failures(),
+            if self.findings.is_empty() {
+                String::new()
+            } else {
+                let k: Vec<String> = self
+                    .findings
+                    .iter()
+                    .map(|(k, n)| format!("{} {n}", k.name()))
+                    .collect();
+                format!(" ({})", k.join(", "))
+            }
+        )?;
+        writeln!(
+            f,
+            "  warnings {}, incomplete asymmetries {}, missed differences {}",
+            self.warnings, self.asymmetric_incomplete, self.missed
+        )?;
+        write!(
+            f,
+            "  time in compare: {:.1} s",
+            self.compare_time.as_secs_f64()
+        )?;
+        if let Some((t, i)) = self.slowest {
+            write!(f, "; slowest pair: {i} ({:.2} s)", t.as_secs_f64())?;
+        }
+        writeln!(
+            f,
+            "; longest compare {:.2} s; compares past their time limit by more than a solver query's: {}",
+            self.longest.as_secs_f64(),
+            self.over_limit
+        )
+    }
+}
+
+impl fmt::Display for Summary {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        writeln!(f, "pairs checked: {}", self.pairs)?;
+        for (e, s) in &self.engines {
+            writeln!(f, "engine {}:", e.name())?;
+            write!(f, "{s}")?;
+        }
+        if self.engines.len() > 1 {
+            writeln!(
+                f,
+                "pairs the engines answer differently (without contradiction): {}",
+                self.differing_answers.values().sum::<u64>()
+            )?;
+            for (k, n) in &self.differing_answers {
+                writeln!(f, "  {k}: {n}")?;
+            }
         }
         writeln!(
             f,
@@ -1046,8 +1475,8 @@ impl fmt::Display for Summary {
         )?;
         writeln!(
             f,
-            "concrete inputs run: {} ({} for equivalent verdicts)",
-            self.inputs_run, self.equivalent_inputs
+            "concrete inputs run: {} ({} for the {} pairs with an equivalent verdict)",
+            self.inputs_run, self.equivalent_inputs, self.equivalent_pairs
         )?;
         writeln!(
             f,
@@ -1091,5 +1520,117 @@ impl fmt::Display for Summary {
             write!(f, "; slowest pair: {i} ({:.2} s)", t.as_secs_f64())?;
         }
         writeln!(f)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn direction(kind: Kind, replayed: bool) -> Direction {
+        Direction {
+            kind,
+            inputs: (kind == Kind::Disequivalent).then(|| vec![7, 9]),
+            replayed,
+            proof: None,
+            incomplete: Vec::new(),
+            detail: String::new(),
+            runs: 0,
+            time: Duration::ZERO,
+            over_limit: false,
+        }
+    }
+
+    fn run(engine: Engine, forward: Direction, backward: Option<Direction>) -> EngineRun {
+        one_engine_checks(PairKind::Mutant, engine, forward, backward, &mut Vec::new())
+    }
+
+    #[test]
+    fn engines_parse() {
+        assert_eq!(parse_engines("bmc"), Ok(vec![Engine::Bmc]));
+        assert_eq!(parse_engines("all"), Ok(ENGINES.to_vec()));
+        assert_eq!(
+            parse_engines("auto, concolic,auto"),
+            Ok(vec![Engine::Concolic, Engine::Auto])
+        );
+        assert!(parse_engines("smt").is_err());
+        assert!(parse_engines("").is_err());
+    }
+
+    #[test]
+    fn an_equivalent_verdict_against_a_replayed_counterexample_is_a_finding() {
+        let concolic = run(
+            Engine::Concolic,
+            direction(Kind::Disequivalent, true),
+            Some(direction(Kind::PossiblyEquivalent, false)),
+        );
+        let bmc = run(
+            Engine::Bmc,
+            direction(Kind::PossiblyEquivalent, false),
+            Some(direction(Kind::Equivalent, false)),
+        );
+        let found = contradictions(&[concolic.clone(), bmc.clone()]);
+        assert_eq!(found.len(), 1, "{found:?}");
+        assert_eq!(found[0].kind, FindingKind::EnginesContradict);
+        assert_eq!(found[0].engine, Engine::Bmc);
+        assert_eq!(found[0].inputs, Some(vec![7, 9]));
+        // Either order of the engines.
+        assert_eq!(contradictions(&[bmc, concolic]).len(), 1);
+    }
+
+    #[test]
+    fn answers_that_do_not_contradict_are_no_finding() {
+        // A counterexample that did not replay is a finding of its own engine (check
+        // (a)), not a contradiction.
+        let unreplayed = run(
+            Engine::Concolic,
+            direction(Kind::Disequivalent, false),
+            None,
+        );
+        let eq = run(Engine::Bmc, direction(Kind::Equivalent, false), None);
+        assert!(contradictions(&[unreplayed, eq.clone()]).is_empty());
+        // Equivalent against possibly-equivalent, and agreement.
+        let possibly = run(
+            Engine::Concolic,
+            direction(Kind::PossiblyEquivalent, false),
+            None,
+        );
+        assert!(contradictions(&[possibly, eq.clone()]).is_empty());
+        let auto = run(Engine::Auto, direction(Kind::Equivalent, false), None);
+        assert!(contradictions(&[eq, auto]).is_empty());
+        // Disequivalent both.
+        let a = run(Engine::Concolic, direction(Kind::Disequivalent, true), None);
+        let b = run(Engine::Bmc, direction(Kind::Disequivalent, true), None);
+        assert!(contradictions(&[a, b]).is_empty());
+    }
+
+    #[test]
+    fn pair_verdicts() {
+        let r = run(
+            Engine::Bmc,
+            direction(Kind::PossiblyEquivalent, false),
+            Some(direction(Kind::Equivalent, false)),
+        );
+        assert_eq!(r.pair_verdict(), Kind::Equivalent);
+        assert_eq!(r.warnings.len(), 1);
+        let r = run(
+            Engine::Bmc,
+            direction(Kind::Disequivalent, true),
+            Some(direction(Kind::PossiblyEquivalent, false)),
+        );
+        assert_eq!(r.pair_verdict(), Kind::Disequivalent);
+        assert!(r.asymmetric_incomplete.is_some());
+        let mut findings = Vec::new();
+        let r = one_engine_checks(
+            PairKind::Mutant,
+            Engine::Bmc,
+            direction(Kind::Disequivalent, true),
+            Some(direction(Kind::Equivalent, false)),
+            &mut findings,
+        );
+        assert_eq!(r.pair_verdict(), Kind::Disequivalent);
+        assert_eq!(findings.len(), 1);
+        assert_eq!(findings[0].kind, FindingKind::AsymmetricVerdict);
+        assert_eq!(findings[0].engine, Engine::Bmc);
     }
 }

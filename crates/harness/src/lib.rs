@@ -1,8 +1,10 @@
 //! The soundness harness of tamarin: random CS241 programs ([`generate`]), mutants and
 //! equal rewrites of them ([`mutate`]), paired ([`pair`]) and compared by
-//! `tamarin::concolic::compare`, every verdict then checked concretely ([`check`]):
-//! counterexamples replay, `equivalent` agrees on many inputs, a program is never
-//! disequivalent to itself, and swapping the sides never changes the kind of verdict.
+//! `tamarin::equiv::compare` with one or more engines (concolic, bmc, auto), every
+//! verdict then checked concretely ([`check`]): counterexamples replay, `equivalent`
+//! agrees on many inputs, a program is never disequivalent to itself, swapping the
+//! sides never changes the kind of verdict, and no engine proves equivalent what
+//! another engine has a replayed counterexample for.
 
 pub mod check;
 pub mod generate;
@@ -11,7 +13,7 @@ pub mod pair;
 pub mod prog;
 pub mod rng;
 
-pub use check::{check_pair, CheckConfig, PairResult, Summary};
+pub use check::{check_pair, parse_engines, CheckConfig, PairResult, Summary, ENGINES};
 pub use generate::{generate, Shape};
 pub use pair::{make_pair, Pair, PairKind};
 pub use prog::Prog;

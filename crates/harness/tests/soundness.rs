@@ -1,19 +1,21 @@
 //! The soundness harness in `cargo test`: a few hundred seeded pairs across every
-//! shape, every verdict checked concretely (see `tamarin_harness::check`). The long
+//! shape under the concolic engine, and a few dozen more under the bmc and auto
+//! engines, every verdict checked concretely (see `tamarin_harness::check`). The long
 //! version is `long_soundness` (ignored) or, better, the `soundness` binary in release:
 //!
 //! ```text
-//! cargo run --release -p tamarin-harness --bin soundness -- --pairs 20000 --seed 1
+//! cargo run --release -p tamarin-harness --bin soundness -- --pairs 20000 --seed 1 --engine all
 //! cargo test --release -p tamarin-harness --test soundness -- --ignored
 //! ```
 //!
-//! `TAMARIN_SOUNDNESS_PAIRS` and `TAMARIN_SOUNDNESS_SEED` change the fast test's size
-//! and seed.
+//! `TAMARIN_SOUNDNESS_PAIRS`, `TAMARIN_SOUNDNESS_BMC_PAIRS` and `TAMARIN_SOUNDNESS_SEED`
+//! change the fast tests' sizes and seed.
 
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::Mutex;
 use std::time::{Duration, Instant};
 
+use tamarin::verdict::Engine;
 use tamarin_harness::check::{check_pair, CheckConfig, Kind, Summary};
 use tamarin_harness::{make_pair, Shape};
 
@@ -24,15 +26,15 @@ fn env_u64(name: &str, default: u64) -> u64 {
         .unwrap_or(default)
 }
 
-/// Checks pairs `0..pairs` of `seed` on `jobs` threads.
-fn run(seed: u64, pairs: u64, jobs: usize, cfg: &CheckConfig) -> Summary {
+/// Checks pairs `start..start + pairs` of `seed` on `jobs` threads.
+fn run(seed: u64, start: u64, pairs: u64, jobs: usize, cfg: &CheckConfig) -> Summary {
     let summary = Mutex::new(Summary::new(5));
-    let next = AtomicU64::new(0);
+    let next = AtomicU64::new(start);
     std::thread::scope(|s| {
         for _ in 0..jobs.max(1) {
             s.spawn(|| loop {
                 let i = next.fetch_add(1, Ordering::Relaxed);
-                if i >= pairs {
+                if i >= start + pairs {
                     break;
                 }
                 let r = check_pair(&make_pair(seed, i), cfg);
@@ -65,37 +67,90 @@ fn fast_soundness() {
         solver_timeout: Some(Duration::from_millis(500)),
         depth: None,
         symmetric: true,
+        engines: vec![Engine::Concolic],
     };
     let start = Instant::now();
-    let s = run(seed, pairs, 2, &cfg);
+    let s = run(seed, 0, pairs, 2, &cfg);
     eprintln!("{s}fast soundness: {:.1} s", start.elapsed().as_secs_f64());
     assert_sound(&s);
     // The harness itself works: every shape was checked, and both kinds of answer arose.
     assert_eq!(s.pairs, pairs);
+    let concolic = s.engine(Engine::Concolic).expect("the concolic engine ran");
     for shape in Shape::ALL {
-        assert!(s.by_shape.contains_key(&shape), "no {shape} pair");
+        assert!(concolic.by_shape.contains_key(&shape), "no {shape} pair");
     }
     // The array frontend and the output observable are exercised.
     for shape in [Shape::Array, Shape::Output] {
-        let n: u64 = s.by_shape.get(&shape).map_or(0, |m| m.values().sum());
+        let n: u64 = concolic
+            .by_shape
+            .get(&shape)
+            .map_or(0, |m| m.values().sum());
         assert!(
             n >= pairs / Shape::ALL.len() as u64,
             "{n} {shape} pairs: {s}"
         );
     }
-    let kind = |k| s.verdicts.get(&k).copied().unwrap_or(0);
-    assert!(kind(Kind::Disequivalent) >= pairs / 10, "{s}");
-    assert!(kind(Kind::Equivalent) >= pairs / 3, "{s}");
+    assert!(concolic.verdicts(Kind::Disequivalent) >= pairs / 10, "{s}");
+    assert!(concolic.verdicts(Kind::Equivalent) >= pairs / 3, "{s}");
+    assert!(s.rewrite_disequivalent.is_empty(), "a wrong rewrite: {s}");
+}
+
+/// The bounded model checker on pairs of its own (those after `fast_soundness`'s),
+/// each verdict checked as the concolic ones are, and against the concolic engine's
+/// verdicts on the same pairs (check (f)).
+#[test]
+fn fast_soundness_bmc() {
+    let seed = env_u64("TAMARIN_SOUNDNESS_SEED", 1);
+    // 4 pairs per shape.
+    let pairs = env_u64("TAMARIN_SOUNDNESS_BMC_PAIRS", 4 * Shape::ALL.len() as u64);
+    let first = 25 * Shape::ALL.len() as u64;
+    let cfg = CheckConfig {
+        fuel: 2000,
+        inputs: 2000,
+        compare_timeout: Some(Duration::from_millis(1500)),
+        solver_timeout: Some(Duration::from_millis(500)),
+        depth: None,
+        symmetric: true,
+        engines: vec![Engine::Concolic, Engine::Bmc],
+    };
+    let start = Instant::now();
+    let s = run(seed, first, pairs, 2, &cfg);
+    eprintln!(
+        "{s}fast soundness, bmc: {:.1} s",
+        start.elapsed().as_secs_f64()
+    );
+    assert_sound(&s);
+    assert_eq!(s.pairs, pairs);
+    for engine in [Engine::Concolic, Engine::Bmc] {
+        let e = s.engine(engine).expect("the engine ran");
+        for shape in Shape::ALL {
+            assert!(e.by_shape.contains_key(&shape), "no {shape} pair");
+        }
+        assert_eq!(e.pair_verdicts.values().sum::<u64>(), pairs, "{s}");
+    }
+    // The bounded model checker decides pairs both ways, with proofs of its own.
+    let bmc = s.engine(Engine::Bmc).expect("bmc ran");
+    assert!(bmc.pairs(Kind::Disequivalent) >= pairs / 10, "{s}");
+    assert!(bmc.pairs(Kind::Equivalent) >= pairs / 4, "{s}");
+    assert_eq!(
+        bmc.proofs.keys().copied().collect::<Vec<_>>(),
+        ["bmc"],
+        "{s}"
+    );
     assert!(s.rewrite_disequivalent.is_empty(), "a wrong rewrite: {s}");
 }
 
 #[test]
-#[ignore = "long: about two hours on two cores; the soundness binary does the same with progress"]
+#[ignore = "long: hours on two cores; the soundness binary does the same with progress"]
 fn long_soundness() {
     let seed = env_u64("TAMARIN_SOUNDNESS_SEED", 1);
     let pairs = env_u64("TAMARIN_SOUNDNESS_PAIRS", 20_000);
     let jobs = std::thread::available_parallelism().map_or(1, |n| n.get());
-    let s = run(seed, pairs, jobs, &CheckConfig::default());
+    let cfg = CheckConfig {
+        engines: tamarin_harness::ENGINES.to_vec(),
+        ..CheckConfig::default()
+    };
+    let s = run(seed, 0, pairs, jobs, &cfg);
     eprintln!("{s}");
     assert_sound(&s);
 }

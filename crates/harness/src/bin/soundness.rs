@@ -2,7 +2,8 @@
 //!
 //! ```text
 //! cargo run --release -p tamarin-harness --bin soundness -- --pairs 20000 --seed 1 \
-//!     [--inputs 100000] [--minutes M] [--jobs N] [--shapes array,output]
+//!     [--engine concolic|bmc|auto|all] [--inputs 100000] [--minutes M] [--jobs N] \
+//!     [--shapes array,output]
 //! ```
 //!
 //! Exits 1 if any check failed (an unsound verdict or a crash of the engine), 0 if not.
@@ -13,7 +14,8 @@ use std::sync::Mutex;
 use std::time::{Duration, Instant};
 
 use clap::Parser;
-use tamarin_harness::check::{check_pair, CheckConfig, Summary};
+use tamarin::verdict::Engine;
+use tamarin_harness::check::{check_pair, parse_engines, CheckConfig, Kind, Summary};
 use tamarin_harness::pair::nth_index;
 use tamarin_harness::{make_pair, Shape};
 
@@ -36,6 +38,12 @@ struct Args {
     /// the pairs are those of the full stream with these shapes, in order.
     #[arg(long, value_delimiter = ',', value_parser = shape_name)]
     shapes: Vec<Shape>,
+    /// The engines that compare each pair: concolic, bmc, auto (concolic, then bmc
+    /// where it ends possibly-equivalent, as `tamarin compare` does by default), all
+    /// (each pair under all three, and their verdicts checked against each other), or
+    /// several of them separated by commas.
+    #[arg(long, default_value = "auto", value_parser = engine_names)]
+    engine: Engines,
     /// Concrete inputs per equivalent or possibly-equivalent pair.
     #[arg(long, default_value_t = 100_000)]
     inputs: usize,
@@ -74,6 +82,22 @@ struct Args {
     only: Option<u64>,
 }
 
+/// The engines chosen with `--engine`.
+#[derive(Clone, Debug)]
+struct Engines(Vec<Engine>);
+
+fn engine_names(s: &str) -> Result<Engines, String> {
+    parse_engines(s).map(Engines)
+}
+
+fn engine_list(engines: &[Engine]) -> String {
+    engines
+        .iter()
+        .map(|e| e.name())
+        .collect::<Vec<_>>()
+        .join(",")
+}
+
 fn shape_name(s: &str) -> Result<Shape, String> {
     Shape::from_name(s.trim()).ok_or_else(|| {
         let names: Vec<&str> = Shape::ALL.iter().map(|s| s.name()).collect();
@@ -102,19 +126,14 @@ fn main() -> ExitCode {
             .then(|| Duration::from_secs_f64(args.solver_timeout)),
         depth: args.depth,
         symmetric: !args.no_symmetric,
+        engines: args.engine.0.clone(),
     };
 
     if let Some(i) = args.only {
         let r = check_pair(&make_pair(args.seed, i), &cfg);
         println!("{}", r.reproducer());
-        println!(
-            "compare {:.3} s ({} + {} runs), concrete {:.3} s ({} inputs)",
-            r.compare_time.as_secs_f64(),
-            r.forward.runs,
-            r.backward.as_ref().map_or(0, |b| b.runs),
-            r.concrete_time.as_secs_f64(),
-            r.inputs_run
-        );
+        println!("{}", r.line());
+        println!("concrete inputs run: {}", r.inputs_run);
         return if r.failed() {
             ExitCode::FAILURE
         } else {
@@ -130,7 +149,8 @@ fn main() -> ExitCode {
         .minutes
         .map(|m| Instant::now() + Duration::from_secs_f64(m * 60.0));
     println!(
-        "soundness: seed {}, pairs {}..{}{}, {} inputs per non-disequivalent pair, fuel {}, compare timeout {}, solver timeout {}, {} job(s){}",
+        "soundness: engine {}, seed {}, pairs {}..{}{}, {} inputs per non-disequivalent pair, fuel {}, compare timeout {}, solver timeout {}, {} job(s){}",
+        engine_list(&cfg.engines),
         args.seed,
         args.start,
         args.start.saturating_add(args.pairs),
@@ -172,16 +192,25 @@ fn main() -> ExitCode {
                         Ok(s) => s,
                         Err(p) => p.into_inner(),
                     };
-                    let v = |k| s.verdicts.get(&k).copied().unwrap_or(0);
-                    use tamarin_harness::check::Kind;
+                    let engines: Vec<String> = s
+                        .engines
+                        .iter()
+                        .map(|(e, es)| {
+                            format!(
+                                "{} {} diseq, {} eq, {} possibly, {} crash",
+                                e.name(),
+                                es.verdicts(Kind::Disequivalent),
+                                es.verdicts(Kind::Equivalent),
+                                es.verdicts(Kind::PossiblyEquivalent),
+                                es.verdicts(Kind::Crash),
+                            )
+                        })
+                        .collect();
                     eprintln!(
-                        "[{:>7.0} s] {} pairs: {} diseq, {} eq, {} possibly, {} crash (both ways); unsound {}, missed {}",
+                        "[{:>7.0} s] {} pairs (verdicts both ways): {}; unsound {}, missed {}",
                         start.elapsed().as_secs_f64(),
                         done.load(Ordering::Relaxed),
-                        v(Kind::Disequivalent),
-                        v(Kind::Equivalent),
-                        v(Kind::PossiblyEquivalent),
-                        v(Kind::Crash),
+                        engines.join("; "),
                         s.unsound(),
                         s.missed
                     );
@@ -223,7 +252,11 @@ fn main() -> ExitCode {
         Ok(s) => s,
         Err(p) => p.into_inner(),
     };
-    println!("\n==== summary (seed {}) ====", args.seed);
+    println!(
+        "\n==== summary (seed {}, engine {}) ====",
+        args.seed,
+        engine_list(&cfg.engines)
+    );
     print!("{s}");
     println!("wall time: {:.1} s", start.elapsed().as_secs_f64());
     for r in &s.reproducers {
