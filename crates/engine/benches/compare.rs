@@ -4,13 +4,17 @@
 //! Run: `cargo bench -p tamarin --bench compare` (add `-- --quick` for fewer repeats,
 //! any other word to keep only the cases whose name contains it, and `-- --solvers` to
 //! compare the solver backends instead of the Z3 modes, `-- --check` for `check` and
-//! `paths` against random testing).
+//! `paths` against random testing, `-- --engines` for proofs with each engine, one
+//! table per family, and `-- --engines --solvers` for the proofs with each engine and
+//! each solver backend).
 
 use std::path::Path;
 use std::time::{Duration, Instant};
 
-use tamarin::concolic::{compare, Options, Quiet, Report};
+use tamarin::concolic::{Options, Quiet, Report};
+use tamarin::equiv::compare;
 use tamarin::solver::Z3Mode;
+use tamarin::verdict::{Engine, Verdict};
 use tamarin_mips::asm::assemble;
 use tamarin_mips::loader::load_file;
 use tamarin_mips::Program;
@@ -40,6 +44,21 @@ pub fn nested(n: usize, innermost: u32) -> Program {
         Ok(p) => p,
         Err(e) => panic!("{e}"),
     }
+}
+
+/// The same function as [`nested`] written differently: each level tests
+/// `$r < k + 1` and leaves when it holds (`bne`), rather than leaving unless `k < $r`.
+fn nested_rewritten(n: usize, innermost: u32) -> Program {
+    let mut s = String::new();
+    for k in 0..n {
+        let reg = if k % 2 == 0 { 1 } else { 2 };
+        s.push_str(&format!(
+            "lis $6\n.word {}\nslt $5, ${reg}, $6\nbne $5, $0, out\n",
+            k + 1
+        ));
+    }
+    s.push_str(&format!("lis $3\n.word {innermost}\nout:\njr $31\n"));
+    asm(&s)
 }
 
 struct Case {
@@ -201,15 +220,22 @@ fn sum_closed(bound: u32) -> Program {
     ))
 }
 
-/// Median time of `case` over `repeats` comparisons (after one warm-up: the first
-/// query of a thread pays for Z3's context), with `tune` applied to the options.
-fn time_with(case: &Case, repeats: usize, tune: impl Fn(&mut Options)) -> (Duration, Report) {
+/// The options of `case` (the concolic engine unless `tune` says otherwise).
+fn options(case: &Case, tune: impl Fn(&mut Options)) -> Options {
     let mut opts = Options::default();
     if let Some(f) = case.fuel {
         opts.fuel = f;
     }
+    opts.engine = Engine::Concolic;
     tune(&mut opts);
     (case.setup)(&mut opts);
+    opts
+}
+
+/// Median time of `case` over `repeats` comparisons (after one warm-up: the first
+/// query of a thread pays for Z3's context), with `tune` applied to the options.
+fn time_with(case: &Case, repeats: usize, tune: impl Fn(&mut Options)) -> (Duration, Report) {
+    let opts = options(case, tune);
     let mut report = compare(&case.left, &case.right, &opts, &mut Quiet);
     let mut times = Vec::with_capacity(repeats);
     for _ in 0..repeats {
@@ -232,9 +258,9 @@ fn time_external(case: &Case, solver: Option<&str>, repeats: usize) -> (Duration
     })
 }
 
-/// `--solvers`: every backend on every case (external ones only where installed).
-fn solvers_table(filters: &[&String], repeats: usize) {
-    let backends: Vec<(&str, Option<&str>)> = [
+/// Z3 in process, and the external solvers that are installed.
+fn available_backends() -> Vec<(&'static str, Option<&'static str>)> {
+    [
         ("z3 in process", None),
         ("z3 binary", Some("z3")),
         ("cvc5", Some("cvc5")),
@@ -248,7 +274,12 @@ fn solvers_table(filters: &[&String], repeats: usize) {
                 .is_ok()
         })
     })
-    .collect();
+    .collect()
+}
+
+/// `--solvers`: every backend on every case (external ones only where installed).
+fn solvers_table(filters: &[&String], repeats: usize) {
+    let backends = available_backends();
     let names: Vec<&str> = backends.iter().map(|(n, _)| *n).collect();
     println!("| case | verdict | queries | {} |", names.join(" | "));
     println!("|---|---|---|{}", "---|".repeat(names.len()));
@@ -348,6 +379,451 @@ fn check_table(repeats: usize) {
     }
 }
 
+/// `k` if-then-else blocks in sequence, each on one bit of `$1` (the sign bit of `$1`
+/// doubled `i` times), adding one of two constants to `$3`: `2^k` paths, all feasible.
+fn branches(k: u32) -> Program {
+    let mut s = String::from("add $3, $0, $0\nadd $4, $1, $0\n");
+    for i in 0..k {
+        let (a, b) = branch_values(i);
+        s.push_str(&format!(
+            "slt $5, $4, $0\nbeq $5, $0, else{i}\nlis $6\n.word {a}\nbeq $0, $0, join{i}\n\
+             else{i}:\nlis $6\n.word {b}\njoin{i}:\nadd $3, $3, $6\nadd $4, $4, $4\n"
+        ));
+    }
+    s.push_str("jr $31\n");
+    asm(&s)
+}
+
+/// What block `i` of [`branches`] adds when the bit is set, and when it is not.
+fn branch_values(i: u32) -> (u32, u32) {
+    (i * i + 7, 3 * i + 1)
+}
+
+/// The same function as [`branches`] written differently: start from the sum of the
+/// `else` constants and add the difference only when the bit is set (one arm per
+/// block).
+fn branches_delta(k: u32) -> Program {
+    let base: u32 = (0..k).map(|i| branch_values(i).1).sum();
+    let mut s = format!("lis $3\n.word {base}\nadd $4, $1, $0\n");
+    for i in 0..k {
+        let (a, b) = branch_values(i);
+        s.push_str(&format!(
+            "slt $5, $4, $0\nbeq $5, $0, skip{i}\nlis $6\n.word {}\nadd $3, $3, $6\n\
+             skip{i}:\nadd $4, $4, $4\n",
+            a.wrapping_sub(b)
+        ));
+    }
+    s.push_str("jr $31\n");
+    asm(&s)
+}
+
+/// `$1 + ($1 - 1) + … + 1` by a loop counting down, for `0 <= $1 <= bound`, else 0
+/// (the same function as [`sum_loop`]).
+fn sum_countdown(bound: u32) -> Program {
+    asm(&format!(
+        "slt $4, $1, $0\nbne $4, $0, zero\nlis $5\n.word {}\nslt $4, $1, $5\nbeq $4, $0, zero\n\
+         add $3, $0, $0\nadd $6, $1, $0\nlis $7\n.word 1\nloop:\nbeq $6, $0, out\n\
+         add $3, $3, $6\nsub $6, $6, $7\nbeq $0, $0, loop\nout:\njr $31\nzero:\nadd $3, $0, $0\njr $31\n",
+        bound + 1
+    ))
+}
+
+/// A family of proofs for `--engines`: a title, its equivalent pairs, and larger ones
+/// that only bmc is timed on (the other engines would take minutes).
+struct Family {
+    title: &'static str,
+    cases: Vec<Case>,
+    bmc_only: Vec<Case>,
+}
+
+fn proof_case(name: String, left: Program, right: Program, fuel: Option<u64>) -> Case {
+    Case {
+        name,
+        left,
+        right,
+        fuel,
+        setup: no_setup,
+    }
+}
+
+/// The equivalent pairs of `crates/engine/tests/proofs.rs`.
+fn project_proofs() -> Vec<Case> {
+    let guard =
+        "slt $4, $1, $0\nbne $4, $0, zero\nlis $5\n.word 21\nslt $4, $1, $5\nbeq $4, $0, zero\n";
+    let pairs = [
+        (
+            "strength reduction of a multiplication",
+            "lis $4\n.word 8\nmult $1, $4\nmflo $3\njr $31\n".to_string(),
+            "add $3, $1, $1\nadd $3, $3, $3\nadd $3, $3, $3\njr $31\n".to_string(),
+        ),
+        (
+            "max two ways",
+            "slt $4, $1, $2\nbeq $4, $0, first\nadd $3, $2, $0\njr $31\nfirst:\nadd $3, $1, $0\njr $31\n".to_string(),
+            "slt $4, $2, $1\nbne $4, $0, first\nadd $3, $2, $0\njr $31\nfirst:\nadd $3, $1, $0\njr $31\n".to_string(),
+        ),
+        (
+            "absolute value two ways",
+            "slt $4, $1, $0\nbeq $4, $0, pos\nsub $3, $0, $1\njr $31\npos:\nadd $3, $1, $0\njr $31\n".to_string(),
+            "slt $4, $1, $0\nadd $6, $4, $4\nlis $7\n.word 1\nsub $5, $7, $6\nmult $1, $5\nmflo $3\njr $31\n".to_string(),
+        ),
+        (
+            "division by 3 against repeated subtraction below 30",
+            "lis $4\n.word 3\ndivu $1, $4\nmflo $3\njr $31\n".to_string(),
+            "lis $4\n.word 3\nlis $5\n.word 30\nsltu $6, $1, $5\nbne $6, $0, small\ndivu $1, $4\n\
+             mflo $3\njr $31\nsmall:\nadd $7, $1, $0\nadd $3, $0, $0\nlis $8\n.word 1\nloop:\n\
+             sltu $6, $7, $4\nbne $6, $0, done\nsub $7, $7, $4\nadd $3, $3, $8\nbeq $0, $0, loop\n\
+             done:\njr $31\n".to_string(),
+        ),
+        (
+            "loop against closed form, 0 <= $1 <= 20",
+            format!(
+                "{guard}add $3, $0, $0\nadd $6, $0, $0\nlis $7\n.word 1\nloop:\nbeq $6, $1, out\n\
+                 add $6, $6, $7\nadd $3, $3, $6\nbeq $0, $0, loop\nout:\njr $31\nzero:\n\
+                 add $3, $0, $0\njr $31\n"
+            ),
+            format!(
+                "{guard}lis $7\n.word 1\nadd $6, $1, $7\nmult $1, $6\nmflo $3\nlis $8\n.word 2\n\
+                 divu $3, $8\nmflo $3\njr $31\nzero:\nadd $3, $0, $0\njr $31\n"
+            ),
+        ),
+    ];
+    pairs
+        .into_iter()
+        .map(|(name, l, r)| proof_case(name.to_string(), asm(&l), asm(&r), None))
+        .collect()
+}
+
+/// Every family of `--engines`.
+fn families() -> Vec<Family> {
+    let paper_pairs: [(&str, &str, Option<u64>); 4] = [
+        ("fig1-left.asm", "fig1-right.asm", None),
+        ("fig1-left.asm", "fig2-right.asm", Some(10)),
+        ("fig8-left.asm", "fig8-left.asm", None),
+        ("fig12-left.asm", "fig1-left.asm", None),
+    ];
+    let paper_cases = paper_pairs
+        .iter()
+        .map(|&(l, r, fuel)| {
+            proof_case(
+                format!(
+                    "{} / {}{}",
+                    l.trim_end_matches(".asm"),
+                    r.trim_end_matches(".asm"),
+                    fuel.map_or(String::new(), |f| format!(" (fuel {f})"))
+                ),
+                paper(l),
+                paper(r),
+                fuel,
+            )
+        })
+        .collect();
+    let mut project = project_proofs();
+    project.extend(
+        precision_cases()
+            .into_iter()
+            .filter(|c| c.name.ends_with("(same)")),
+    );
+    let grow =
+        |title: &'static str, all: &[u32], bmc_only: &[u32], make: &dyn Fn(u32) -> Case| Family {
+            title,
+            cases: all.iter().map(|&n| make(n)).collect(),
+            bmc_only: bmc_only.iter().map(|&n| make(n)).collect(),
+        };
+    vec![
+        Family {
+            title: "paper",
+            cases: paper_cases,
+            bmc_only: Vec::new(),
+        },
+        Family {
+            title: "project proofs",
+            cases: project,
+            bmc_only: Vec::new(),
+        },
+        grow(
+            "nested conditions, against itself",
+            &[5, 10, 20, 40, 80],
+            &[],
+            &|n| {
+                proof_case(
+                    format!("nested N={n} (same)"),
+                    nested(n as usize, 1),
+                    nested(n as usize, 1),
+                    None,
+                )
+            },
+        ),
+        grow(
+            "nested conditions, against a rewritten copy",
+            &[5, 10, 20, 40, 80],
+            &[160, 320],
+            &|n| {
+                proof_case(
+                    format!("nested N={n} (rewritten)"),
+                    nested(n as usize, 1),
+                    nested_rewritten(n as usize, 1),
+                    None,
+                )
+            },
+        ),
+        grow(
+            "if-then-else blocks in sequence",
+            &[2, 4, 6, 8, 10],
+            &[12, 16, 20, 24],
+            &|k| {
+                proof_case(
+                    format!("{k} blocks ({} paths)", 1u64 << k),
+                    branches(k),
+                    branches_delta(k),
+                    None,
+                )
+            },
+        ),
+        grow(
+            "loop against closed form",
+            &[5, 10, 20, 40, 80, 160],
+            &[320],
+            &|b| {
+                proof_case(
+                    format!("loop vs closed form, $1 <= {b}"),
+                    sum_loop(b),
+                    sum_closed(b),
+                    None,
+                )
+            },
+        ),
+        grow(
+            "loop against loop",
+            &[5, 10, 20, 40, 80, 160],
+            &[320],
+            &|b| {
+                proof_case(
+                    format!("count up vs count down, $1 <= {b}"),
+                    sum_loop(b),
+                    sum_countdown(b),
+                    None,
+                )
+            },
+        ),
+    ]
+}
+
+/// Runs `case` with each engine, interleaved: one warm-up each, then as many rounds
+/// (at most `repeats`, at least one) as fit in `budget`; the median per engine.
+fn time_engines(
+    case: &Case,
+    engines: &[Engine],
+    repeats: usize,
+    budget: Duration,
+    tune: impl Fn(&mut Options),
+) -> Vec<(Duration, Report)> {
+    let opts: Vec<Options> = engines
+        .iter()
+        .map(|&e| {
+            options(case, |o| {
+                o.engine = e;
+                tune(o)
+            })
+        })
+        .collect();
+    let run = |o: &Options| {
+        let start = Instant::now();
+        let r = compare(&case.left, &case.right, o, &mut Quiet);
+        (start.elapsed(), r)
+    };
+    let warm: Vec<(Duration, Report)> = opts.iter().map(run).collect();
+    let round: Duration = warm.iter().map(|(t, _)| *t).sum();
+    let rounds = (budget.as_secs_f64() / round.as_secs_f64().max(1e-9)) as usize;
+    let rounds = rounds.clamp(1, repeats);
+    let mut times: Vec<Vec<Duration>> = vec![Vec::new(); engines.len()];
+    let mut last: Vec<Option<Report>> = vec![None; engines.len()];
+    for _ in 0..rounds {
+        for (i, o) in opts.iter().enumerate() {
+            let (t, r) = run(o);
+            assert_eq!(
+                r.verdict.name(),
+                warm[i].1.verdict.name(),
+                "{}: verdict changed between runs",
+                case.name
+            );
+            times[i].push(t);
+            last[i] = Some(r);
+        }
+    }
+    times
+        .into_iter()
+        .zip(last)
+        .map(|(mut t, r)| {
+            t.sort();
+            (t[t.len() / 2], r.expect("at least one round"))
+        })
+        .collect()
+}
+
+fn ms(t: Duration) -> String {
+    format!("{:.2} ms", t.as_secs_f64() * 1e3)
+}
+
+/// A verdict, short, with the engine that proved it or the first reason it did not.
+fn short(r: &Report) -> String {
+    match &r.verdict {
+        Verdict::Equivalent(p) => format!("equivalent ({})", p.engine.name()),
+        Verdict::PossiblyEquivalent(why) => match why.first() {
+            Some(w) => format!("possibly-equivalent (`{w:?}`)"),
+            None => "possibly-equivalent".to_string(),
+        },
+        v => v.name().to_string(),
+    }
+}
+
+/// The unrolling counts of a bmc proof, `left / right`.
+fn encoding(r: &Report) -> (String, String) {
+    match &r.verdict {
+        Verdict::Equivalent(p) => match &p.encoding {
+            Some((l, rr)) => (
+                format!("{} / {}", l.steps, rr.steps),
+                format!("{} / {}", l.merges, rr.merges),
+            ),
+            None => ("–".into(), "–".into()),
+        },
+        _ => ("–".into(), "–".into()),
+    }
+}
+
+const ENGINES: [Engine; 3] = [Engine::Concolic, Engine::Bmc, Engine::Auto];
+
+/// `--engines`: every proof family with each engine, one table per family.
+fn engines_table(filters: &[&String], repeats: usize, budget: Duration) {
+    let keep =
+        |c: &&Case| filters.is_empty() || filters.iter().any(|f| c.name.contains(f.as_str()));
+    for family in families() {
+        let cases: Vec<(&Case, bool)> = family
+            .cases
+            .iter()
+            .filter(keep)
+            .map(|c| (c, true))
+            .chain(family.bmc_only.iter().filter(keep).map(|c| (c, false)))
+            .collect();
+        if cases.is_empty() {
+            continue;
+        }
+        println!("\n#### {}\n", family.title);
+        println!("| case | concolic | time | queries | paths | bmc | time | queries | steps | merges | auto | time | queries | bmc / concolic | auto / concolic |");
+        println!("|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|");
+        for (case, all) in cases {
+            let engines: &[Engine] = if all { &ENGINES } else { &[Engine::Bmc] };
+            let t = time_engines(case, engines, repeats, budget, |_| {});
+            let b = &t[if all { 1 } else { 0 }];
+            let (steps, merges) = encoding(&b.1);
+            let cells = |r: Option<&(Duration, Report)>, paths: bool| match r {
+                Some((t, r)) => {
+                    let mut c = vec![short(r), ms(*t), r.stats.solver.queries.to_string()];
+                    if paths {
+                        c.push(format!("{} / {}", r.stats.paths.0, r.stats.paths.1));
+                    }
+                    c.join(" | ")
+                }
+                None => if paths {
+                    "– | – | – | –"
+                } else {
+                    "– | – | –"
+                }
+                .to_string(),
+            };
+            let ratio = |r: Option<&(Duration, Report)>| match (r, all) {
+                (Some((x, _)), true) => {
+                    format!("{:.2}", x.as_secs_f64() / t[0].0.as_secs_f64().max(1e-9))
+                }
+                _ => "–".to_string(),
+            };
+            let (c, a) = if all {
+                (Some(&t[0]), Some(&t[2]))
+            } else {
+                (None, None)
+            };
+            println!(
+                "| {} | {} | {} | {steps} | {merges} | {} | {} | {} |",
+                case.name,
+                cells(c, true),
+                cells(Some(b), false),
+                cells(a, false),
+                ratio(Some(b)),
+                ratio(a),
+            );
+        }
+    }
+}
+
+/// The proofs that `--engines --solvers` times unless filters name others (an external
+/// solver starts a process per query, so the large rows would take minutes).
+const SOLVER_CASES: [&str; 13] = [
+    "fig1-left / fig1-right",
+    "fig8-left / fig8-left",
+    "fig12-left / fig1-left",
+    "max two ways",
+    "absolute value two ways",
+    "division by 3 against repeated subtraction below 30",
+    "jump table (same)",
+    "array sum (same)",
+    "nested N=20 (rewritten)",
+    "6 blocks (64 paths)",
+    "loop vs closed form, $1 <= 20",
+    "count up vs count down, $1 <= 20",
+    "count up vs count down, $1 <= 80",
+];
+
+/// `--engines --solvers`: the proofs with each engine and each solver backend.
+fn engines_solvers_table(filters: &[&String], repeats: usize, budget: Duration) {
+    let backends = available_backends();
+    let names: Vec<&str> = backends.iter().map(|(n, _)| *n).collect();
+    println!(
+        "| case | engine | verdict | queries | {} |",
+        names.join(" | ")
+    );
+    println!("|---|---|---|---|{}", "---|".repeat(names.len()));
+    for family in families() {
+        for case in &family.cases {
+            let keep = if filters.is_empty() {
+                SOLVER_CASES.contains(&case.name.as_str())
+            } else {
+                filters.iter().any(|f| case.name.contains(f.as_str()))
+            };
+            if !keep {
+                continue;
+            }
+            let per_backend: Vec<Vec<(Duration, Report)>> = backends
+                .iter()
+                .map(|(_, cmd)| {
+                    time_engines(case, &ENGINES, repeats, budget, |o| {
+                        o.solver.external = cmd.map(str::to_string)
+                    })
+                })
+                .collect();
+            for (i, e) in ENGINES.iter().enumerate() {
+                let first = &per_backend[0][i].1;
+                let cells: Vec<String> = per_backend
+                    .iter()
+                    .map(|b| {
+                        if b[i].1.verdict.name() == first.verdict.name() {
+                            ms(b[i].0)
+                        } else {
+                            format!("{} ({})", ms(b[i].0), b[i].1.verdict.name())
+                        }
+                    })
+                    .collect();
+                println!(
+                    "| {} | {} | {} | {} | {} |",
+                    case.name,
+                    e.name(),
+                    short(first),
+                    first.stats.solver.queries,
+                    cells.join(" | ")
+                );
+            }
+        }
+    }
+}
+
 fn main() {
     let args: Vec<String> = std::env::args().skip(1).collect();
     let quick = args.iter().any(|a| a == "--quick");
@@ -355,6 +831,16 @@ fn main() {
     let filters: Vec<&String> = args.iter().filter(|a| !a.starts_with('-')).collect();
     if args.iter().any(|a| a == "--check") {
         check_table(if quick { 3 } else { 15 });
+        return;
+    }
+    if args.iter().any(|a| a == "--engines") {
+        // The rounds of one case (every engine, interleaved) stop after about this long.
+        let budget = Duration::from_secs(if quick { 1 } else { 3 });
+        if args.iter().any(|a| a == "--solvers") {
+            engines_solvers_table(&filters, if quick { 1 } else { 3 }, budget);
+        } else {
+            engines_table(&filters, if quick { 3 } else { 15 }, budget);
+        }
         return;
     }
     if args.iter().any(|a| a == "--solvers") {

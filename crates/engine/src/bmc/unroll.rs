@@ -127,8 +127,8 @@ struct Unroller<'s, 'a> {
     initial_array: Term,
     fuel_term: Term,
     work: BTreeMap<Key, State>,
-    /// Branch instructions that forked so far.
-    forks: rustc_hash::FxHashSet<u32>,
+    /// How often each branch instruction forked so far.
+    forks: rustc_hash::FxHashMap<u32, u32>,
     summary: Summary,
 }
 
@@ -184,7 +184,7 @@ impl<'s, 'a> Unroller<'s, 'a> {
             initial_array,
             fuel_term,
             work,
-            forks: rustc_hash::FxHashSet::default(),
+            forks: rustc_hash::FxHashMap::default(),
             summary: Summary {
                 done: Vec::new(),
                 error: f,
@@ -503,8 +503,8 @@ impl<'s, 'a> Unroller<'s, 'a> {
                     jumping.pc = target;
                     // A branch that forks again (a loop's test) may have run out of
                     // feasible inputs on one side: without this, a loop bounded by a
-                    // guard on its input would be unrolled to the fuel.
-                    if forks && self.forked_before(pc) {
+                    // guard on its input would be unrolled up to the fuel.
+                    if forks && self.check_fork(pc) {
                         if !self.feasible(&jumping, ask) {
                             jumping.path = self.s.bool(false);
                         }
@@ -527,9 +527,13 @@ impl<'s, 'a> Unroller<'s, 'a> {
         self.push(st);
     }
 
-    /// Notes a fork at `pc`; whether one happened there before.
-    fn forked_before(&mut self, pc: u32) -> bool {
-        !self.forks.insert(pc)
+    /// Notes a fork at `pc`; whether to check feasibility there now: at the 2nd, 4th,
+    /// 8th, … fork, so that a loop bounded by a guard stops within twice its feasible
+    /// trip count, and a loop bounded only by the fuel costs a few queries.
+    fn check_fork(&mut self, pc: u32) -> bool {
+        let n = self.forks.entry(pc).or_insert(0);
+        *n += 1;
+        *n >= 2 && n.is_power_of_two()
     }
 
     /// Whether some input may be in `st` (an unknown answer counts as yes).

@@ -1,0 +1,106 @@
+//! The merged encoding's limits: whatever it cannot follow exactly becomes a reason,
+//! never a verdict, and `auto` reports both engines' reasons.
+
+mod common;
+
+use tamarin::concolic::{Options, Quiet, Report};
+use tamarin::verdict::{Engine, Incomplete, Verdict};
+use tamarin_mips::Program;
+
+fn bmc(left: &Program, right: &Program, opts: &Options) -> Report {
+    let mut opts = opts.clone();
+    opts.engine = Engine::Bmc;
+    tamarin::equiv::compare(left, right, &opts, &mut Quiet)
+}
+
+fn reasons(report: &Report) -> Vec<Incomplete> {
+    match &report.verdict {
+        Verdict::PossiblyEquivalent(r) => r.clone(),
+        v => panic!("expected possibly-equivalent, got {v:?}"),
+    }
+}
+
+fn encoding_reason(rs: &[Incomplete], what: &str) -> bool {
+    rs.iter()
+        .any(|r| matches!(r, Incomplete::Encoding { what: w } if w.contains(what)))
+}
+
+#[test]
+fn a_store_that_may_change_the_code_is_a_reason() {
+    let p = common::asm("smc.asm", "sw $1, 0($2)\nadd $3, $1, $0\njr $31\n");
+    let rs = reasons(&bmc(&p, &p, &Options::default()));
+    assert!(encoding_reason(&rs, "own code"), "{rs:?}");
+    // The same store, kept off the code by a guard, is covered.
+    let guarded = common::asm(
+        "guarded.asm",
+        "lis $5\n.word 0x1000\nsltu $6, $2, $5\nbne $6, $0, 1\nsw $1, 0($2)\nadd $3, $1, $0\njr $31\n",
+    );
+    let report = bmc(&guarded, &guarded, &Options::default());
+    assert!(
+        matches!(report.verdict, Verdict::Equivalent(_)),
+        "{:?}",
+        report.verdict
+    );
+}
+
+#[test]
+fn a_jump_with_too_many_targets_is_a_reason() {
+    // jr to 4 * $1: every one of the 100 adds is a target.
+    let mut text = String::from("add $4, $1, $1\nadd $4, $4, $4\njr $4\n");
+    for _ in 0..100 {
+        text.push_str("add $3, $3, $1\n");
+    }
+    text.push_str("jr $31\n");
+    let p = common::asm("table.asm", &text);
+    let rs = reasons(&bmc(&p, &p, &Options::default()));
+    assert!(encoding_reason(&rs, "too many targets"), "{rs:?}");
+}
+
+#[test]
+fn a_small_term_budget_is_a_reason_and_auto_keeps_both_engines_reasons() {
+    // A loop on an input-dependent bound: many states before the fuel runs out.
+    let text = "lis $5\n.word 1\nloop:\nbeq $1, $0, out\nadd $3, $3, $2\nsub $1, $1, $5\nbeq $0, $0, loop\nout:\njr $31\n";
+    let p = common::asm("loop.asm", text);
+    let mut opts = Options::default();
+    opts.max_encoding_terms = 200;
+    let rs = reasons(&bmc(&p, &p, &opts));
+    assert!(encoding_reason(&rs, "budget"), "{rs:?}");
+    opts.engine = Engine::Auto;
+    opts.depth = 3;
+    let report = tamarin::equiv::compare(&p, &p, &opts, &mut Quiet);
+    let rs = reasons(&report);
+    assert!(
+        rs.iter().any(|r| matches!(r, Incomplete::DepthCut { .. })),
+        "{rs:?}"
+    );
+    assert!(encoding_reason(&rs, "budget"), "{rs:?}");
+    // With its default budget the merged encoding proves it.
+    let report = bmc(&p, &p, &Options::default());
+    assert!(
+        matches!(report.verdict, Verdict::Equivalent(_)),
+        "{:?}",
+        report.verdict
+    );
+}
+
+#[test]
+fn a_counterexample_from_the_encoding_is_replayed_and_small() {
+    // Differ only when $1 * $2 overflows into the high word.
+    let l = common::asm("l.asm", "mult $1, $2\nmflo $3\njr $31\n");
+    let r = common::asm(
+        "r.asm",
+        "mult $1, $2\nmflo $3\nmfhi $4\nbeq $4, $0, 2\nlis $3\n.word 7\njr $31\n",
+    );
+    let report = bmc(&l, &r, &Options::default());
+    let Verdict::Disequivalent(cx) = &report.verdict else {
+        panic!("{:?}", report.verdict);
+    };
+    assert_ne!(cx.left.regs.gpr[3], cx.right.regs.gpr[3]);
+    assert!(
+        cx.inputs
+            .iter()
+            .all(|&(_, v)| (v as i32).unsigned_abs() <= 65_536),
+        "{:?}",
+        cx.inputs
+    );
+}
