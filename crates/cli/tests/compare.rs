@@ -507,3 +507,22 @@ fn progress_shows_on_a_terminal() {
     let shown = String::from_utf8_lossy(&shown);
     assert!(shown.contains("solver queries"), "{shown}");
 }
+
+#[test]
+fn the_text_report_says_which_engine_proved_it() {
+    let text_of = |engine: &str| {
+        let out = tamarin()
+            .args(["compare", "--engine", engine])
+            .arg(example("fig12-left.asm"))
+            .arg(example("fig1-left.asm"))
+            .output()
+            .expect("run tamarin");
+        assert_eq!(out.status.code(), Some(0));
+        String::from_utf8_lossy(&out.stdout).into_owned()
+    };
+    let text = text_of("bmc");
+    assert!(text.starts_with("equivalent: for all inputs $1, $2"), "{text}");
+    assert!(text.contains("proved by bounded model checking"), "{text}");
+    let text = text_of("concolic");
+    assert!(text.contains("proved by enumerating every path"), "{text}");
+}
