@@ -276,3 +276,74 @@ fn the_merged_encoding_proves_what_path_enumeration_cannot_afford() {
         report.verdict
     );
 }
+
+/// A recursive function (return addresses and saved registers on the stack, calls
+/// through `jalr`) against the closed form, on a guarded range.
+#[test]
+fn a_recursive_sum_against_its_closed_form() {
+    let recursive = r#"; sum 0..n recursively for 0 <= n < 20, else 0
+lis $5
+.word 20
+sltu $6, $1, $5
+beq $6, $0, zero
+sw $31, -4($30)
+lis $4
+.word 4
+sub $30, $30, $4
+lis $8
+.word sum
+add $7, $1, $0
+jalr $8
+lis $4
+.word 4
+add $30, $30, $4
+lw $31, -4($30)
+jr $31
+zero:
+add $3, $0, $0
+jr $31
+; sum($7) -> $3, recursive
+sum:
+bne $7, $0, rec
+add $3, $0, $0
+jr $31
+rec:
+sw $31, -4($30)
+sw $7, -8($30)
+lis $4
+.word 8
+sub $30, $30, $4
+lis $9
+.word 1
+sub $7, $7, $9
+jalr $8
+lis $4
+.word 8
+add $30, $30, $4
+lw $7, -8($30)
+lw $31, -4($30)
+add $3, $3, $7
+jr $31
+"#;
+    let closed = r#"lis $5
+.word 20
+sltu $6, $1, $5
+beq $6, $0, zero
+lis $7
+.word 1
+add $6, $1, $7
+multu $1, $6
+mflo $3
+lis $8
+.word 2
+divu $3, $8
+mflo $3
+jr $31
+zero:
+add $3, $0, $0
+jr $31
+"#;
+    // The mutant adds the constant 1 instead of the argument on the way back.
+    let mutant = recursive.replace("add $3, $3, $7", "add $3, $3, $9");
+    proved_and_mutant_refuted(closed, recursive, &mutant);
+}
