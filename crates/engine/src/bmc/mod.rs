@@ -100,9 +100,10 @@ impl<'o> Checker<'o> {
             Answer::Unsat | Answer::Unknown(_) => {}
         }
         if found.is_none() && self.store.as_const(any_uncovered) != Some(0) {
-            // Which parts some input reaches: each is a reason.
+            // Which parts some input reaches: each is a reason (an unknown answer is
+            // counted with the solver's unknowns).
             for (why, cond) in merge_reasons(&mut self.store, &uncovered) {
-                if !matches!(self.ask(&[cond]), Answer::Unsat) {
+                if matches!(self.ask(&[cond]), Answer::Sat(_)) {
                     incomplete.push(Incomplete::Encoding {
                         what: why.describe(),
                     });
@@ -162,8 +163,9 @@ impl<'o> Checker<'o> {
                 .store
                 .len()
                 .saturating_add(self.opts.max_encoding_terms / 2),
-            deadline: self.opts.timeout.map(|t| self.start + t),
+            deadline: self.deadline(),
         };
+        let deadline = self.deadline();
         let mut summary = {
             let Checker {
                 store,
@@ -175,7 +177,7 @@ impl<'o> Checker<'o> {
             } = self;
             let mut ask = |s: &mut TermStore, q: &[Term]| {
                 *side_queries += 1;
-                ask_solver(solver, domain, unknown, s, q)
+                ask_solver(solver, domain, unknown, deadline, s, q)
             };
             unroll::unroll(store, &setup, &mut ask)
         };
@@ -203,12 +205,18 @@ impl<'o> Checker<'o> {
         Some(self.store.bin(BinOp::Ult, room, len))
     }
 
+    fn deadline(&self) -> Option<Instant> {
+        self.opts.timeout.map(|t| self.start + t)
+    }
+
     fn ask(&mut self, query: &[Term]) -> Answer {
         self.queries += 1;
+        let deadline = self.deadline();
         ask_solver(
             &mut self.solver,
             &self.domain,
             &mut self.unknown,
+            deadline,
             &mut self.store,
             query,
         )
@@ -284,14 +292,23 @@ pub fn small_inputs(store: &mut TermStore, vars: &[Term], bound: u32) -> Vec<Ter
         .collect()
 }
 
-/// Sends one query (with the input domain) through the chain, counting unknowns.
+/// Sends one query (with the input domain) through the chain, counting unknowns; past
+/// the deadline, every answer is unknown.
 fn ask_solver(
     solver: &mut CountingSolver<Box<dyn Solver>>,
     domain: &[Term],
     unknown: &mut (u64, String),
+    deadline: Option<Instant>,
     store: &mut TermStore,
     query: &[Term],
 ) -> Answer {
+    if deadline.is_some_and(|d| Instant::now() >= d) {
+        unknown.0 += 1;
+        if unknown.1.is_empty() {
+            unknown.1 = "the time limit of the comparison passed".into();
+        }
+        return Answer::Unknown("the time limit of the comparison passed".into());
+    }
     let mut q = query.to_vec();
     q.extend_from_slice(domain);
     let (rewritten, recovery) = eliminate::eliminate(store, &q);
