@@ -145,8 +145,13 @@ impl fmt::Display for Incomplete {
             ),
             Incomplete::SolverUnknown { queries, reason } => write!(
                 f,
-                "the solver could not decide {queries} quer{} ({reason}; raise --solver-timeout)",
-                if *queries == 1 { "y" } else { "ies" }
+                "the solver could not decide {queries} quer{} ({reason}; raise {})",
+                if *queries == 1 { "y" } else { "ies" },
+                if reason.contains("time limit of the comparison") {
+                    "--timeout"
+                } else {
+                    "--solver-timeout"
+                }
             ),
             Incomplete::Diverged { runs } => write!(
                 f,
