@@ -206,6 +206,24 @@ impl InputLayout {
         }
     }
 
+    /// `-bound <= v <= bound` for every input variable (for small counterexamples).
+    pub fn small(&self, store: &mut TermStore, bound: u32) -> Vec<Term> {
+        self.vars
+            .iter()
+            .map(|&v| {
+                let w = store.width(v);
+                let span = (bound as u64) * 2 + 1;
+                if span >= crate::term::mask(w) {
+                    return store.bool(true);
+                }
+                let b = store.constant(w, bound as u64);
+                let shifted = store.bin(BinOp::Add, v, b);
+                let limit = store.constant(w, span);
+                store.bin(BinOp::Ult, shifted, limit)
+            })
+            .collect()
+    }
+
     /// Values for every variable from `values` (missing ones are 0), with the array
     /// length clamped to its bound.
     pub fn normalise(&self, values: &[u64]) -> Vec<u32> {

@@ -257,7 +257,7 @@ impl<'o> Checker<'o> {
             if cx.inputs.iter().all(|&(_, v)| small(v, bound)) {
                 return cx;
             }
-            let mut q = small_inputs(&mut self.store, self.layout.vars(), bound);
+            let mut q = self.layout.small(&mut self.store, bound);
             q.push(differ);
             q.push(covered);
             if let Answer::Sat(m) = self.ask(&q) {
@@ -273,23 +273,6 @@ impl<'o> Checker<'o> {
 /// Whether `v`, read as signed, is within `-bound..=bound`.
 fn small(v: u32, bound: u32) -> bool {
     (v as i32).unsigned_abs() <= bound
-}
-
-/// `-bound <= v <= bound` for every input in `vars`.
-pub fn small_inputs(store: &mut TermStore, vars: &[Term], bound: u32) -> Vec<Term> {
-    vars.iter()
-        .map(|&v| {
-            let w = store.width(v);
-            let span = (bound as u64) * 2 + 1;
-            if span >= crate::term::mask(w) {
-                return store.bool(true);
-            }
-            let b = store.constant(w, bound as u64);
-            let shifted = store.bin(BinOp::Add, v, b);
-            let limit = store.constant(w, span);
-            store.bin(BinOp::Ult, shifted, limit)
-        })
-        .collect()
 }
 
 /// Sends one query (with the input domain) through the chain, counting unknowns; past

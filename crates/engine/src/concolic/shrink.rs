@@ -3,31 +3,12 @@
 
 use super::Search;
 use crate::solver::Answer;
-use crate::term::{BinOp, Term};
 use crate::verdict::Counterexample;
 
 /// Magnitude bounds tried in turn, all inputs at once.
 const BOUNDS: [u32; 6] = [0, 1, 10, 100, 1000, 65536];
 
 impl Search<'_> {
-    /// `-bound <= v <= bound` for every input.
-    fn small(&mut self, bound: u32) -> Vec<Term> {
-        let vars = self.layout.vars().to_vec();
-        vars.into_iter()
-            .map(|v| {
-                let w = self.store.width(v);
-                let span = (bound as u64) * 2 + 1;
-                if span >= crate::term::mask(w) {
-                    return self.store.bool(true);
-                }
-                let b = self.store.constant(w, bound as u64);
-                let shifted = self.store.bin(BinOp::Add, v, b);
-                let limit = self.store.constant(w, span);
-                self.store.bin(BinOp::Ult, shifted, limit)
-            })
-            .collect()
-    }
-
     /// Looks for smaller inputs in the region where left path `l` and right path `r`
     /// differ; every candidate is replayed, and `cx` is kept unless one confirms.
     /// Shrinks within the pair's region with the solver, then tries small values for
@@ -74,7 +55,7 @@ impl Search<'_> {
                 break;
             }
             let mut q = region.clone();
-            q.extend(self.small(bound));
+            q.extend(self.layout.small(&mut self.store, bound));
             match self.ask(&q) {
                 Answer::Sat(m) => {
                     let mut inputs = self.inputs_of(&m.values);
