@@ -135,7 +135,12 @@ fn every_engine_gives_the_paper_verdicts() {
         ("fig1-left.asm", "fig1-right.asm", &[], "equivalent"),
         ("fig12-left.asm", "fig1-left.asm", &[], "equivalent"),
         ("fig8-left.asm", "fig8-left.asm", &[], "equivalent"),
-        ("fig1-left.asm", "fig2-right.asm", &["--fuel", "10"], "equivalent"),
+        (
+            "fig1-left.asm",
+            "fig2-right.asm",
+            &["--fuel", "10"],
+            "equivalent",
+        ),
         ("fig5-left.asm", "fig5-right.asm", &[], "disequivalent"),
         ("fig8-left.asm", "fig8-right.asm", &[], "disequivalent"),
     ];
@@ -521,7 +526,10 @@ fn the_text_report_says_which_engine_proved_it() {
         String::from_utf8_lossy(&out.stdout).into_owned()
     };
     let text = text_of("bmc");
-    assert!(text.starts_with("equivalent: for all inputs $1, $2"), "{text}");
+    assert!(
+        text.starts_with("equivalent: for all inputs $1, $2"),
+        "{text}"
+    );
     assert!(text.contains("proved by bounded model checking"), "{text}");
     let text = text_of("concolic");
     assert!(text.contains("proved by enumerating every path"), "{text}");

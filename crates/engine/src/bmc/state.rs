@@ -48,8 +48,10 @@ const MAX_KNOWN: usize = 32;
 /// Most values one fact lists.
 const MAX_VALUES: usize = 64;
 
-/// States meet and merge when they agree on this.
-pub type Key = (u32, usize, usize);
+/// States meet and merge when they agree on this: the pc, the input read, the output
+/// written, and the stack pointer when it is a constant (calls at different depths
+/// stay apart, so stack addresses stay constants instead of becoming `ite`s).
+pub type Key = (u32, usize, usize, Option<u64>);
 
 impl State {
     /// The condition under which an input is in this state.
@@ -60,9 +62,14 @@ impl State {
         }
     }
 
-    /// The merge key: program counter, input consumed, output written.
-    pub fn key(&self) -> Key {
-        (self.pc, self.reads, self.output.len())
+    /// The merge key (see [`Key`]).
+    pub fn key(&self, s: &TermStore) -> Key {
+        (
+            self.pc,
+            self.reads,
+            self.output.len(),
+            s.as_const(self.regs[30]),
+        )
     }
 
     /// Restricts the state to the inputs satisfying `cond` as well.

@@ -175,7 +175,7 @@ impl<'s, 'a> Unroller<'s, 'a> {
             st.mem.overlay.insert(a, t);
         }
         let mut work = BTreeMap::new();
-        work.insert(st.key(), st);
+        work.insert(st.key(s), st);
         Unroller {
             s,
             setup,
@@ -202,7 +202,7 @@ impl<'s, 'a> Unroller<'s, 'a> {
             let over_time = pops.is_multiple_of(256)
                 && self.setup.deadline.is_some_and(|d| Instant::now() >= d);
             if over_terms || over_time {
-                self.work.insert(st.key(), st);
+                self.work.insert(st.key(self.s), st);
                 let rest: Vec<State> = std::mem::take(&mut self.work).into_values().collect();
                 for st in rest {
                     let g = st.guard(self.s);
@@ -218,7 +218,7 @@ impl<'s, 'a> Unroller<'s, 'a> {
         if st.is_dead(self.s) {
             return;
         }
-        let key = st.key();
+        let key = st.key(self.s);
         match self.work.get_mut(&key) {
             Some(waiting) => {
                 let image = &self.image;
@@ -528,12 +528,13 @@ impl<'s, 'a> Unroller<'s, 'a> {
     }
 
     /// Notes a fork at `pc`; whether to check feasibility there now: at the 2nd, 4th,
-    /// 8th, … fork, so that a loop bounded by a guard stops within twice its feasible
-    /// trip count, and a loop bounded only by the fuel costs a few queries.
+    /// 8th, 16th fork and every 32nd after, so that a loop bounded by a guard stops
+    /// within 32 iterations of its feasible trip count, and a loop bounded only by the
+    /// fuel costs a query per 32 iterations.
     fn check_fork(&mut self, pc: u32) -> bool {
         let n = self.forks.entry(pc).or_insert(0);
         *n += 1;
-        *n >= 2 && n.is_power_of_two()
+        *n >= 2 && (n.is_power_of_two() || n.is_multiple_of(32))
     }
 
     /// Whether some input may be in `st` (an unknown answer counts as yes).
