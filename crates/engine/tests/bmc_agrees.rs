@@ -162,7 +162,11 @@ fn summarize(store: &mut TermStore, layout: &InputLayout, program: &Program) -> 
         max_terms: 2_000_000,
         deadline: None,
     };
-    let mut solver = build_chain(&SolverConfig::default());
+    // Side queries only steer the unrolling (an unknown keeps a state or marks a part
+    // uncovered), so a short limit keeps the rare hard program from dominating.
+    let mut config = SolverConfig::default();
+    config.timeout = std::time::Duration::from_millis(300);
+    let mut solver = build_chain(&config);
     unroll(store, &setup, &mut |s: &mut TermStore, q| {
         solver.check(s, q)
     })
