@@ -55,20 +55,25 @@ fn assert_sound(s: &Summary) {
     );
 }
 
-#[test]
-fn fast_soundness() {
-    let seed = env_u64("TAMARIN_SOUNDNESS_SEED", 1);
-    // 25 pairs per shape.
-    let pairs = env_u64("TAMARIN_SOUNDNESS_PAIRS", 25 * Shape::ALL.len() as u64);
-    let cfg = CheckConfig {
+/// The settings of the fast runs: short limits, both directions, 2,000 inputs.
+fn fast_config(engines: Vec<Engine>) -> CheckConfig {
+    CheckConfig {
         fuel: 2000,
         inputs: 2000,
         compare_timeout: Some(Duration::from_millis(1500)),
         solver_timeout: Some(Duration::from_millis(500)),
         depth: None,
         symmetric: true,
-        engines: vec![Engine::Concolic],
-    };
+        engines,
+    }
+}
+
+#[test]
+fn fast_soundness() {
+    let seed = env_u64("TAMARIN_SOUNDNESS_SEED", 1);
+    // 25 pairs per shape.
+    let pairs = env_u64("TAMARIN_SOUNDNESS_PAIRS", 25 * Shape::ALL.len() as u64);
+    let cfg = fast_config(vec![Engine::Concolic]);
     let start = Instant::now();
     let s = run(seed, 0, pairs, 2, &cfg);
     eprintln!("{s}fast soundness: {:.1} s", start.elapsed().as_secs_f64());
@@ -104,15 +109,7 @@ fn fast_soundness_bmc() {
     // 4 pairs per shape.
     let pairs = env_u64("TAMARIN_SOUNDNESS_BMC_PAIRS", 4 * Shape::ALL.len() as u64);
     let first = 25 * Shape::ALL.len() as u64;
-    let cfg = CheckConfig {
-        fuel: 2000,
-        inputs: 2000,
-        compare_timeout: Some(Duration::from_millis(1500)),
-        solver_timeout: Some(Duration::from_millis(500)),
-        depth: None,
-        symmetric: true,
-        engines: vec![Engine::Concolic, Engine::Bmc],
-    };
+    let cfg = fast_config(vec![Engine::Concolic, Engine::Bmc]);
     let start = Instant::now();
     let s = run(seed, first, pairs, 2, &cfg);
     eprintln!(
