@@ -3,16 +3,22 @@
 //! `concolic` finds differences fast and proves by enumerating every path; `bmc`
 //! proves with one merged encoding per program, which stays small where paths
 //! multiply (input-dependent loop bounds, branches in sequence). `auto` runs the
-//! concolic search first and, when it ends without a verdict, hands what is left of
-//! the time to the merged encoding.
+//! concolic search first, with at most [`AUTO_PATHS`] paths per side unless the caller
+//! set a path budget; when that ends without a verdict, the merged encoding gets the
+//! time that is left; and if that ends without one too while the path budget was what
+//! stopped the search, the search runs again without it.
 
-use std::time::Instant;
+use std::time::{Duration, Instant};
 
 use tamarin_mips::Program;
 
 use crate::bmc;
-use crate::concolic::{self, Observer, Options, Report};
-use crate::verdict::{Engine, Verdict};
+use crate::concolic::{self, Observer, Options, Report, Stats};
+use crate::verdict::{Engine, Incomplete, Verdict};
+
+/// Paths per side that `auto`'s first concolic search may enumerate: beyond them,
+/// paths are multiplying and the merged encoding is the better bet.
+pub const AUTO_PATHS: u64 = 256;
 
 /// Compares two programs with the engine that `opts.engine` names.
 pub fn compare(
@@ -30,45 +36,85 @@ pub fn compare(
 
 fn auto(left: &Program, right: &Program, opts: &Options, observer: &mut dyn Observer) -> Report {
     let start = Instant::now();
-    let first = concolic::compare(left, right, opts, observer);
+    let capped = opts.max_paths.is_none();
+    let mut first_opts = opts.clone();
+    if capped {
+        first_opts.max_paths = Some(AUTO_PATHS);
+    }
+    let first = concolic::compare(left, right, &first_opts, observer);
     let Verdict::PossiblyEquivalent(reasons) = &first.verdict else {
         return first;
     };
-    let mut rest = opts.clone();
-    if let Some(limit) = opts.timeout {
-        match limit.checked_sub(start.elapsed()) {
-            Some(left_over) if !left_over.is_zero() => rest.timeout = Some(left_over),
-            _ => return first,
+    let cut_by_cap = capped
+        && reasons
+            .iter()
+            .any(|r| matches!(r, Incomplete::PathBudget { .. }));
+    let Some(rest) = remaining(opts, start) else {
+        return first;
+    };
+    let second = bmc::compare(left, right, &rest, observer);
+    let mut stats = add(&first.stats, &second.stats);
+    let Verdict::PossiblyEquivalent(more) = &second.verdict else {
+        return finish(second.verdict, stats, first.input_names, start);
+    };
+    let mut concolic_reasons = reasons.clone();
+    if cut_by_cap {
+        if let Some(rest) = remaining(opts, start) {
+            let third = concolic::compare(left, right, &rest, observer);
+            stats = add(&stats, &third.stats);
+            stats.paths = third.stats.paths;
+            match third.verdict {
+                Verdict::PossiblyEquivalent(r) => concolic_reasons = r,
+                decided => return finish(decided, stats, first.input_names, start),
+            }
         }
     }
-    let second = bmc::compare(left, right, &rest, observer);
-    let mut stats = second.stats.clone();
-    let s = &first.stats;
-    stats.runs += s.runs;
-    stats.difference_queries += s.difference_queries;
-    stats.restarts += s.restarts;
-    stats.partial_runs += s.partial_runs;
-    stats.jump_targets += s.jump_targets;
-    stats.solver.queries += s.solver.queries;
-    stats.solver.cache_hits += s.solver.cache_hits;
-    stats.solver.sat += s.solver.sat;
-    stats.solver.unsat += s.solver.unsat;
-    stats.solver.unknown += s.solver.unknown;
-    stats.solver.time += s.solver.time;
-    stats.paths = s.paths;
-    stats.warnings.extend(s.warnings.iter().cloned());
-    stats.total = start.elapsed();
-    let verdict = match second.verdict {
-        Verdict::PossiblyEquivalent(more) => {
-            let mut all = reasons.clone();
-            all.extend(more);
-            Verdict::PossiblyEquivalent(all)
+    concolic_reasons.extend(more.iter().cloned());
+    finish(
+        Verdict::PossiblyEquivalent(concolic_reasons),
+        stats,
+        first.input_names,
+        start,
+    )
+}
+
+/// `opts` with the time left of its limit (`None` when none is left).
+fn remaining(opts: &Options, start: Instant) -> Option<Options> {
+    let mut rest = opts.clone();
+    if let Some(limit) = opts.timeout {
+        let left_over = limit.checked_sub(start.elapsed()).unwrap_or(Duration::ZERO);
+        if left_over.is_zero() {
+            return None;
         }
-        decided => decided,
-    };
+        rest.timeout = Some(left_over);
+    }
+    Some(rest)
+}
+
+/// The work of two engine runs together (the paths are the first run's).
+fn add(a: &Stats, b: &Stats) -> Stats {
+    let mut s = b.clone();
+    s.runs += a.runs;
+    s.difference_queries += a.difference_queries;
+    s.restarts += a.restarts;
+    s.partial_runs += a.partial_runs;
+    s.jump_targets += a.jump_targets;
+    s.solver.queries += a.solver.queries;
+    s.solver.cache_hits += a.solver.cache_hits;
+    s.solver.sat += a.solver.sat;
+    s.solver.unsat += a.solver.unsat;
+    s.solver.unknown += a.solver.unknown;
+    s.solver.time += a.solver.time;
+    s.paths = a.paths;
+    s.warnings.extend(a.warnings.iter().cloned());
+    s
+}
+
+fn finish(verdict: Verdict, mut stats: Stats, input_names: Vec<String>, start: Instant) -> Report {
+    stats.total = start.elapsed();
     Report {
         verdict,
         stats,
-        input_names: first.input_names,
+        input_names,
     }
 }

@@ -104,3 +104,63 @@ fn a_counterexample_from_the_encoding_is_replayed_and_small() {
         cx.inputs
     );
 }
+
+/// `k` if-then-else blocks in sequence, each on one bit of `$1` (2^k paths), against a
+/// copy that starts from the sum of the `else` constants and adds the difference (off
+/// by `bump` in the last block).
+fn blocks(k: u32, bump: u32) -> (Program, Program) {
+    let (mut l, mut r) = (String::from("add $3, $0, $0\n"), String::new());
+    let a = |i: u32| 3 * i + 1;
+    let b = |i: u32| 7 * i + 2;
+    let base: u32 = (0..k).map(b).sum();
+    r.push_str(&format!("lis $3\n.word {base}\n"));
+    for i in 0..k {
+        l.push_str(&format!(
+            "slt $4, $1, $0\nbeq $4, $0, e{i}\nlis $5\n.word {}\nbeq $0, $0, j{i}\ne{i}:\nlis $5\n.word {}\nj{i}:\nadd $3, $3, $5\nadd $1, $1, $1\n",
+            a(i),
+            b(i)
+        ));
+        r.push_str(&format!(
+            "slt $4, $1, $0\nbeq $4, $0, s{i}\nlis $5\n.word {}\nadd $3, $3, $5\ns{i}:\nadd $1, $1, $1\n",
+            a(i).wrapping_sub(b(i)).wrapping_add(if i + 1 == k { bump } else { 0 })
+        ));
+    }
+    l.push_str("jr $31\n");
+    r.push_str("jr $31\n");
+    (common::asm("l.asm", &l), common::asm("r.asm", &r))
+}
+
+#[test]
+fn auto_hands_multiplying_paths_to_the_merged_encoding() {
+    let (l, r) = blocks(10, 0);
+    let opts = Options::default();
+    let report = tamarin::equiv::compare(&l, &r, &opts, &mut Quiet);
+    let Verdict::Equivalent(p) = &report.verdict else {
+        panic!("{:?}", report.verdict);
+    };
+    assert_eq!(p.engine, Engine::Bmc);
+    // The path search stopped at its budget of paths, long before 1024.
+    let cap = tamarin::equiv::AUTO_PATHS;
+    assert!(
+        report.stats.paths.0 <= cap && report.stats.paths.1 <= cap,
+        "{:?}",
+        report.stats.paths
+    );
+    // A path budget set by the caller is the caller's: auto does not lower it.
+    let mut opts = Options::default();
+    opts.max_paths = Some(2000);
+    opts.engine = Engine::Concolic;
+    let report = tamarin::equiv::compare(&l, &r, &opts, &mut Quiet);
+    assert!(
+        matches!(report.verdict, Verdict::PossiblyEquivalent(_)),
+        "1024 x 1024 path pairs exceed the pair limit: {:?}",
+        report.verdict
+    );
+    // One wrong constant in the last block: found, and replayed.
+    let (_, wrong) = blocks(10, 1);
+    let report = tamarin::equiv::compare(&l, &wrong, &Options::default(), &mut Quiet);
+    let Verdict::Disequivalent(cx) = &report.verdict else {
+        panic!("{:?}", report.verdict);
+    };
+    assert_ne!(cx.left.regs.gpr[3], cx.right.regs.gpr[3]);
+}
