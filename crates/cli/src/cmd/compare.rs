@@ -317,7 +317,8 @@ fn write_json(out: &mut impl Write, report: &Report) -> std::io::Result<()> {
             if let (Some((l, r)), Some(obj)) = (&p.encoding, proof.as_object_mut()) {
                 let side = |u: &tamarin::bmc::UnrollStats| {
                     json!({"steps": u.steps, "merges": u.merges, "ends": u.ends,
-                           "peak_states": u.peak_states})
+                           "peak_states": u.peak_states,
+                           "pruning_queries": u.pruning_queries})
                 };
                 obj.insert(
                     "encoding".into(),

@@ -171,13 +171,16 @@ impl<'o> Checker<'o> {
                 store,
                 solver,
                 domain,
-                unknown,
                 side_queries,
                 ..
             } = self;
+            // An unknown here costs no coverage: an undecided feasibility check keeps
+            // the state, undecided jump targets become an uncovered part. So these
+            // unknowns are not reasons of their own.
+            let mut side_unknown = (0, String::new());
             let mut ask = |s: &mut TermStore, q: &[Term]| {
                 *side_queries += 1;
-                ask_solver(solver, domain, unknown, deadline, s, q)
+                ask_solver(solver, domain, &mut side_unknown, deadline, s, q)
             };
             unroll::unroll(store, &setup, &mut ask)
         };
