@@ -86,8 +86,9 @@ impl<'o> Checker<'o> {
         let sl = self.summarize(left);
         let sr = self.summarize(right);
         let mut incomplete = Vec::new();
-        let uncovered: Vec<(Uncovered, Term)> =
+        let both: Vec<(Uncovered, Term)> =
             sl.uncovered.iter().chain(&sr.uncovered).copied().collect();
+        let uncovered = merge_reasons(&mut self.store, &both);
         let any_uncovered = self.store.or_all(uncovered.iter().map(|&(_, c)| c));
         let covered = self.store.not(any_uncovered);
         let differ = difference(&mut self.store, &sl, &sr);
@@ -102,7 +103,7 @@ impl<'o> Checker<'o> {
         if found.is_none() && self.store.as_const(any_uncovered) != Some(0) {
             // Which parts some input reaches: each is a reason (an unknown answer is
             // counted with the solver's unknowns).
-            for (why, cond) in merge_reasons(&mut self.store, &uncovered) {
+            for &(why, cond) in &uncovered {
                 if matches!(self.ask(&[cond]), Answer::Sat(_)) {
                     incomplete.push(Incomplete::Encoding {
                         what: why.describe(),

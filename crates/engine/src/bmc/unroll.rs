@@ -442,9 +442,7 @@ impl<'s, 'a> Unroller<'s, 'a> {
             }
             Lw { t, i, s } => {
                 let a = self.address(&st, s, i);
-                let io = self.s.word(INPUT_ADDR);
-                let is_io = self.s.eq(a, io);
-                if let Some(mut reading) = self.split(&mut st, is_io) {
+                if let Some(mut reading) = self.split_access(&mut st, a, INPUT_ADDR) {
                     let v = match self.setup.stdin.get(reading.reads) {
                         Some(&b) => {
                             reading.reads += 1;
@@ -455,10 +453,6 @@ impl<'s, 'a> Unroller<'s, 'a> {
                     Self::set(&mut reading, t, v);
                     self.push(reading);
                 }
-                if st.is_dead(self.s) {
-                    return;
-                }
-                self.check_access(&mut st, a);
                 if st.is_dead(self.s) {
                     return;
                 }
@@ -474,17 +468,11 @@ impl<'s, 'a> Unroller<'s, 'a> {
             Sw { t, i, s } => {
                 let a = self.address(&st, s, i);
                 let v = r(&st, t);
-                let io = self.s.word(OUTPUT_ADDR);
-                let is_io = self.s.eq(a, io);
-                if let Some(mut writing) = self.split(&mut st, is_io) {
+                if let Some(mut writing) = self.split_access(&mut st, a, OUTPUT_ADDR) {
                     let byte = self.s.extract(7, 0, v);
                     writing.output.push(byte);
                     self.push(writing);
                 }
-                if st.is_dead(self.s) {
-                    return;
-                }
-                self.check_access(&mut st, a);
                 if st.is_dead(self.s) {
                     return;
                 }
@@ -578,6 +566,19 @@ impl<'s, 'a> Unroller<'s, 'a> {
         self.s.bin(BinOp::Add, st.regs[s.index() & 31], off)
     }
 
+    /// Splits an access at `a` three ways, as the machine checks it: the inputs on which
+    /// `a` is the I/O address `io` (returned as a new state), those on which it faults
+    /// (ended as errors), and the rest (left in `st`).
+    fn split_access(&mut self, st: &mut State, a: Term, io: u32) -> Option<State> {
+        let io = self.s.word(io);
+        let is_io = self.s.eq(a, io);
+        let at_io = self.split(st, is_io);
+        if !st.is_dead(self.s) {
+            self.check_access(st, a);
+        }
+        at_io
+    }
+
     /// Splits off the inputs on which an access at `a` (not the I/O address) faults.
     fn check_access(&mut self, st: &mut State, a: Term) {
         let three = self.s.word(3);
@@ -629,29 +630,30 @@ impl<'s, 'a> Unroller<'s, 'a> {
             st.pc = k as u32;
             return self.push(st);
         }
-        if let Some(values) = st.values(target).map(<[u64]>::to_vec) {
-            let mut st = st;
-            for k in values {
-                let kt = self.s.word(k as u32);
-                let is = self.s.eq(target, kt);
-                if let Some(mut next) = self.split(&mut st, is) {
-                    next.pc = k as u32;
-                    self.push(next);
-                }
-            }
-            // Nothing is left: the values cover every input of the state.
-            return;
-        }
-        if let Some(cases) = leaf_targets(self.s, target) {
-            for (cond, k) in cases {
-                let mut next = st.clone();
-                next.assume(self.s, cond);
-                next.pc = k;
-                self.push(next);
-            }
-            return;
+        // Targets the path confines to a few constants, or an `ite` tree of constants
+        // (what merging makes of return addresses): no solver needed.
+        let known = st.values(target).map(|vs| {
+            vs.iter()
+                .map(|&k| {
+                    let kt = self.s.word(k as u32);
+                    (self.s.eq(target, kt), k as u32)
+                })
+                .collect::<Vec<_>>()
+        });
+        if let Some(cases) = known.or_else(|| leaf_targets(self.s, target)) {
+            return self.go_to(&st, cases);
         }
         self.jump_by_class(st, target, ask);
+    }
+
+    /// Continues `st` at target `k` for the inputs satisfying `cond`, for each case.
+    fn go_to(&mut self, st: &State, cases: Vec<(Term, u32)>) {
+        for (cond, k) in cases {
+            let mut next = st.clone();
+            next.assume(self.s, cond);
+            next.pc = k;
+            self.push(next);
+        }
     }
 
     /// An input-dependent jump, split the way the machine tells targets apart: the
@@ -687,12 +689,8 @@ impl<'s, 'a> Unroller<'s, 'a> {
         let end = self.s.word(self.image_end);
         let in_image = self.s.bin(BinOp::Ult, t, end);
         if let Some(code) = self.split(&mut st, in_image) {
-            for (cond, k) in self.enumerate_targets(&code, t, ask) {
-                let mut next = code.clone();
-                next.assume(self.s, cond);
-                next.pc = k;
-                self.push(next);
-            }
+            let cases = self.enumerate_targets(&code, t, ask);
+            self.go_to(&code, cases);
         }
         if st.is_dead(self.s) {
             return;
