@@ -21,6 +21,7 @@ use super::state::{self, Key, Mem, State};
 use crate::io::Observable;
 use crate::solver::Answer;
 use crate::term::{BinOp, Evaluator, Node, Term, TermStore};
+use crate::trace::address_checks;
 
 /// Most targets of one input-dependent jump that the unroller enumerates.
 pub const MAX_JUMP_TARGETS: usize = 64;
@@ -581,12 +582,7 @@ impl<'s, 'a> Unroller<'s, 'a> {
 
     /// Splits off the inputs on which an access at `a` (not the I/O address) faults.
     fn check_access(&mut self, st: &mut State, a: Term) {
-        let three = self.s.word(3);
-        let zero = self.s.word(0);
-        let low = self.s.bin(BinOp::BvAnd, a, three);
-        let aligned = self.s.eq(low, zero);
-        let mem = self.s.word(MEM_SIZE);
-        let in_range = self.s.bin(BinOp::Ult, a, mem);
+        let (aligned, in_range) = address_checks(self.s, a);
         let ok = self.s.and(aligned, in_range);
         let bad = self.s.not(ok);
         self.fail_if(st, bad);
@@ -673,12 +669,7 @@ impl<'s, 'a> Unroller<'s, 'a> {
             done.pc = self.setup.termination;
             self.push(done);
         }
-        let three = self.s.word(3);
-        let zero = self.s.word(0);
-        let low = self.s.bin(BinOp::BvAnd, t, three);
-        let aligned = self.s.eq(low, zero);
-        let mem = self.s.word(MEM_SIZE);
-        let in_range = self.s.bin(BinOp::Ult, t, mem);
+        let (aligned, in_range) = address_checks(self.s, t);
         let ok = self.s.and(aligned, in_range);
         let bad = self.s.not(ok);
         self.fail_if(&mut st, bad);

@@ -472,14 +472,8 @@ impl<'s> SymTracer<'s> {
             let k = self.store.word(addr);
             return self.store.eq(a, k);
         }
-        let s = &mut *self.store;
-        let three = s.word(3);
-        let zero = s.word(0);
-        let low = s.bin(BinOp::BvAnd, a, three);
-        let aligned = s.eq(low, zero);
-        let mem = s.word(MEM_SIZE);
-        let in_range = s.bin(BinOp::Ult, a, mem);
-        s.and(aligned, in_range)
+        let (aligned, in_range) = address_checks(self.store, a);
+        self.store.and(aligned, in_range)
     }
 
     /// The value a load from `addr` gave (`value` concretely), for base `s` plus `i`.
@@ -579,13 +573,8 @@ impl<'s> SymTracer<'s> {
 
     /// The condition under which a symbolic jump target `t` behaves like `target`.
     fn jump_class(&mut self, t: Term, target: u32) -> Term {
+        let (aligned, in_range) = address_checks(self.store, t);
         let s = &mut *self.store;
-        let three = s.word(3);
-        let zero = s.word(0);
-        let low = s.bin(BinOp::BvAnd, t, three);
-        let aligned = s.eq(low, zero);
-        let mem = s.word(MEM_SIZE);
-        let in_range = s.bin(BinOp::Ult, t, mem);
         let term = s.word(self.termination);
         let is_term = s.eq(t, term);
         if target == self.termination {
@@ -625,16 +614,11 @@ impl<'s> SymTracer<'s> {
 
     /// The condition under which symbolic access address `a` faults like `fault`.
     fn access_fault_class(&mut self, a: Term, kind: FaultKind, io: u32) -> Term {
+        let (aligned, in_range) = address_checks(self.store, a);
         let s = &mut *self.store;
-        let three = s.word(3);
-        let zero = s.word(0);
-        let low = s.bin(BinOp::BvAnd, a, three);
-        let aligned = s.eq(low, zero);
         if kind == FaultKind::UnalignedAccess {
             return s.not(aligned);
         }
-        let mem = s.word(MEM_SIZE);
-        let in_range = s.bin(BinOp::Ult, a, mem);
         let out = s.not(in_range);
         let io = s.word(io);
         let not_io = s.ne(a, io);
@@ -818,6 +802,18 @@ impl Tracer for SymTracer<'_> {
             _ => {}
         }
     }
+}
+
+/// Whether address `a` is word-aligned, and whether it lies inside memory: the two
+/// checks the machine makes of every access and every jump target.
+pub fn address_checks(s: &mut TermStore, a: Term) -> (Term, Term) {
+    let three = s.word(3);
+    let zero = s.word(0);
+    let low = s.bin(BinOp::BvAnd, a, three);
+    let aligned = s.eq(low, zero);
+    let mem = s.word(MEM_SIZE);
+    let in_range = s.bin(BinOp::Ult, a, mem);
+    (aligned, in_range)
 }
 
 fn store_len_plus(len: usize, extra: usize) -> usize {
