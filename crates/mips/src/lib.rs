@@ -13,7 +13,7 @@ pub mod memory;
 pub mod program;
 
 pub use cpu::{
-    Config, Event, Fault, FaultKind, Frontend, Machine, NoTrace, Outcome, Status, Tracer,
+    Config, Event, Fault, FaultKind, Frontend, Machine, NoTrace, Outcome, Status, Stop, Tracer,
 };
 pub use isa::{Instr, Reg};
 pub use loader::{InputFormat, LoadError};

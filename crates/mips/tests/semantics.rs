@@ -9,7 +9,7 @@ use tamarin_mips::cpu::{run_program, SetupError, DEFAULT_TERMINATION, STACK_TOP}
 use tamarin_mips::memory::MEM_SIZE;
 use tamarin_mips::{
     Config, Event, Fault, FaultKind, Frontend, Instr, Machine, NoTrace, Outcome, Program, Reg,
-    Status, Tracer,
+    Status, Stop, Tracer,
 };
 
 // ---------------------------------------------------------------------------------------
@@ -1701,4 +1701,62 @@ fn an_image_larger_than_memory_does_not_extend_memory() {
     words[n] = JR31;
     let o = run2(&words, 0, 0);
     assert_fault(&o, FaultKind::BadPc, 0, MEM_SIZE);
+}
+
+// ---------------------------------------------------------------------------------------
+// Stopping a run from outside
+
+/// `top: beq $0, $0, top`: spins until the fuel runs out.
+fn spin() -> Vec<u32> {
+    vec![beq(0, 0, -1)]
+}
+
+#[test]
+fn a_passed_deadline_stops_a_spinning_run_long_before_its_fuel() {
+    let mut config = fuel(u64::MAX);
+    config.stop = Stop::at(Some(std::time::Instant::now()));
+    let mut m = Machine::new(&prog(&spin()), config);
+    let o = m.run_to_outcome(&mut NoTrace);
+    assert_eq!(o.status, Status::Stopped);
+    // Stopped at the first look, not after the whole fuel.
+    assert_eq!(o.steps, tamarin_mips::cpu::STOP_CHECK_STEPS);
+}
+
+#[test]
+fn a_raised_flag_stops_a_run_and_a_lowered_one_does_not() {
+    static FLAG: std::sync::atomic::AtomicBool = std::sync::atomic::AtomicBool::new(false);
+    let flag = &FLAG;
+    let steps = 3 * tamarin_mips::cpu::STOP_CHECK_STEPS + 7;
+    let mut config = fuel(steps);
+    config.stop = Stop::default().with_flag(Some(flag));
+    let mut m = Machine::new(&prog(&spin()), config);
+    let o = m.run_to_outcome(&mut NoTrace);
+    assert_eq!((o.status, o.steps), (Status::OutOfFuel, steps));
+    flag.store(true, std::sync::atomic::Ordering::Relaxed);
+    m.reset();
+    assert_eq!(m.run_to_outcome(&mut NoTrace).status, Status::Stopped);
+}
+
+#[test]
+fn a_watched_run_that_ends_is_the_same_as_an_unwatched_one() {
+    // A loop of 1,000,000 iterations crosses several looks at the stop condition.
+    let words = [
+        lis(5),
+        1_000_000,
+        lis(4),
+        1,
+        sub(5, 5, 4),
+        add(3, 3, 4),
+        bne(5, 0, -3),
+        jr(31),
+    ];
+    let plain = run_cfg(&words, fuel(10_000_000), Frontend::TwoInts(0, 0), b"");
+    assert_eq!(plain.status, Status::Done);
+    let mut config = fuel(10_000_000);
+    config.stop = Stop::at(Some(
+        std::time::Instant::now() + std::time::Duration::from_secs(3600),
+    ));
+    let mut m = Machine::new(&prog(&words), config);
+    let watched = m.run_to_outcome(&mut NoTrace);
+    assert_eq!(watched, plain);
 }
