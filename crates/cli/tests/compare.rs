@@ -535,3 +535,70 @@ fn the_text_report_says_which_engine_proved_it() {
     let text = text_of("concolic");
     assert!(text.contains("proved by enumerating every path"), "{text}");
 }
+
+#[test]
+fn an_array_over_the_program_replays_as_the_report_says() {
+    let dir = tempfile::tempdir().expect("tempdir");
+    let code = "add $3, $0, $0\nbeq $2, $0, done\nlw $11, 0($1)\nlis $12\n.word 0x5eed\n\
+                bne $11, $12, done\nlw $3, 4($1)\ndone: jr $31\n";
+    let mut with_data = code.to_string();
+    with_data.push_str(&".word 0\n".repeat(9));
+    with_data.push_str(".word 99\n");
+    let l = program(&dir, "l.asm", &with_data);
+    let r = program(&dir, "r.asm", code);
+    let args = ["--frontend", "array", "--array-base", "0x40"];
+    for engine in ["auto", "concolic", "bmc"] {
+        let mut a = args.to_vec();
+        a.extend(["--engine", engine]);
+        let (status, v) = compare_files(&l, &r, &a);
+        assert_eq!(status, 1, "{engine}: {v}");
+        assert_eq!(v["counterexample"]["inputs"]["array"][0], 0x5eed, "{v}");
+        let runs = replays(&l, &r, &a);
+        assert_eq!(runs.len(), 2);
+        assert_eq!(runs[0]["registers"]["$3"], 99, "{engine}");
+        assert_eq!(runs[1]["registers"]["$3"], 0, "{engine}");
+    }
+}
+
+#[test]
+fn an_array_that_no_length_can_place_is_refused() {
+    let dir = tempfile::tempdir().expect("tempdir");
+    let p = program(&dir, "p.asm", "jr $31\n");
+    for (cmd, base) in [
+        ("compare", "6"),
+        ("compare", "0x1000004"),
+        ("check", "6"),
+        ("paths", "0x2"),
+    ] {
+        let mut c = tamarin();
+        c.arg(cmd).arg(&p);
+        if cmd == "compare" {
+            c.arg(&p);
+        }
+        let out = c
+            .args(["--frontend", "array", "--array-base", base])
+            .output()
+            .expect("run tamarin");
+        let stderr = String::from_utf8_lossy(&out.stderr);
+        assert_eq!(out.status.code(), Some(2), "{cmd} {base}: {stderr}");
+        assert!(stderr.contains("--array-base"), "{stderr}");
+        assert!(!stderr.contains("panicked"), "{stderr}");
+    }
+}
+
+#[test]
+fn the_time_limit_holds_while_a_run_spins_with_a_huge_fuel() {
+    let dir = tempfile::tempdir().expect("tempdir");
+    let spin = program(
+        &dir,
+        "spin.asm",
+        "lis $5\n.word 1\ntop: add $4, $4, $5\nbeq $0, $0, top\n",
+    );
+    let add = program(&dir, "add.asm", "add $3, $1, $2\njr $31\n");
+    let start = std::time::Instant::now();
+    let (_, v) = compare_files(&spin, &add, &["--fuel", "10000000000", "--timeout", "2"]);
+    let took = start.elapsed();
+    assert_eq!(v["verdict"], "possibly-equivalent", "{v}");
+    // One run alone would take tens of seconds; the margin absorbs a loaded machine.
+    assert!(took < std::time::Duration::from_secs(12), "took {took:?}");
+}

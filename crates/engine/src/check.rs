@@ -5,7 +5,7 @@
 //! inputs), so enumerating the program's paths ([`concolic::explore`]) reaches every
 //! failure within the fuel and depth; each is replayed concretely before it is reported.
 
-use tamarin_mips::cpu::{Config, FaultKind, Status};
+use tamarin_mips::cpu::{FaultKind, Status};
 use tamarin_mips::Program;
 
 use crate::concolic::{explore, Exploration, Observer, Options, PathReport};
@@ -45,9 +45,9 @@ impl CheckReport {
 
 /// Finds inputs that make `program` fail.
 pub fn check(program: &Program, opts: &Options, observer: &mut dyn Observer) -> CheckReport {
+    let start = std::time::Instant::now();
     let exploration = explore(program, opts, observer);
-    let mut config = Config::with_fuel(opts.fuel);
-    config.termination = opts.termination;
+    let config = opts.machine_config(start);
     // The layout `explore` used: only the order of the inputs and the frontend matter
     // for a replay, so a scratch store serves.
     let layout = InputLayout::declare(&mut TermStore::new(), &opts.inputs, opts.stdin_len);
@@ -75,7 +75,9 @@ pub fn check(program: &Program, opts: &Options, observer: &mut dyn Observer) -> 
                 }
             }
             Status::OutOfFuel => out_of_fuel.push(path.clone()),
-            Status::Done => {}
+            // A run cut short by the time limit: its path is partial, and the
+            // exploration already reports why.
+            Status::Done | Status::Stopped => {}
         }
     }
     findings.sort_by_key(|f| (f.pc, f.kind));

@@ -80,6 +80,9 @@ fn auto(left: &Program, right: &Program, opts: &Options, observer: &mut dyn Obse
 
 /// `opts` with the time left of its limit (`None` when none is left).
 fn remaining(opts: &Options, start: Instant) -> Option<Options> {
+    if opts.interrupted() {
+        return None;
+    }
     let mut rest = opts.clone();
     if let Some(limit) = opts.timeout {
         let left_over = limit.checked_sub(start.elapsed()).unwrap_or(Duration::ZERO);

@@ -6,9 +6,9 @@
 
 use std::fmt;
 
-use tamarin_mips::cpu::{Frontend, Machine, Outcome};
+use tamarin_mips::cpu::{Frontend, Machine, Outcome, SetupError};
 use tamarin_mips::memory::MEM_SIZE;
-use tamarin_mips::Reg;
+use tamarin_mips::{Program, Reg};
 
 use crate::term::{BinOp, Term, TermStore};
 
@@ -20,6 +20,25 @@ pub enum InputSpec {
     /// An array of `0..=max_len` words, placed at `base` (default: right after each
     /// program's image); `$1` holds its address and `$2` its length.
     Array { max_len: u32, base: Option<u32> },
+}
+
+impl InputSpec {
+    /// Why the array cannot be placed for `program` whatever its length, if it cannot:
+    /// an unaligned base, or one outside memory. (Lengths that run past the end of
+    /// memory are a property of some inputs, and each engine reports them as such.)
+    pub fn placement_error(&self, program: &Program) -> Option<SetupError> {
+        let InputSpec::Array { base, .. } = self else {
+            return None;
+        };
+        let base = base.unwrap_or(program.byte_len());
+        if !base.is_multiple_of(4) {
+            Some(SetupError::ArrayUnaligned(base))
+        } else if base > MEM_SIZE {
+            Some(SetupError::ArrayTooLarge { base, len: 0 })
+        } else {
+            None
+        }
+    }
 }
 
 impl Default for InputSpec {
@@ -105,6 +124,16 @@ impl Observable {
             "`{t}` is not an observable; expected $N, hi, lo, output or mem:A..B"
         ))
     }
+}
+
+/// The word of `program`'s initial memory at aligned address `addr` (zero past the
+/// image).
+pub fn image_word(program: &Program, addr: u32) -> u32 {
+    program
+        .words()
+        .get((addr / 4) as usize)
+        .copied()
+        .unwrap_or(0)
 }
 
 /// A value observed on a concrete run.
@@ -283,17 +312,19 @@ impl InputLayout {
         }
     }
 
-    /// The memory words that hold input terms at the start of a run of a program whose
-    /// image ends at `image_end`: the array's slots, each `len > k ? a[k] : 0`.
-    pub fn symbolic_memory(&self, store: &mut TermStore, image_end: u32) -> Vec<(u32, Term)> {
+    /// The memory words that hold input terms at the start of a run of `program`: the
+    /// array's slots, each `len > k ? a[k] : w` where `w` is the word the image (or
+    /// zero memory) has there, since the machine places only the array's `len` words.
+    /// The slots may lie over the program's data or code; a slot that is executed is
+    /// code fetched from an input-dependent word, which every engine must cover.
+    pub fn symbolic_memory(&self, store: &mut TermStore, program: &Program) -> Vec<(u32, Term)> {
         let InputSpec::Array { max_len, base } = &self.spec else {
             return Vec::new();
         };
-        let base = base.unwrap_or(image_end);
+        let base = base.unwrap_or(program.byte_len());
         let Some(&len) = self.vars.first() else {
             return Vec::new();
         };
-        let zero = store.word(0);
         (0..*max_len)
             .filter_map(|k| {
                 let addr = base.checked_add(k.checked_mul(4)?)?;
@@ -303,7 +334,8 @@ impl InputLayout {
                 let kk = store.word(k);
                 let present = store.bin(BinOp::Ult, kk, len);
                 let elem = *self.vars.get(1 + k as usize)?;
-                Some((addr, store.ite(present, elem, zero)))
+                let old = store.word(image_word(program, addr));
+                Some((addr, store.ite(present, elem, old)))
             })
             .collect()
     }
@@ -390,7 +422,55 @@ mod tests {
             }
         );
         assert_eq!(stdin, b"A");
-        assert_eq!(l.symbolic_memory(&mut s, 8).len(), 3);
+        let program = Program::from_words(vec![7, 8, 9, 10]);
+        let slots = l.symbolic_memory(&mut s, &program);
+        assert_eq!(slots.len(), 3);
+        assert_eq!(slots[0].0, 16, "right after the image");
         assert_eq!(l.describe(&[2, 7, 8, 9, 65]).array, Some(vec![7, 8]));
+    }
+
+    #[test]
+    fn array_slots_past_the_length_keep_the_image_words_under_them() {
+        let mut s = TermStore::new();
+        let spec = InputSpec::Array {
+            max_len: 3,
+            base: Some(4),
+        };
+        let l = InputLayout::declare(&mut s, &spec, 0);
+        // The array covers words 1, 2 and 3; the image has words 0 to 2.
+        let program = Program::from_words(vec![0x11, 0x22, 0x33]);
+        let slots = l.symbolic_memory(&mut s, &program);
+        let addrs: Vec<u32> = slots.iter().map(|&(a, _)| a).collect();
+        assert_eq!(addrs, [4, 8, 12]);
+        for len in 0..=3u64 {
+            let values = [len, 0xa0, 0xa1, 0xa2];
+            let got: Vec<u64> = slots
+                .iter()
+                .map(|&(_, t)| crate::term::eval(&s, &values, t))
+                .collect();
+            // What the machine holds at 4, 8 and 12 after placing `len` words.
+            let mut m = Machine::new(&program, Default::default());
+            let (frontend, _) = l.run_inputs(&values.map(|v| v as u32));
+            m.apply(&frontend).unwrap();
+            let want: Vec<u64> = addrs.iter().map(|&a| m.read_word(a) as u64).collect();
+            assert_eq!(got, want, "len {len}");
+        }
+    }
+
+    #[test]
+    fn placements_that_no_length_fits_are_refused() {
+        let program = Program::from_words(vec![0; 4]);
+        let at = |base| InputSpec::Array {
+            max_len: 2,
+            base: Some(base),
+        };
+        assert_eq!(at(0).placement_error(&program), None);
+        assert_eq!(at(MEM_SIZE).placement_error(&program), None);
+        assert_eq!(
+            at(6).placement_error(&program),
+            Some(SetupError::ArrayUnaligned(6))
+        );
+        assert!(at(MEM_SIZE + 4).placement_error(&program).is_some());
+        assert_eq!(InputSpec::default().placement_error(&program), None);
     }
 }

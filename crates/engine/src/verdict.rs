@@ -38,7 +38,10 @@ pub fn results_differ(
     robs: &[Observed],
 ) -> bool {
     match (&left.status, &right.status) {
-        (Status::OutOfFuel, _) | (_, Status::OutOfFuel) => false,
+        // A run that ran out of fuel, or was stopped from outside, shows nothing.
+        (Status::OutOfFuel | Status::Stopped, _) | (_, Status::OutOfFuel | Status::Stopped) => {
+            false
+        }
         (Status::Error(_), Status::Error(_)) => false,
         (Status::Done, Status::Done) => lobs != robs,
         (Status::Done, Status::Error(_)) | (Status::Error(_), Status::Done) => true,
@@ -125,6 +128,8 @@ pub enum Incomplete {
     RunBudget { runs: u64 },
     /// The time budget was spent before the search finished.
     Timeout { millis: u64 },
+    /// The comparison was interrupted from outside (Ctrl-C).
+    Interrupted,
     /// Runs too long or too large to trace symbolically to their end.
     TraceLimit { runs: u64 },
     /// The number of path pairs to check for differences exceeded the limit.
@@ -166,6 +171,7 @@ impl fmt::Display for Incomplete {
             Incomplete::Timeout { millis } => {
                 write!(f, "stopped by the time limit after {:.1} s", *millis as f64 / 1000.0)
             }
+            Incomplete::Interrupted => write!(f, "interrupted before the search finished"),
             Incomplete::TraceLimit { runs } => write!(
                 f,
                 "{runs} run(s) were too long to trace symbolically to the end (their paths were only partly explored)"

@@ -160,7 +160,7 @@ fn summarize(store: &mut TermStore, layout: &InputLayout, program: &Program) -> 
         symbolic_memory: Vec::new(),
         stdin: layout.symbolic_stdin().to_vec(),
         max_terms: 2_000_000,
-        deadline: None,
+        stop: Default::default(),
     };
     // Side queries only steer the unrolling (an unknown keeps a state or marks a part
     // uncovered), so a short limit keeps the rare hard program from dominating.
@@ -225,6 +225,7 @@ fn agree(program: &Program, points: &[(u32, u32, u8, u8)]) -> Result<usize, Test
                 prop_assert!(!failed, "error guard holds out of fuel: {at}");
                 prop_assert!(ends.is_empty(), "a normal end holds out of fuel: {at}");
             }
+            Status::Stopped => prop_assert!(false, "a run with no stop was stopped: {at}"),
         }
     }
     Ok(skipped)

@@ -91,7 +91,7 @@ proptest! {
         let mut m = Machine::new(&program, config);
         m.apply(&frontend).map_err(|e| TestCaseError::fail(e.to_string()))?;
         m.set_input(Arc::from(input));
-        let memory = layout.symbolic_memory(&mut store, program.byte_len());
+        let memory = layout.symbolic_memory(&mut store, &program);
         let symbolic = layout.symbolic_registers();
         let stdin_terms = layout.symbolic_stdin().to_vec();
         let mut tracer = SymTracer::new(

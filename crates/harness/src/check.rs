@@ -654,6 +654,7 @@ pub fn show(o: &Outcome) -> String {
         ),
         Status::OutOfFuel => format!("out of fuel after {} steps", o.steps),
         Status::Error(f) => format!("error {} at pc {:#x}", f.kind, f.pc),
+        Status::Stopped => format!("stopped from outside after {} steps", o.steps),
     }
 }
 
@@ -729,7 +730,7 @@ impl Runner {
             match o.status {
                 Status::OutOfFuel => self.saw_out_of_fuel = true,
                 Status::Error(_) => self.saw_fault = true,
-                Status::Done => {}
+                Status::Done | Status::Stopped => {}
             }
         }
         results_differ(&l.0, &l.1, &r.0, &r.1).then_some((l, r))

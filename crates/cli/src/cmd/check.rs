@@ -40,7 +40,7 @@ pub struct Args {
 pub fn execute(args: Args) -> Result<ExitCode, CliError> {
     let program = super::load_program(&args.program, args.search.input_format.format())?;
     let source = std::fs::read_to_string(&args.program).ok();
-    let opts = args.search.options()?;
+    let opts = args.search.options_for(&[(&args.program, &program)])?;
     let mut observer = CliObserver::new(args.format == OutputFormat::Text);
     let report = check(&program, &opts, &mut observer);
     observer.done();

@@ -54,7 +54,9 @@ pub struct Args {
 pub fn execute(args: Args) -> Result<ExitCode, CliError> {
     let left = super::load_program(&args.left, args.search.input_format.format())?;
     let right = super::load_program(&args.right, args.search.input_format.format())?;
-    let mut opts = args.search.options()?;
+    let mut opts = args
+        .search
+        .options_for(&[(&args.left, &left), (&args.right, &right)])?;
     opts.observe = args.observe.0.clone();
     opts.engine = args.engine.engine();
     let mut observer = CliObserver::new(args.format == OutputFormat::Text);
@@ -258,7 +260,7 @@ fn side_json(o: &Outcome, observed: &[(String, Value)]) -> Value {
             m.insert("error_kind".into(), json!(f.kind.name()));
             m.insert("pc".into(), json!(signed(f.pc)));
         }
-        Status::OutOfFuel => {}
+        Status::OutOfFuel | Status::Stopped => {}
     }
     Value::Object(m)
 }

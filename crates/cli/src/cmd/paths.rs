@@ -38,7 +38,7 @@ pub struct Args {
 
 pub fn execute(args: Args) -> Result<ExitCode, CliError> {
     let program = super::load_program(&args.program, args.search.input_format.format())?;
-    let mut opts = args.search.options()?;
+    let mut opts = args.search.options_for(&[(&args.program, &program)])?;
     opts.max_paths = args.max_paths;
     if let Some(dir) = &args.emit_tests {
         super::search::prepare_dir(dir, "--emit-tests")?;
@@ -73,7 +73,7 @@ fn result_json(p: &PathReport) -> Map<String, Value> {
             m.insert("error_kind".into(), json!(f.kind.name()));
             m.insert("pc".into(), json!(signed(f.pc)));
         }
-        Status::OutOfFuel => {}
+        Status::OutOfFuel | Status::Stopped => {}
     }
     m
 }

@@ -11,7 +11,7 @@ use tamarin::concolic::{Observer, Options, Progress, Side};
 use tamarin::io::{InputSpec, InputValues};
 use tamarin::solver::{ProcessSolver, SolverConfig};
 use tamarin_mips::cpu::DEFAULT_TERMINATION;
-use tamarin_mips::{Outcome, Reg, Status};
+use tamarin_mips::{Outcome, Program, Reg, Status};
 
 use crate::args::{
     parse_count, parse_reg, parse_word, parse_word_list, InputFormatOpt, TerminationOpt, WordList,
@@ -87,6 +87,21 @@ pub struct SearchArgs {
 }
 
 impl SearchArgs {
+    /// The engine's options for these programs: the arguments' options, refused when
+    /// the array cannot be placed for one of the programs whatever its length.
+    pub fn options_for(&self, programs: &[(&Path, &Program)]) -> Result<Options, CliError> {
+        let opts = self.options()?;
+        for (path, program) in programs {
+            if let Some(e) = opts.inputs.placement_error(program) {
+                return Err(CliError::Usage(format!(
+                    "--array-base: {e} (for {})",
+                    path.display()
+                )));
+            }
+        }
+        Ok(opts)
+    }
+
     /// The engine's options these arguments describe.
     pub fn options(&self) -> Result<Options, CliError> {
         let args = self;
@@ -243,6 +258,7 @@ pub fn status_line(o: &Outcome) -> String {
         Status::Done => format!("done after {} {steps}", o.steps),
         Status::OutOfFuel => format!("out of fuel after {} {steps}", o.steps),
         Status::Error(f) => format!("error after {} {steps}: {} ({f})", o.steps, f.kind),
+        Status::Stopped => format!("stopped by the time limit after {} {steps}", o.steps),
     }
 }
 

@@ -19,7 +19,7 @@ pub use unroll::{Summary, Uncovered, UnrollStats};
 
 use std::time::Instant;
 
-use tamarin_mips::cpu::{Config, Machine};
+use tamarin_mips::cpu::{Config, Machine, Stop};
 use tamarin_mips::memory::MEM_SIZE;
 use tamarin_mips::Program;
 
@@ -77,9 +77,7 @@ impl<'o> Checker<'o> {
     }
 
     fn config(&self) -> Config {
-        let mut c = Config::with_fuel(self.opts.fuel);
-        c.termination = self.opts.termination;
-        c
+        self.opts.machine_config(self.start)
     }
 
     fn compare(mut self, left: &Program, right: &Program) -> Report {
@@ -150,7 +148,7 @@ impl<'o> Checker<'o> {
         let mut machine = Machine::new(program, self.config());
         let fits = machine.apply(&frontend).is_ok();
         let registers = machine.regs().gpr;
-        let symbolic_memory = self.layout.symbolic_memory(&mut self.store, image_end);
+        let symbolic_memory = self.layout.symbolic_memory(&mut self.store, program);
         let setup = unroll::Setup {
             program,
             fuel: self.opts.fuel,
@@ -164,9 +162,9 @@ impl<'o> Checker<'o> {
                 .store
                 .len()
                 .saturating_add(self.opts.max_encoding_terms / 2),
-            deadline: self.deadline(),
+            stop: self.stop(),
         };
-        let deadline = self.deadline();
+        let stop = self.stop();
         let mut summary = {
             let Checker {
                 store,
@@ -181,7 +179,7 @@ impl<'o> Checker<'o> {
             let mut side_unknown = (0, String::new());
             let mut ask = |s: &mut TermStore, q: &[Term]| {
                 *side_queries += 1;
-                ask_solver(solver, domain, &mut side_unknown, deadline, s, q)
+                ask_solver(solver, domain, &mut side_unknown, stop, s, q)
             };
             unroll::unroll(store, &setup, &mut ask)
         };
@@ -209,18 +207,19 @@ impl<'o> Checker<'o> {
         Some(self.store.bin(BinOp::Ult, room, len))
     }
 
-    fn deadline(&self) -> Option<Instant> {
-        self.opts.timeout.map(|t| self.start + t)
+    /// When the comparison must stop: its time limit, or an interrupt.
+    fn stop(&self) -> Stop {
+        self.config().stop
     }
 
     fn ask(&mut self, query: &[Term]) -> Answer {
         self.queries += 1;
-        let deadline = self.deadline();
+        let stop = self.stop();
         ask_solver(
             &mut self.solver,
             &self.domain,
             &mut self.unknown,
-            deadline,
+            stop,
             &mut self.store,
             query,
         )
@@ -280,21 +279,26 @@ fn small(v: u32, bound: u32) -> bool {
 }
 
 /// Sends one query (with the input domain) through the chain, counting unknowns; past
-/// the deadline, every answer is unknown.
+/// the time limit (or after an interrupt), every answer is unknown.
 fn ask_solver(
     solver: &mut CountingSolver<Box<dyn Solver>>,
     domain: &[Term],
     unknown: &mut (u64, String),
-    deadline: Option<Instant>,
+    stop: Stop,
     store: &mut TermStore,
     query: &[Term],
 ) -> Answer {
-    if deadline.is_some_and(|d| Instant::now() >= d) {
+    if stop.reached() {
+        let why = if stop.deadline.is_some_and(|d| Instant::now() >= d) {
+            "the time limit of the comparison passed"
+        } else {
+            "the comparison was interrupted"
+        };
         unknown.0 += 1;
         if unknown.1.is_empty() {
-            unknown.1 = "the time limit of the comparison passed".into();
+            unknown.1 = why.into();
         }
-        return Answer::Unknown("the time limit of the comparison passed".into());
+        return Answer::Unknown(why.into());
     }
     let mut q = query.to_vec();
     q.extend_from_slice(domain);

@@ -11,9 +11,7 @@
 //! with the condition under which it happens; a proof asks that no input meets it.
 
 use std::collections::BTreeMap;
-use std::time::Instant;
-
-use tamarin_mips::cpu::{INPUT_ADDR, OUTPUT_ADDR};
+use tamarin_mips::cpu::{Stop, INPUT_ADDR, OUTPUT_ADDR};
 use tamarin_mips::memory::MEM_SIZE;
 use tamarin_mips::{Instr, Program, Reg};
 
@@ -21,7 +19,7 @@ use super::state::{self, Key, Mem, State};
 use crate::io::Observable;
 use crate::solver::Answer;
 use crate::term::{BinOp, Evaluator, Node, Term, TermStore};
-use crate::trace::address_checks;
+use crate::trace::{address_checks, is_instruction};
 
 /// Most targets of one input-dependent jump that the unroller enumerates.
 pub const MAX_JUMP_TARGETS: usize = 64;
@@ -103,9 +101,9 @@ pub struct Setup<'a> {
     /// Memory words holding input terms at the start.
     pub symbolic_memory: Vec<(u32, Term)>,
     pub stdin: Vec<Term>,
-    /// Stop when the store holds this many terms, or at this instant.
+    /// Stop when the store holds this many terms, or when `stop` is reached.
     pub max_terms: usize,
-    pub deadline: Option<Instant>,
+    pub stop: Stop,
 }
 
 /// Unrolls `setup.program`; `ask` decides side queries (the targets of input-dependent
@@ -128,6 +126,11 @@ struct Unroller<'s, 'a> {
     initial_array: Term,
     fuel_term: Term,
     work: BTreeMap<Key, State>,
+    /// Addresses inside the image whose word may differ from the image's: array slots
+    /// placed over it and words stored there at constant addresses. Code there is
+    /// fetched from memory; elsewhere in the image it is the image's (a store at an
+    /// input-dependent address into the image is uncovered).
+    volatile_code: rustc_hash::FxHashSet<u32>,
     /// How often each branch instruction forked so far.
     forks: rustc_hash::FxHashMap<u32, u32>,
     summary: Summary,
@@ -172,8 +175,12 @@ impl<'s, 'a> Unroller<'s, 'a> {
                 st.regs[r.index() & 31] = t;
             }
         }
+        let mut volatile_code = rustc_hash::FxHashSet::default();
         for &(a, t) in &setup.symbolic_memory {
             st.mem.overlay.insert(a, t);
+            if a < image_end {
+                volatile_code.insert(a);
+            }
         }
         let mut work = BTreeMap::new();
         work.insert(st.key(s), st);
@@ -185,6 +192,7 @@ impl<'s, 'a> Unroller<'s, 'a> {
             initial_array,
             fuel_term,
             work,
+            volatile_code,
             forks: rustc_hash::FxHashMap::default(),
             summary: Summary {
                 done: Vec::new(),
@@ -200,8 +208,7 @@ impl<'s, 'a> Unroller<'s, 'a> {
         while let Some((_, st)) = self.work.pop_first() {
             pops += 1;
             let over_terms = self.s.len() > self.setup.max_terms;
-            let over_time = pops.is_multiple_of(256)
-                && self.setup.deadline.is_some_and(|d| Instant::now() >= d);
+            let over_time = pops.is_multiple_of(256) && self.setup.stop.reached();
             if over_terms || over_time {
                 self.work.insert(st.key(self.s), st);
                 let rest: Vec<State> = std::mem::take(&mut self.work).into_values().collect();
@@ -323,30 +330,58 @@ impl<'s, 'a> Unroller<'s, 'a> {
         st.min_steps += 1;
         st.max_steps += 1;
         self.summary.stats.steps += 1;
-        let instr = if pc < self.image_end {
-            self.setup
-                .program
-                .ops()
-                .get((pc / 4) as usize)
-                .copied()
-                .flatten()
-        } else {
-            let w = self.read(&st.mem, pc);
-            match self.s.as_const(w) {
-                Some(v) => Instr::decode(v as u32),
-                None => {
-                    let g = st.guard(self.s);
-                    return self.uncover(Uncovered::SymbolicCode, g);
-                }
-            }
-        };
-        match instr {
-            Some(i) => self.execute(st, pc, i, ask),
-            None => {
-                let g = st.guard(self.s);
-                self.end_error(g)
-            }
+        if let Some(i) = self.fetch(&mut st, pc) {
+            self.execute(st, pc, i, ask);
         }
+    }
+
+    /// The instruction at `pc` for the inputs of `st`. The inputs on which the word
+    /// there is not an instruction end as errors; where the word depends on the inputs,
+    /// those on which it is another instruction than the image's are uncovered. `None`
+    /// when no input of `st` is left to execute it.
+    fn fetch(&mut self, st: &mut State, pc: u32) -> Option<Instr> {
+        let image_op = self
+            .setup
+            .program
+            .ops()
+            .get((pc / 4) as usize)
+            .copied()
+            .flatten();
+        if pc < self.image_end && !self.volatile_code.contains(&pc) {
+            if image_op.is_none() {
+                let g = st.guard(self.s);
+                self.end_error(g);
+            }
+            return image_op;
+        }
+        let word = self.read(&st.mem, pc);
+        if let Some(v) = self.s.as_const(word) {
+            let op = Instr::decode(v as u32);
+            if op.is_none() {
+                let g = st.guard(self.s);
+                self.end_error(g);
+            }
+            return op;
+        }
+        // Code fetched from an input-dependent word (an array over the code, or a
+        // store): every word that is not an instruction fails alike; the image's own
+        // instruction runs as such; any other instruction is not followed.
+        let valid = is_instruction(self.s, word);
+        let invalid = self.s.not(valid);
+        self.fail_if(st, invalid);
+        let Some(op) = image_op.filter(|_| !st.is_dead(self.s)) else {
+            let g = st.guard(self.s);
+            self.uncover(Uncovered::SymbolicCode, g);
+            return None;
+        };
+        let k = self.s.word(op.encode());
+        let same = self.s.eq(word, k);
+        let other = self.s.not(same);
+        if let Some(rest) = self.split(st, other) {
+            let g = rest.guard(self.s);
+            self.uncover(Uncovered::SymbolicCode, g);
+        }
+        (!st.is_dead(self.s)).then_some(op)
     }
 
     fn set(st: &mut State, d: Reg, v: Term) {
@@ -594,11 +629,8 @@ impl<'s, 'a> Unroller<'s, 'a> {
             Some(k) => {
                 let k = k as u32;
                 if k < self.image_end {
-                    let old = self.s.word(initial_word(&self.image, k));
-                    let changes = self.s.ne(v, old);
-                    let g = st.guard(self.s);
-                    let c = self.s.and(g, changes);
-                    self.uncover(Uncovered::CodeWrite, c);
+                    // From now on code at `k` is fetched from memory.
+                    self.volatile_code.insert(k);
                 }
                 st.mem.overlay.insert(k, v);
             }

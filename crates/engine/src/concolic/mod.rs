@@ -17,7 +17,7 @@ use std::time::{Duration, Instant};
 use rustc_hash::FxHashSet;
 use std::sync::Arc;
 
-use tamarin_mips::cpu::{Config, Machine, Outcome, Status};
+use tamarin_mips::cpu::{Config, Machine, Outcome, Status, Stop};
 use tamarin_mips::Program;
 
 use crate::io::{observe, InputLayout, InputSpec, InputValues, Observable, Observed};
@@ -67,6 +67,8 @@ pub struct Options {
     pub engine: verdict::Engine,
     /// Most terms the merged encoding of both programs may build (default 4,000,000).
     pub max_encoding_terms: usize,
+    /// Raised from outside (Ctrl-C) to stop the comparison early (default none).
+    pub interrupt: Option<&'static std::sync::atomic::AtomicBool>,
 }
 
 impl Default for Options {
@@ -88,7 +90,26 @@ impl Default for Options {
             trace_limits: TraceLimits::default(),
             engine: verdict::Engine::Auto,
             max_encoding_terms: 4_000_000,
+            interrupt: None,
         }
+    }
+}
+
+impl Options {
+    /// The settings of every concrete run of a search that began at `start`: its fuel
+    /// and termination address, and a stop at the time limit or on an interrupt, so
+    /// that no run outlives the comparison.
+    pub fn machine_config(&self, start: Instant) -> Config {
+        let mut c = Config::with_fuel(self.fuel);
+        c.termination = self.termination;
+        c.stop = Stop::at(self.timeout.map(|t| start + t)).with_flag(self.interrupt);
+        c
+    }
+
+    /// Whether the comparison was interrupted from outside.
+    pub fn interrupted(&self) -> bool {
+        self.interrupt
+            .is_some_and(|f| f.load(std::sync::atomic::Ordering::Relaxed))
     }
 }
 
@@ -255,8 +276,8 @@ impl<'o> Search<'o> {
         let mut store = TermStore::new();
         let layout = InputLayout::declare(&mut store, &opts.inputs, opts.stdin_len);
         let domain = layout.domain(&mut store);
-        let mut config = Config::with_fuel(opts.fuel);
-        config.termination = opts.termination;
+        let now = Instant::now();
+        let config = opts.machine_config(now);
         let sides = programs
             .iter()
             .map(|&p| SideState {
@@ -268,7 +289,6 @@ impl<'o> Search<'o> {
             })
             .collect();
         let solver = CountingSolver::new(build_chain(&opts.solver));
-        let now = Instant::now();
         Search {
             opts,
             observer,
@@ -294,9 +314,7 @@ impl<'o> Search<'o> {
     }
 
     fn config(&self) -> Config {
-        let mut c = Config::with_fuel(self.opts.fuel);
-        c.termination = self.opts.termination;
-        c
+        self.opts.machine_config(self.start)
     }
 
     fn named(&self, inputs: &[u32]) -> Vec<(String, u32)> {
@@ -364,6 +382,8 @@ impl<'o> Search<'o> {
             self.stopped = Some(Incomplete::RunBudget {
                 runs: self.stats.runs,
             });
+        } else if self.opts.interrupted() {
+            self.stopped = Some(Incomplete::Interrupted);
         } else if let Some(limit) = self.opts.timeout {
             let spent = self.start.elapsed();
             if spent >= limit {
@@ -570,7 +590,9 @@ impl<'o> Search<'o> {
         let record = self.opts.dump_trace;
         let (frontend, stdin) = self.layout.run_inputs(inputs);
         let symbolic = self.layout.symbolic_registers();
-        let memory = self.layout.symbolic_memory(&mut self.store, image_end);
+        let memory = self
+            .layout
+            .symbolic_memory(&mut self.store, &self.sides[side].program);
         let stdin_terms = self.layout.symbolic_stdin().to_vec();
         let s = &mut self.sides[side];
         s.machine.reset();
@@ -599,7 +621,7 @@ impl<'o> Search<'o> {
             ..self.opts.trace_limits
         });
         let outcome = s.machine.run_to_outcome(&mut tracer);
-        let partial = tracer.gave_up().is_some();
+        let partial = tracer.gave_up().is_some() || outcome.status == Status::Stopped;
         let observed_terms: Vec<Vec<Term>> = self
             .opts
             .observe
@@ -668,6 +690,7 @@ impl<'o> Search<'o> {
                         Status::Done => LeafOutcome::Done,
                         Status::Error(_) => LeafOutcome::Error,
                         Status::OutOfFuel => LeafOutcome::OutOfFuel,
+                        Status::Stopped => LeafOutcome::Partial,
                     },
                 });
                 if partial {

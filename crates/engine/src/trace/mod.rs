@@ -551,24 +551,10 @@ impl<'s> SymTracer<'s> {
             self.store.eq(word, k)
         } else {
             // Every word that is not an instruction fails alike: one class.
-            let valid = self.is_instruction(word);
+            let valid = is_instruction(self.store, word);
             self.store.not(valid)
         };
         self.cond(pc, c, CondKind::Address);
-    }
-
-    /// The condition that `word` encodes an instruction.
-    fn is_instruction(&mut self, word: Term) -> Term {
-        let s = &mut *self.store;
-        let mut any = s.bool(false);
-        for (mask, pattern) in tamarin_mips::isa::PATTERNS {
-            let m = s.word(mask);
-            let p = s.word(pattern);
-            let bits = s.bin(BinOp::BvAnd, word, m);
-            let is = s.eq(bits, p);
-            any = s.or(any, is);
-        }
-        any
     }
 
     /// The condition under which a symbolic jump target `t` behaves like `target`.
@@ -814,6 +800,20 @@ pub fn address_checks(s: &mut TermStore, a: Term) -> (Term, Term) {
     let mem = s.word(MEM_SIZE);
     let in_range = s.bin(BinOp::Ult, a, mem);
     (aligned, in_range)
+}
+
+/// The condition that `word` encodes an instruction (the machine's decoder, as a
+/// term).
+pub fn is_instruction(s: &mut TermStore, word: Term) -> Term {
+    let mut any = s.bool(false);
+    for (mask, pattern) in tamarin_mips::isa::PATTERNS {
+        let m = s.word(mask);
+        let p = s.word(pattern);
+        let bits = s.bin(BinOp::BvAnd, word, m);
+        let is = s.eq(bits, p);
+        any = s.or(any, is);
+    }
+    any
 }
 
 fn store_len_plus(len: usize, extra: usize) -> usize {
