@@ -14,6 +14,7 @@
 mod args;
 mod cmd;
 mod diag;
+mod interrupt;
 
 use std::process::ExitCode;
 
@@ -47,7 +48,12 @@ fn main() -> ExitCode {
         Command::Check(args) => cmd::check::execute(args),
         Command::Paths(args) => cmd::paths::execute(args),
     };
-    result.unwrap_or_else(|e| e.report())
+    let status = result.unwrap_or_else(|e| e.report());
+    if interrupt::raised() {
+        // The report of what was done before Ctrl-C is out; say how it ended.
+        return ExitCode::from(130);
+    }
+    status
 }
 
 #[cfg(test)]

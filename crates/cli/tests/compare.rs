@@ -602,3 +602,82 @@ fn the_time_limit_holds_while_a_run_spins_with_a_huge_fuel() {
     // One run alone would take tens of seconds; the margin absorbs a loaded machine.
     assert!(took < std::time::Duration::from_secs(12), "took {took:?}");
 }
+
+/// Starts `tamarin ARGS`, presses Ctrl-C after `after`, and returns the exit status,
+/// standard output and standard error (the process must end within a minute).
+fn interrupted(args: &[&std::ffi::OsStr], after: std::time::Duration) -> (i32, String, String) {
+    use std::io::Read;
+    let mut child = std::process::Command::new(assert_cmd::cargo::cargo_bin("tamarin"))
+        .args(args)
+        .stdout(std::process::Stdio::piped())
+        .stderr(std::process::Stdio::piped())
+        .spawn()
+        .expect("spawn tamarin");
+    std::thread::sleep(after);
+    let killed = std::process::Command::new("kill")
+        .args(["-INT", &child.id().to_string()])
+        .status()
+        .expect("kill");
+    assert!(killed.success());
+    let start = std::time::Instant::now();
+    let status = loop {
+        if let Some(s) = child.try_wait().expect("wait") {
+            break s;
+        }
+        if start.elapsed() > std::time::Duration::from_secs(60) {
+            let _ = child.kill();
+            panic!("still running a minute after Ctrl-C");
+        }
+        std::thread::sleep(std::time::Duration::from_millis(20));
+    };
+    let (mut out, mut err) = (String::new(), String::new());
+    child
+        .stdout
+        .take()
+        .expect("stdout")
+        .read_to_string(&mut out)
+        .expect("read");
+    child
+        .stderr
+        .take()
+        .expect("stderr")
+        .read_to_string(&mut err)
+        .expect("read");
+    (status.code().unwrap_or(-1), out, err)
+}
+
+#[test]
+fn ctrl_c_stops_a_spinning_comparison_and_reports_what_was_covered() {
+    let dir = tempfile::tempdir().expect("tempdir");
+    let spin = program(
+        &dir,
+        "spin.asm",
+        "lis $5\n.word 1\ntop: add $4, $4, $5\nbeq $0, $0, top\n",
+    );
+    let add = program(&dir, "add.asm", "add $3, $1, $2\njr $31\n");
+    let os = |s: &'static str| std::ffi::OsStr::new(s);
+    let (code, out, err) = interrupted(
+        &[
+            os("compare"),
+            spin.as_os_str(),
+            add.as_os_str(),
+            os("--fuel"),
+            os("10000000000"),
+            os("--format"),
+            os("json"),
+        ],
+        std::time::Duration::from_millis(1500),
+    );
+    assert_eq!(code, 130, "{out}\n{err}");
+    let v: Value = serde_json::from_str(out.trim()).expect("one JSON report");
+    assert_eq!(v["verdict"], "possibly-equivalent", "{v}");
+    assert!(v.to_string().contains("interrupted"), "{v}");
+    assert!(err.contains("interrupted"), "{err}");
+    // `run` shows where the program was when it was stopped.
+    let (code, out, _) = interrupted(
+        &[os("run"), spin.as_os_str(), os("--fuel"), os("10000000000")],
+        std::time::Duration::from_millis(500),
+    );
+    assert_eq!(code, 130, "{out}");
+    assert!(out.contains("status: stopped after"), "{out}");
+}

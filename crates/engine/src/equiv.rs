@@ -101,6 +101,7 @@ fn add(a: &Stats, b: &Stats) -> Stats {
     s.difference_queries += a.difference_queries;
     s.restarts += a.restarts;
     s.partial_runs += a.partial_runs;
+    s.stopped_runs += a.stopped_runs;
     s.jump_targets += a.jump_targets;
     s.solver.queries += a.solver.queries;
     s.solver.cache_hits += a.solver.cache_hits;

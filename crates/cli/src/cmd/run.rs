@@ -7,7 +7,7 @@ use std::process::ExitCode;
 use clap::Args as ClapArgs;
 use serde::ser::{Serialize, SerializeMap, Serializer};
 use tamarin_mips::cpu::{self, Registers};
-use tamarin_mips::{Config, Outcome, Program, Status};
+use tamarin_mips::{Config, Outcome, Program, Status, Stop};
 
 use crate::args::{parse_count, FrontendArgs, InputFormatOpt, OutputFormat, TerminationOpt};
 use crate::diag::CliError;
@@ -48,6 +48,7 @@ pub fn execute(args: Args) -> Result<ExitCode, CliError> {
     };
     let mut config = Config::with_fuel(args.fuel);
     config.termination = args.termination.termination;
+    config.stop = Stop::default().with_flag(crate::interrupt::flag());
     let mut machine = cpu::Machine::new(&program, config);
     machine.apply(&args.frontend.frontend())?;
     for &(r, v) in &args.frontend.regs {

@@ -145,6 +145,7 @@ impl SearchArgs {
         opts.max_runs = args.max_runs;
         opts.timeout = args.timeout.map(Duration::from_secs);
         opts.dump_trace = args.dump_trace;
+        opts.interrupt = crate::interrupt::flag();
         opts.termination = args.termination.termination;
         let mut solver = SolverConfig::default();
         solver.timeout = Duration::from_millis(args.solver_timeout.max(1));

@@ -161,6 +161,8 @@ pub struct Stats {
     pub restarts: u64,
     /// Runs too long or too large to trace to the end.
     pub partial_runs: u64,
+    /// Runs cut short by the time limit or an interrupt (their paths stay open).
+    pub stopped_runs: u64,
     /// Distinct jump targets (classes) explored at input-dependent jumps, both sides.
     pub jump_targets: u64,
     /// Difference queries asked (seen pairs and the final proof step).
@@ -600,7 +602,7 @@ impl<'o> Search<'o> {
             // An array that does not fit this program's memory: the run cannot start,
             // so the path stays unexplored.
             let outcome = s.machine.run_to_outcome(&mut tamarin_mips::NoTrace);
-            let leaf = self.record_path(side, inputs, &[], &outcome, Vec::new(), true);
+            let leaf = self.record_path(side, inputs, &[], &outcome, Vec::new(), (true, false));
             return (outcome, Vec::new(), leaf);
         }
         self.layout.set_registers(&mut s.machine, inputs);
@@ -621,7 +623,11 @@ impl<'o> Search<'o> {
             ..self.opts.trace_limits
         });
         let outcome = s.machine.run_to_outcome(&mut tracer);
-        let partial = tracer.gave_up().is_some() || outcome.status == Status::Stopped;
+        // A run cut short by the time limit or an interrupt is partial too, but says
+        // nothing about trace limits: the search's own stop reason covers it.
+        let cut_short =
+            outcome.status == Status::Stopped || tracer.gave_up() == Some(trace::GaveUp::Deadline);
+        let partial = tracer.gave_up().is_some() || cut_short;
         let observed_terms: Vec<Vec<Term>> = self
             .opts
             .observe
@@ -658,7 +664,14 @@ impl<'o> Search<'o> {
             let which = if side == 0 { Side::Left } else { Side::Right };
             self.observer.trace(which, &named, &text);
         }
-        let leaf = self.record_path(side, inputs, &conds, &outcome, observed_terms, partial);
+        let leaf = self.record_path(
+            side,
+            inputs,
+            &conds,
+            &outcome,
+            observed_terms,
+            (partial, cut_short),
+        );
         (outcome, observed, leaf)
     }
 
@@ -669,7 +682,7 @@ impl<'o> Search<'o> {
         conds: &[PathCond],
         outcome: &Outcome,
         observed: Vec<Vec<Term>>,
-        partial: bool,
+        (partial, cut_short): (bool, bool),
     ) -> usize {
         let terms: Vec<Term> = conds.iter().map(|c| c.cond).collect();
         let s = &mut self.sides[side];
@@ -696,7 +709,11 @@ impl<'o> Search<'o> {
                 if partial {
                     // The path goes on past what was recorded: nothing under this
                     // node is known, so it is never closed.
-                    self.stats.partial_runs += 1;
+                    if cut_short {
+                        self.stats.stopped_runs += 1;
+                    } else {
+                        self.stats.partial_runs += 1;
+                    }
                     if s.tree.node(end).children.is_empty() {
                         s.tree.node_mut(end).state = NodeState::Partial;
                     }
@@ -874,8 +891,16 @@ impl<'o> Search<'o> {
                 runs: self.stats.partial_runs,
             });
         }
-        if let Some(s) = &self.stopped {
-            incomplete.push(s.clone());
+        match &self.stopped {
+            Some(s) => incomplete.push(s.clone()),
+            None if self.stats.stopped_runs > 0 => incomplete.push(if self.opts.interrupted() {
+                Incomplete::Interrupted
+            } else {
+                Incomplete::Timeout {
+                    millis: self.start.elapsed().as_millis() as u64,
+                }
+            }),
+            None => {}
         }
         Coverage { incomplete }
     }
