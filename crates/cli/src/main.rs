@@ -4,7 +4,7 @@
 //! This binary is a thin layer over the `tamarin-mips` and `tamarin` libraries: it
 //! parses arguments, calls the library and prints. Exit status: 0 when a command did
 //! its job (whatever the program under test did), 2 on bad input or usage, 1 when
-//! the tool itself failed (such as an unwritable standard output).
+//! the tool itself failed (such as an unwritable standard output), 130 after Ctrl-C.
 //!
 //! To add a subcommand: write `cmd/NAME.rs` with an `Args` struct (clap derive; its doc
 //! comment is the command's help) and `pub fn execute(args: Args) -> Result<ExitCode,

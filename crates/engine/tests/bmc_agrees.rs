@@ -148,8 +148,14 @@ fn observables() -> Vec<Observable> {
 }
 
 fn summarize(store: &mut TermStore, layout: &InputLayout, program: &Program) -> Summary {
-    let machine = Machine::new(program, Config::with_fuel(FUEL));
+    // The registers as the frontend leaves them (the array's address in `$1`).
+    let mut machine = Machine::new(program, Config::with_fuel(FUEL));
+    let zeros = vec![0; layout.vars().len()];
+    machine
+        .apply(&layout.run_inputs(&zeros).0)
+        .expect("the array fits");
     let observe = observables();
+    let symbolic_memory = layout.symbolic_memory(store, program);
     let setup = Setup {
         program,
         fuel: FUEL,
@@ -157,7 +163,7 @@ fn summarize(store: &mut TermStore, layout: &InputLayout, program: &Program) -> 
         observe: &observe,
         registers: machine.regs().gpr,
         symbolic_registers: layout.symbolic_registers(),
-        symbolic_memory: Vec::new(),
+        symbolic_memory,
         stdin: layout.symbolic_stdin().to_vec(),
         max_terms: 2_000_000,
         stop: Default::default(),
@@ -172,26 +178,44 @@ fn summarize(store: &mut TermStore, layout: &InputLayout, program: &Program) -> 
     })
 }
 
-/// Checks the summary against concrete runs at `points`; returns how many points
-/// were in an uncovered part.
+/// Checks the summary against concrete runs at `points` (`$1`, `$2` and two input
+/// bytes); returns how many points were in an uncovered part.
 fn agree(program: &Program, points: &[(u32, u32, u8, u8)]) -> Result<usize, TestCaseError> {
+    let points: Vec<Vec<u32>> = points
+        .iter()
+        .map(|&(a, b, c, d)| vec![a, b, c as u32, d as u32])
+        .collect();
+    agree_on(program, &InputSpec::default(), 2, &points)
+}
+
+/// Checks the summary against concrete runs at `points`, each the values of the
+/// layout's variables in order; returns how many were in an uncovered part.
+fn agree_on(
+    program: &Program,
+    spec: &InputSpec,
+    stdin_len: usize,
+    points: &[Vec<u32>],
+) -> Result<usize, TestCaseError> {
     let mut store = TermStore::new();
-    let layout = InputLayout::declare(&mut store, &InputSpec::default(), 2);
+    let layout = InputLayout::declare(&mut store, spec, stdin_len);
     let summary = summarize(&mut store, &layout, program);
     let observe = observables();
     let mut skipped = 0;
-    for &(a, b, c, d) in points {
-        let values = [a as u64, b as u64, c as u64, d as u64];
+    for point in points {
+        let point = layout.normalise(&point.iter().map(|&v| v as u64).collect::<Vec<_>>());
+        let values: Vec<u64> = point.iter().map(|&v| v as u64).collect();
         let mut m = Machine::new(program, Config::with_fuel(FUEL));
-        m.set_reg(reg(1), a);
-        m.set_reg(reg(2), b);
-        m.set_input(std::sync::Arc::from(vec![c, d]));
+        let (frontend, stdin) = layout.run_inputs(&point);
+        m.apply(&frontend).expect("the array fits");
+        layout.set_registers(&mut m, &point);
+        m.set_input(std::sync::Arc::from(stdin));
         let outcome = m.run_to_outcome(&mut NoTrace);
         let mut ev = Evaluator::new(&store, &values);
         if summary.uncovered.iter().any(|&(_, g)| ev.holds(g)) {
             skipped += 1;
             continue;
         }
+        let a = format!("{point:?}");
         let ends: Vec<usize> = summary
             .done
             .iter()
@@ -200,7 +224,7 @@ fn agree(program: &Program, points: &[(u32, u32, u8, u8)]) -> Result<usize, Test
             .map(|(k, _)| k)
             .collect();
         let failed = ev.holds(summary.error);
-        let at = format!("inputs {a:#x} {b:#x} {c} {d}, outcome {:?}", outcome.status);
+        let at = format!("inputs {a}, outcome {:?}", outcome.status);
         match outcome.status {
             Status::Done => {
                 prop_assert!(!failed, "error guard holds on a normal end: {at}");
@@ -241,6 +265,34 @@ proptest! {
     ) {
         let program = build(&items);
         agree(&program, &points)?;
+    }
+
+    /// The array frontend with the array anywhere: after the image, over its code
+    /// (array words executed as code) or over the words past its end; arrays hold
+    /// zeros (not instructions), words of the program itself and random words.
+    #[test]
+    fn merged_encoding_agrees_with_the_machine_wherever_the_array_lies(
+        items in prop::collection::vec(item(), 1..10),
+        at in 0u32..14,
+        points in prop::collection::vec((0u32..=3, prop::collection::vec((0usize..3, any::<u32>()), 3)), 12),
+    ) {
+        let program = build(&items);
+        let words = program.words().clone();
+        let base = 4 * at.min(words.len() as u32 + 2);
+        let spec = InputSpec::Array { max_len: 3, base: Some(base) };
+        let points: Vec<Vec<u32>> = points
+            .into_iter()
+            .map(|(len, elems)| {
+                let mut v = vec![len];
+                v.extend(elems.into_iter().map(|(kind, x)| match kind {
+                    0 => 0,
+                    1 => words[x as usize % words.len()],
+                    _ => x,
+                }));
+                v
+            })
+            .collect();
+        agree_on(&program, &spec, 0, &points)?;
     }
 }
 

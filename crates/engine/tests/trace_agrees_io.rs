@@ -74,12 +74,16 @@ proptest! {
         items in prop::collection::vec(item(), 1..20),
         array in prop::collection::vec(prop_oneof![any::<u32>(), 0u32..4], 0..5),
         stdin in prop::collection::vec(any::<u8>(), 0..3),
+        back in prop_oneof![3 => Just(None), 1 => (1u32..8).prop_map(Some)],
     ) {
         let text = render(&items);
         let program = assemble("gen.asm", &text).map_err(|e| TestCaseError::fail(e.to_string()))?;
         let max_len = 5;
         let mut store = TermStore::new();
-        let layout = InputLayout::declare(&mut store, &InputSpec::Array { max_len, base: None }, 2);
+        // The array after the image, or `back` words before its end: over the last
+        // instructions, which the run may then execute as array words.
+        let base = back.map(|k| program.byte_len().saturating_sub(4 * k));
+        let layout = InputLayout::declare(&mut store, &InputSpec::Array { max_len, base }, 2);
         // Values: len, a[0..5], in[0..2]; stdin shorter than 2 bytes is padded by the
         // layout (the run sees exactly stdin_len bytes).
         let mut values: Vec<u64> = vec![array.len() as u64];
@@ -115,7 +119,13 @@ proptest! {
         for c in &conds {
             prop_assert!(ev.holds(c.cond), "{} does not hold\n{text}", store.readable(c.cond));
         }
-        prop_assert_eq!(outcome.status, Status::Done, "{}", text);
+        if base.is_none() {
+            prop_assert_eq!(outcome.status, Status::Done, "{}", text);
+        } else if outcome.status != Status::Done {
+            // An array word ran as code and failed (or looped): the conditions held,
+            // which is what matters for a run that does not end normally.
+            return Ok(());
+        }
         prop_assert_eq!(ev.eval(r3[0]) as u32, outcome.regs.gpr[3], "$3\n{}", text);
         prop_assert_eq!(ev.eval(r2[0]) as u32, outcome.regs.gpr[2], "$2\n{}", text);
         let bytes: Vec<u8> = out_terms.iter().map(|&t| ev.eval(t) as u8).collect();
