@@ -2,7 +2,7 @@
 //!
 //! With [`NoTrace`] every hook is an empty inline function, so the plain emulator pays
 //! nothing for the symbolic engine's ability to watch it. Semantics follow the CS241
-//! specification to the letter; see `docs` in the repository for the normative text.
+//! specification to the letter; `docs/cs241-mips.md` is the normative text.
 
 use std::fmt;
 use std::sync::atomic::{AtomicBool, Ordering};

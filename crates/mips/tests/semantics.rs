@@ -1,5 +1,5 @@
 //! Semantic tests of the emulator against the CS241 MIPS specification
-//! (`shared/spec/cs241-mips.md`). Programs are built from [`Instr`] encodings and raw
+//! (`docs/cs241-mips.md`). Programs are built from [`Instr`] encodings and raw
 //! words only, so these tests do not depend on the assembler.
 
 use std::sync::Arc;

@@ -62,13 +62,14 @@ impl<'o> Checker<'o> {
         let mut store = TermStore::new();
         let layout = InputLayout::declare(&mut store, &opts.inputs, opts.stdin_len);
         let domain = layout.domain(&mut store);
+        let start = Instant::now();
         Checker {
             opts,
             store,
             layout,
             domain,
-            solver: CountingSolver::new(build_chain(&opts.solver)),
-            start: Instant::now(),
+            solver: CountingSolver::new(build_chain(&opts.solver, opts.timeout.map(|t| start + t))),
+            start,
             unknown: (0, String::new()),
             queries: 0,
             side_queries: 0,

@@ -290,7 +290,8 @@ impl<'o> Search<'o> {
                 leaves: Vec::new(),
             })
             .collect();
-        let solver = CountingSolver::new(build_chain(&opts.solver));
+        let deadline = opts.timeout.map(|t| now + t);
+        let solver = CountingSolver::new(build_chain(&opts.solver, deadline));
         Search {
             opts,
             observer,

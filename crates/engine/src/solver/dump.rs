@@ -48,6 +48,9 @@ impl<S: Solver> Solver for DumpingSolver<S> {
         answer
     }
 
+    fn limit_time(&mut self, left: std::time::Duration) {
+        self.inner.limit_time(left)
+    }
     fn describe(&self) -> String {
         self.inner.describe()
     }

@@ -5,12 +5,14 @@
 //! is never turned into `Unsat`. Callers treat it as "this region was not covered".
 
 mod cache;
+mod deadline;
 mod dump;
 pub mod eliminate;
 mod process;
 mod z3;
 
 pub use self::cache::CachingSolver;
+pub use self::deadline::{DeadlineSolver, TIME_LIMIT_PASSED};
 pub use self::dump::DumpingSolver;
 pub use self::process::ProcessSolver;
 pub use self::z3::{Z3Mode, Z3Solver};
@@ -54,6 +56,10 @@ pub trait Solver {
     /// A short description of the backend and chain, for reports.
     fn describe(&self) -> String;
 
+    /// The next query may take at most `left` (what is left of the comparison's time
+    /// limit): a backend clamps its own per-query limit to it; wrappers pass it on.
+    fn limit_time(&mut self, _left: Duration) {}
+
     /// Queries answered by caches in this link or the links after it.
     fn cache_hits(&self) -> u64 {
         0
@@ -72,6 +78,9 @@ impl<S: Solver + ?Sized> Solver for Box<S> {
     }
     fn describe(&self) -> String {
         (**self).describe()
+    }
+    fn limit_time(&mut self, left: Duration) {
+        (**self).limit_time(left)
     }
     fn cache_hits(&self) -> u64 {
         (**self).cache_hits()
@@ -123,6 +132,9 @@ impl<S: Solver> Solver for CountingSolver<S> {
         }
         self.stats.cache_hits = self.inner.cache_hits();
         answer
+    }
+    fn limit_time(&mut self, left: Duration) {
+        self.inner.limit_time(left)
     }
     fn describe(&self) -> String {
         self.inner.describe()
@@ -176,8 +188,10 @@ impl Solver for Unavailable {
     }
 }
 
-/// Composes the chain: caches → dumping → backend.
-pub fn build_chain(config: &SolverConfig) -> Box<dyn Solver> {
+/// Composes the chain: deadline → caches → dumping → backend. Every query gets at most
+/// the time left before `deadline` (the comparison's time limit), and none is asked
+/// after it.
+pub fn build_chain(config: &SolverConfig, deadline: Option<Instant>) -> Box<dyn Solver> {
     let backend: Box<dyn Solver> = match &config.external {
         None => Box::new(Z3Solver::new(config.z3_mode, config.timeout)),
         Some(cmd) => match ProcessSolver::from_name(cmd, config.timeout) {
@@ -189,9 +203,10 @@ pub fn build_chain(config: &SolverConfig) -> Box<dyn Solver> {
         Some(dir) => Box::new(DumpingSolver::new(backend, dir.clone())),
         None => backend,
     };
-    if config.caching {
+    let cached: Box<dyn Solver> = if config.caching {
         Box::new(CachingSolver::new(dumped))
     } else {
         dumped
-    }
+    };
+    Box::new(DeadlineSolver::new(cached, deadline))
 }

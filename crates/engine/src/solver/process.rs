@@ -7,7 +7,9 @@
 
 use std::io::{Read, Write};
 use std::process::{Command, Stdio};
-use std::time::{Duration, Instant};
+use std::time::Duration;
+
+use wait_timeout::ChildExt;
 
 use super::{Answer, Model, Solver};
 use crate::term::{to_smtlib, Term, TermStore};
@@ -17,12 +19,15 @@ pub struct ProcessSolver {
     program: String,
     args: Vec<String>,
     timeout: Duration,
+    /// The next query's limit when the time left is shorter than `timeout`.
+    limit: Option<Duration>,
     label: String,
 }
 
 impl ProcessSolver {
     /// `z3`, `cvc5` and `yices` name the usual binaries with their time-limit flags;
-    /// anything else is a command line split on spaces (`"bitwuzla --smt2"`).
+    /// anything else is a command line, split as a shell would (`"bitwuzla --smt2"`,
+    /// `"'/opt/my solver/bin/z3' -in"`).
     pub fn from_name(name: &str, timeout: Duration) -> Result<ProcessSolver, String> {
         let ms = timeout.as_millis().max(1);
         let secs = ms.div_ceil(1000);
@@ -34,14 +39,17 @@ impl ProcessSolver {
             ),
             "yices" => ("yices-smt2", vec![format!("--timeout={secs}")]),
             other => {
-                let mut words = other.split_whitespace();
+                let words = shell_words::split(other)
+                    .map_err(|e| format!("cannot split the solver command `{other}`: {e}"))?;
+                let mut words = words.into_iter();
                 let Some(p) = words.next() else {
                     return Err("the solver command is empty".into());
                 };
                 return Ok(ProcessSolver {
-                    program: p.to_string(),
-                    args: words.map(str::to_string).collect(),
+                    program: p,
+                    args: words.collect(),
                     timeout,
+                    limit: None,
                     label: other.to_string(),
                 });
             }
@@ -50,6 +58,7 @@ impl ProcessSolver {
             program: program.to_string(),
             args,
             timeout,
+            limit: None,
             label: name.trim().to_string(),
         })
     }
@@ -93,18 +102,20 @@ impl ProcessSolver {
             let _ = stdout.read_to_string(&mut out);
             out
         });
-        let deadline = Instant::now() + self.timeout + Duration::from_millis(500);
-        let timed_out = loop {
-            match child.try_wait() {
-                Ok(Some(_)) => break false,
-                Ok(None) if Instant::now() >= deadline => {
-                    let _ = child.kill();
-                    let _ = child.wait();
-                    break true;
-                }
-                Ok(None) => std::thread::sleep(Duration::from_micros(200)),
-                Err(e) => return Err(e.to_string()),
+        // The solver's own limit is the per-query timeout; the process is killed a
+        // little after it, or when the comparison's time runs out, if that is sooner.
+        let wait = match self.limit {
+            Some(left) if left < self.timeout => left,
+            _ => self.timeout + Duration::from_millis(500),
+        };
+        let timed_out = match child.wait_timeout(wait) {
+            Ok(Some(_)) => false,
+            Ok(None) => {
+                let _ = child.kill();
+                let _ = child.wait();
+                true
             }
+            Err(e) => return Err(e.to_string()),
         };
         let _ = writer.join();
         let out = reader.join().unwrap_or_default();
@@ -216,10 +227,16 @@ fn tokenize(text: &str) -> Vec<String> {
 
 impl Solver for ProcessSolver {
     fn check(&mut self, store: &TermStore, assertions: &[Term]) -> Answer {
-        match self.run(store, assertions) {
+        let answer = self.run(store, assertions);
+        self.limit = None;
+        match answer {
             Ok(a) => a,
             Err(e) => Answer::Unknown(e),
         }
+    }
+
+    fn limit_time(&mut self, left: Duration) {
+        self.limit = Some(left);
     }
 
     fn describe(&self) -> String {

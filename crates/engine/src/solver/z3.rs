@@ -32,12 +32,22 @@ enum Lowered {
     /// Memory arrays are not lowered themselves: each read becomes an `ite` chain
     /// over the stores (Z3 4.8's array solver answers unknown on constant arrays).
     Memory,
+    /// A term that reached an operand of the wrong sort (a bug of the term builder):
+    /// any query that uses it is answered `Unknown`, never decided on invented values.
+    Invalid,
 }
+
+/// Why a query with an [`Lowered::Invalid`] term is unknown.
+const ILL_SORTED: &str = "internal error: an ill-sorted term reached the Z3 lowering";
 
 /// Z3, in-process.
 pub struct Z3Solver {
     mode: Z3Mode,
     timeout: Duration,
+    /// The next query's limit when the time left is shorter than `timeout`.
+    limit: Option<Duration>,
+    /// Set while lowering a node whose operand has the wrong sort.
+    invalid: std::cell::Cell<bool>,
     lowered: Vec<Option<Lowered>>,
     vars: Vec<Option<BV>>,
     shared: Option<z3::Solver>,
@@ -51,6 +61,8 @@ impl Z3Solver {
         Z3Solver {
             mode,
             timeout,
+            limit: None,
+            invalid: std::cell::Cell::new(false),
             lowered: Vec::new(),
             vars: Vec::new(),
             shared: None,
@@ -58,9 +70,14 @@ impl Z3Solver {
         }
     }
 
-    fn params(&self) -> Params {
+    /// This query's limit: the per-query timeout, or the time left if shorter.
+    fn query_timeout(&self) -> Duration {
+        self.limit.map_or(self.timeout, |l| l.min(self.timeout))
+    }
+
+    fn params(&self, timeout: Duration) -> Params {
         let mut p = Params::new();
-        let ms = self.timeout.as_millis().clamp(1, u32::MAX as u128) as u32;
+        let ms = timeout.as_millis().clamp(1, u32::MAX as u128) as u32;
         p.set_u32("timeout", ms);
         p
     }
@@ -69,18 +86,27 @@ impl Z3Solver {
         self.lowered.get(t.index()).and_then(|l| l.as_ref())
     }
 
+    /// The bit-vector `t` was lowered to. Anything else marks the node being lowered
+    /// invalid (`self.invalid`); the zero returned only keeps Z3's terms well formed
+    /// until the node is replaced by [`Lowered::Invalid`].
     fn bv(&self, t: Term) -> BV {
         match self.get(t) {
             Some(Lowered::Bv(b)) => b.clone(),
-            // Unreachable for well-sorted terms; a zero keeps the query well formed.
-            _ => BV::from_u64(0, 32),
+            _ => {
+                self.invalid.set(true);
+                BV::from_u64(0, 32)
+            }
         }
     }
 
+    /// The Boolean `t` was lowered to (see [`Z3Solver::bv`]).
     fn boolean(&self, t: Term) -> Bool {
         match self.get(t) {
             Some(Lowered::Bool(b)) => b.clone(),
-            _ => Bool::from_bool(false),
+            _ => {
+                self.invalid.set(true);
+                Bool::from_bool(false)
+            }
         }
     }
 
@@ -98,7 +124,13 @@ impl Z3Solver {
             if k % 256 == 255 && Instant::now() >= deadline {
                 return false;
             }
+            self.invalid.set(false);
             let l = self.lower_node(store, t);
+            let l = if self.invalid.get() {
+                Lowered::Invalid
+            } else {
+                l
+            };
             self.lowered[t.index()] = Some(l);
         }
         true
@@ -179,24 +211,37 @@ impl Z3Solver {
 
 impl Solver for Z3Solver {
     fn check(&mut self, store: &TermStore, assertions: &[Term]) -> Answer {
-        if !self.lower(store, assertions, Instant::now() + self.timeout) {
+        let timeout = self.query_timeout();
+        self.limit = None;
+        if !self.lower(store, assertions, Instant::now() + timeout) {
             return Answer::Unknown("timeout while building the query".into());
         }
-        let conjuncts: Vec<Bool> = assertions.iter().map(|&a| self.boolean(a)).collect();
+        let conjuncts: Option<Vec<Bool>> = assertions
+            .iter()
+            .map(|&a| match self.get(a) {
+                Some(Lowered::Bool(b)) => Some(b.clone()),
+                _ => None,
+            })
+            .collect();
+        let Some(conjuncts) = conjuncts else {
+            debug_assert!(false, "an ill-sorted or unlowered term reached Z3");
+            return Answer::Unknown(ILL_SORTED.into());
+        };
         let incremental = match self.mode {
             Z3Mode::Fresh => false,
             Z3Mode::Incremental => true,
             Z3Mode::Auto => !has_arithmetic(store, assertions),
         };
         let solver = if incremental {
-            self.shared.take().unwrap_or_else(|| {
-                let s = z3::Solver::new_for_logic("QF_BV").unwrap_or_default();
-                s.set_params(&self.params());
-                s
-            })
+            let s = self
+                .shared
+                .take()
+                .unwrap_or_else(|| z3::Solver::new_for_logic("QF_BV").unwrap_or_default());
+            s.set_params(&self.params(timeout));
+            s
         } else {
             let s = z3::Solver::new_for_logic("QF_BV").unwrap_or_default();
-            s.set_params(&self.params());
+            s.set_params(&self.params(timeout));
             for c in &conjuncts {
                 s.assert(c);
             }
@@ -231,6 +276,10 @@ impl Solver for Z3Solver {
             }
         }
         answer
+    }
+
+    fn limit_time(&mut self, left: Duration) {
+        self.limit = Some(left);
     }
 
     fn describe(&self) -> String {
