@@ -14,12 +14,25 @@ use tamarin_mips::asm::{AsmError, AsmErrors};
 use tamarin_mips::cpu::SetupError;
 use tamarin_mips::LoadError;
 
-/// Exit status of a command that did its job.
+// Exit statuses, as diff(1) has them plus one, the same in every command.
+/// Equivalent, no failure found, a run or translation done.
 pub const EXIT_OK: u8 = 0;
-/// Exit status when the tool itself failed (for example, writing to stdout failed).
-pub const EXIT_FAILURE: u8 = 1;
-/// Exit status on bad input or usage (clap's usage errors use it too).
-pub const EXIT_USAGE: u8 = 2;
+/// Different (`compare`), a failure found (`check`).
+pub const EXIT_FOUND: u8 = 1;
+/// Trouble: bad usage or input, a solver that is not one, an I/O error such as a full
+/// disk (clap's usage errors use it too).
+pub const EXIT_TROUBLE: u8 = 2;
+/// Incomplete: `possibly-equivalent`, or a `check` or `paths` that did not cover every
+/// path.
+pub const EXIT_INCOMPLETE: u8 = 3;
+/// Stopped by Ctrl-C (after printing what it had).
+pub const EXIT_INTERRUPTED: u8 = 130;
+
+/// The help text's account of the exit statuses.
+pub const EXIT_HELP: &str = "Exit status: 0 equivalent / nothing found / done; 1 different / a \
+failure found; 2 trouble (bad usage or input, solver failure, I/O error such as a full disk); \
+3 incomplete (possibly-equivalent, or a check or paths that did not cover every path); 130 \
+stopped by Ctrl-C.";
 
 /// Why a command could not do its job.
 #[derive(Debug, thiserror::Error)]
@@ -96,8 +109,7 @@ impl CliError {
     pub fn exit_status(&self) -> u8 {
         match self {
             CliError::Stdout(e) if e.kind() == io::ErrorKind::BrokenPipe => EXIT_OK,
-            CliError::Stdout(_) => EXIT_FAILURE,
-            _ => EXIT_USAGE,
+            _ => EXIT_TROUBLE,
         }
     }
 

@@ -2,9 +2,8 @@
 //! the tools around that (assembler, disassembler, emulator).
 //!
 //! This binary is a thin layer over the `tamarin-mips` and `tamarin` libraries: it
-//! parses arguments, calls the library and prints. Exit status: 0 when a command did
-//! its job (whatever the program under test did), 2 on bad input or usage, 1 when
-//! the tool itself failed (such as an unwritable standard output), 130 after Ctrl-C.
+//! parses arguments, calls the library and prints. Exit statuses are diff(1)'s plus
+//! one, the same in every command (see `diag::EXIT_HELP`).
 //!
 //! To add a subcommand: write `cmd/NAME.rs` with an `Args` struct (clap derive; its doc
 //! comment is the command's help) and `pub fn execute(args: Args) -> Result<ExitCode,
@@ -22,7 +21,7 @@ use clap::{Parser, Subcommand};
 
 /// Tells whether two CS241 MIPS programs compute the same function.
 #[derive(Debug, Parser)]
-#[command(name = "tamarin", version, about, propagate_version = true)]
+#[command(name = "tamarin", version, about, propagate_version = true, after_help = diag::EXIT_HELP)]
 struct Cli {
     #[command(subcommand)]
     command: Command,
@@ -30,11 +29,17 @@ struct Cli {
 
 #[derive(Debug, Subcommand)]
 enum Command {
+    #[command(after_help = diag::EXIT_HELP)]
     Asm(cmd::asm::Args),
+    #[command(after_help = diag::EXIT_HELP)]
     Disasm(cmd::disasm::Args),
+    #[command(after_help = diag::EXIT_HELP)]
     Run(cmd::run::Args),
+    #[command(after_help = diag::EXIT_HELP)]
     Compare(cmd::compare::Args),
+    #[command(after_help = diag::EXIT_HELP)]
     Check(cmd::check::Args),
+    #[command(after_help = diag::EXIT_HELP)]
     Paths(cmd::paths::Args),
 }
 
@@ -51,7 +56,7 @@ fn main() -> ExitCode {
     let status = result.unwrap_or_else(|e| e.report());
     if interrupt::raised() {
         // The report of what was done before Ctrl-C is out; say how it ended.
-        return ExitCode::from(130);
+        return ExitCode::from(diag::EXIT_INTERRUPTED);
     }
     status
 }

@@ -467,7 +467,8 @@ fn no_progress_display_when_stderr_is_not_a_terminal() {
         start.elapsed() > std::time::Duration::from_secs(1),
         "too quick to test"
     );
-    assert_eq!(out.status.code(), Some(0));
+    // Possibly-equivalent: incomplete.
+    assert_eq!(out.status.code(), Some(3));
     assert!(
         out.stderr.is_empty(),
         "{}",
@@ -508,7 +509,8 @@ fn progress_shows_on_a_terminal() {
         .stderr(std::process::Stdio::null())
         .status()
         .expect("script");
-    assert!(status.success());
+    // Stopped by its time limit: possibly-equivalent, exit status 3.
+    assert_eq!(status.code(), Some(3));
     let shown = std::fs::read(&log).unwrap_or_default();
     let shown = String::from_utf8_lossy(&shown);
     assert!(shown.contains("solver queries"), "{shown}");

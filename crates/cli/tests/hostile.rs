@@ -1050,10 +1050,11 @@ fn dump_smt_at_a_regular_file() {
 }
 
 #[test]
-fn dump_smt_write_errors_are_reported() {
+fn dump_smt_into_a_directory_in_use_is_refused() {
     let dir = TempDir::new().unwrap();
     let dump = dir.path().join("dump");
-    // A directory where the first query file goes: writing it fails, even as root.
+    // A directory where the first query file goes: the folder is not empty, so it is
+    // refused before anything is written (writing there would fail, even as root).
     std::fs::create_dir_all(dump.join("query-00001.smt2")).unwrap();
     let out = output(
         "compare --dump-smt",
@@ -1065,7 +1066,9 @@ fn dump_smt_write_errors_are_reported() {
             .arg(&dump),
     );
     let stderr = String::from_utf8_lossy(&out.stderr);
-    assert!(stderr.contains("query-00001.smt2"), "stderr:\n{stderr}");
+    assert_eq!(out.status.code(), Some(2), "stderr:\n{stderr}");
+    assert!(stderr.contains("not empty"), "stderr:\n{stderr}");
+    assert!(stderr.contains("--force"), "stderr:\n{stderr}");
 }
 
 #[cfg(target_os = "linux")]
@@ -1081,7 +1084,7 @@ fn unwritable_outputs() {
         tamarin().arg("asm").arg(good()).arg("-o").arg(full),
         &["/dev/full", "cannot write"],
     );
-    // Standard output that cannot be written: the tool failed (1), not the input (2).
+    // Standard output that cannot be written: trouble (2), like any I/O error.
     let mut child = std::process::Command::new(assert_cmd::cargo::cargo_bin("tamarin"))
         .arg("disasm")
         .arg(good())
@@ -1102,7 +1105,7 @@ fn unwritable_outputs() {
     };
     let mut stderr = String::new();
     std::io::Read::read_to_string(&mut child.stderr.take().unwrap(), &mut stderr).unwrap();
-    assert_eq!(status.code(), Some(1), "{stderr}");
+    assert_eq!(status.code(), Some(2), "{stderr}");
     assert!(stderr.contains("standard output"), "{stderr}");
     assert!(!stderr.contains("panicked"), "{stderr}");
 }
@@ -1130,7 +1133,7 @@ fn compare_respects_its_time_limit_on_deep_terms() {
             .timeout(BIG),
     );
     let took = start.elapsed();
-    assert!(matches!(out.status.code(), Some(0 | 1)), "{:?}", out.status);
+    assert!(matches!(out.status.code(), Some(1 | 3)), "{:?}", out.status);
     assert!(
         took < Duration::from_secs(10),
         "took {took:?} with --timeout 2"

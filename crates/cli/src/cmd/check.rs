@@ -13,7 +13,7 @@ use super::search::{
     inputs_json, ms, replay_command, signed, source_line, CliObserver, SearchArgs,
 };
 use crate::args::OutputFormat;
-use crate::diag::CliError;
+use crate::diag::{CliError, EXIT_FOUND, EXIT_INCOMPLETE, EXIT_OK};
 
 /// Find inputs that make a program fail: division by zero, unaligned or out-of-range
 /// memory access, a jump or fall-through to a bad address, a word that is not an
@@ -53,11 +53,11 @@ pub fn execute(args: Args) -> Result<ExitCode, CliError> {
     .map_err(CliError::stdout)?;
     super::finish(out)?;
     Ok(ExitCode::from(if !report.findings.is_empty() {
-        1
+        EXIT_FOUND
     } else if report.incomplete().is_empty() {
-        0
+        EXIT_OK
     } else {
-        3
+        EXIT_INCOMPLETE
     }))
 }
 

@@ -18,7 +18,7 @@ use super::search::{
     SearchArgs,
 };
 use crate::args::OutputFormat;
-use crate::diag::CliError;
+use crate::diag::{CliError, EXIT_FOUND, EXIT_INCOMPLETE, EXIT_OK};
 
 /// Compare two programs: find inputs on which they differ, or prove that they agree.
 ///
@@ -71,8 +71,9 @@ pub fn execute(args: Args) -> Result<ExitCode, CliError> {
     .map_err(CliError::stdout)?;
     super::finish(out)?;
     Ok(ExitCode::from(match report.verdict {
-        Verdict::Disequivalent(_) => 1,
-        _ => 0,
+        Verdict::Equivalent(_) => EXIT_OK,
+        Verdict::Disequivalent(_) => EXIT_FOUND,
+        Verdict::PossiblyEquivalent(_) => EXIT_INCOMPLETE,
     }))
 }
 

@@ -13,7 +13,7 @@ use super::search::{
     inputs_json, inputs_line, ms, replay_command, signed, status_line, CliObserver, SearchArgs,
 };
 use crate::args::{parse_count, OutputFormat};
-use crate::diag::CliError;
+use crate::diag::{CliError, EXIT_INCOMPLETE, EXIT_OK};
 
 /// List one input for every path through a program (within the fuel and depth), each
 /// replayed, with its status, `$3` (or error and pc) and its path conditions.
@@ -41,7 +41,7 @@ pub fn execute(args: Args) -> Result<ExitCode, CliError> {
     let mut opts = args.search.options_for(&[(&args.program, &program)])?;
     opts.max_paths = args.max_paths;
     if let Some(dir) = &args.emit_tests {
-        super::search::prepare_dir(dir, "--emit-tests")?;
+        super::search::prepare_dir(dir, "--emit-tests", args.search.force)?;
     }
     let mut observer = CliObserver::new(args.format == OutputFormat::Text);
     let e = explore(&program, &opts, &mut observer);
@@ -57,7 +57,11 @@ pub fn execute(args: Args) -> Result<ExitCode, CliError> {
     }
     .map_err(CliError::stdout)?;
     super::finish(out)?;
-    Ok(ExitCode::SUCCESS)
+    Ok(ExitCode::from(if e.incomplete.is_empty() {
+        EXIT_OK
+    } else {
+        EXIT_INCOMPLETE
+    }))
 }
 
 /// What a path's run gives, as JSON fields.

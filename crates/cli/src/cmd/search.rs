@@ -69,22 +69,31 @@ pub struct SearchArgs {
     #[arg(long, value_name = "N", value_parser = parse_count,
           allow_negative_numbers = true, default_value_t = 10_000)]
     pub max_runs: u64,
-    /// Time limit for the whole comparison, in seconds (the result then says what was
-    /// covered).
+    /// Time limit for the whole search, in seconds; 0 means none. When it passes, the
+    /// result says what was covered (exit status 3).
     #[arg(long, value_name = "SECONDS", value_parser = parse_count,
-          allow_negative_numbers = true)]
-    pub timeout: Option<u64>,
+          allow_negative_numbers = true, default_value_t = DEFAULT_TIMEOUT_SECS)]
+    pub timeout: u64,
     /// Print each run's symbolic trace (SSA form) to standard error.
     #[arg(long)]
     pub dump_trace: bool,
-    /// Write every solver query to this directory as a standalone SMT-LIB 2 file.
+    /// Write every solver query to this directory as a standalone SMT-LIB 2 file (it
+    /// must be empty or new; see --force).
     #[arg(long, value_name = "DIR")]
     pub dump_smt: Option<PathBuf>,
+    /// Clear an output directory (--dump-smt, --emit-tests) that is not empty, instead
+    /// of refusing it, so no file of an earlier run is left beside the new ones.
+    #[arg(long)]
+    pub force: bool,
     #[command(flatten)]
     pub input_format: InputFormatOpt,
     #[command(flatten)]
     pub termination: TerminationOpt,
 }
+
+/// The default `--timeout`: long enough for every proof in our benchmarks, short
+/// enough that a class of submissions cannot stall on one.
+pub const DEFAULT_TIMEOUT_SECS: u64 = 60;
 
 impl SearchArgs {
     /// The engine's options for these programs: the arguments' options, refused when
@@ -143,7 +152,7 @@ impl SearchArgs {
             .filter(|&n| n <= MAX_STDIN)
             .ok_or_else(|| CliError::Usage(format!("--stdin-len must be at most {MAX_STDIN}")))?;
         opts.max_runs = args.max_runs;
-        opts.timeout = args.timeout.map(Duration::from_secs);
+        opts.timeout = (args.timeout > 0).then(|| Duration::from_secs(args.timeout));
         opts.dump_trace = args.dump_trace;
         opts.interrupt = crate::interrupt::flag();
         opts.termination = args.termination.termination;
@@ -157,7 +166,7 @@ impl SearchArgs {
             solver.external = Some(args.solver.clone());
         }
         if let Some(dir) = &args.dump_smt {
-            prepare_dir(dir, "--dump-smt")?;
+            prepare_dir(dir, "--dump-smt", args.force)?;
             solver.dump_dir = Some(dir.clone());
         }
         opts.solver = solver;
@@ -401,7 +410,10 @@ pub fn source_line<'s>(
 }
 
 /// Makes `dir` a directory for output files (a clear error when a file is in the way).
-pub fn prepare_dir(dir: &Path, flag: &'static str) -> Result<(), CliError> {
+/// Makes `dir` an empty directory for `flag`'s files: created if new; if it holds
+/// anything, refused, or cleared first with `force`, so that no file of an earlier run
+/// is taken for one of this run.
+pub fn prepare_dir(dir: &Path, flag: &'static str, force: bool) -> Result<(), CliError> {
     let fail = |source| CliError::OutputDir {
         flag,
         path: dir.display().to_string(),
@@ -412,6 +424,25 @@ pub fn prepare_dir(dir: &Path, flag: &'static str) -> Result<(), CliError> {
         return Err(fail(std::io::Error::other(
             "it exists and is not a directory",
         )));
+    }
+    if dir.is_dir() {
+        let mut entries = std::fs::read_dir(dir).map_err(fail)?;
+        if entries.next().is_some() {
+            if !force {
+                return Err(fail(std::io::Error::other(
+                    "it is not empty (--force clears it first)",
+                )));
+            }
+            for entry in std::fs::read_dir(dir).map_err(fail)? {
+                let path = entry.map_err(fail)?.path();
+                let removed = if path.is_dir() && !path.is_symlink() {
+                    std::fs::remove_dir_all(&path)
+                } else {
+                    std::fs::remove_file(&path)
+                };
+                removed.map_err(fail)?;
+            }
+        }
     }
     std::fs::create_dir_all(dir).map_err(fail)
 }

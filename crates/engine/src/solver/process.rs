@@ -65,12 +65,19 @@ impl ProcessSolver {
 
     /// Checks that the command starts at all (so a missing binary is a usage error,
     /// not a search full of unknowns).
+    /// Checks that the command starts and answers like an SMT-LIB solver: `sat` to a
+    /// script asserting `true` (a command that is not a solver is a usage error, not a
+    /// search full of unknowns).
     pub fn probe(&self) -> Result<(), String> {
         let mut store = TermStore::new();
         let t = store.bool(true);
-        match self.run(&store, &[t]) {
-            Ok(_) => Ok(()),
-            Err(e) => Err(e),
+        match self.run(&store, &[t])? {
+            Answer::Sat(_) => Ok(()),
+            Answer::Unsat => Err("it answered `unsat` to a script asserting true".into()),
+            Answer::Unknown(why) => Err(format!(
+                "it does not answer like an SMT-LIB solver (it said `{}`)",
+                why.chars().take(80).collect::<String>()
+            )),
         }
     }
 

@@ -1,0 +1,280 @@
+//! The exit statuses, the same in every command: 0 equivalent / nothing found / done,
+//! 1 different / a failure found, 2 trouble (bad input, a solver that is not one, a
+//! full disk), 3 incomplete. Also: the time limit holds against a long solver query,
+//! and output directories are never mixed with an earlier run's files.
+
+use std::path::{Path, PathBuf};
+use std::time::{Duration, Instant};
+
+use assert_cmd::Command;
+
+fn tamarin() -> Command {
+    Command::cargo_bin("tamarin").expect("the tamarin binary")
+}
+
+fn write(dir: &tempfile::TempDir, name: &str, text: &str) -> PathBuf {
+    let p = dir.path().join(name);
+    std::fs::write(&p, text).expect("write");
+    p
+}
+
+fn status(cmd: &mut Command) -> i32 {
+    cmd.output()
+        .expect("run tamarin")
+        .status
+        .code()
+        .unwrap_or(-1)
+}
+
+/// `multu $1, $2; mfhi $3` against the same high word assembled from 16-bit halves:
+/// equal, but a query Z3 cannot settle in minutes.
+const HIGH_WORD: &str = "multu $1, $2\nmfhi $3\njr $31\n";
+const HIGH_WORD_BY_HALVES: &str = "
+lis $20
+.word 65536
+divu $1, $20
+mfhi $4
+mflo $5
+divu $2, $20
+mfhi $6
+mflo $7
+multu $4, $6
+mflo $8
+multu $5, $6
+mflo $9
+multu $4, $7
+mflo $10
+multu $5, $7
+mflo $11
+divu $8, $20
+mflo $12
+add $13, $9, $12
+divu $13, $20
+mfhi $14
+mflo $15
+add $14, $14, $10
+divu $14, $20
+mflo $16
+add $3, $11, $15
+add $3, $3, $16
+jr $31
+";
+
+struct Files {
+    _dir: tempfile::TempDir,
+    add: PathBuf,
+    add_too: PathBuf,
+    sub: PathBuf,
+    div: PathBuf,
+    branchy: PathBuf,
+    bad: PathBuf,
+}
+
+fn files() -> Files {
+    let dir = tempfile::tempdir().expect("tempdir");
+    let add = write(&dir, "add.asm", "add $3, $1, $2\njr $31\n");
+    let add_too = write(&dir, "add2.asm", "add $3, $2, $1\njr $31\n");
+    let sub = write(&dir, "sub.asm", "sub $3, $1, $2\njr $31\n");
+    let div = write(&dir, "div.asm", "div $1, $2\nmflo $3\njr $31\n");
+    // Three branch points in a row: a depth of 1 cannot cover them.
+    let branchy = write(
+        &dir,
+        "branchy.asm",
+        "beq $1, $0, a\nadd $3, $3, $1\na:\nbeq $2, $0, b\nadd $3, $3, $2\nb:\nbne $1, $2, c\nadd $3, $0, $0\nc:\njr $31\n",
+    );
+    let bad = write(&dir, "bad.asm", "add $3, $1\n");
+    Files {
+        _dir: dir,
+        add,
+        add_too,
+        sub,
+        div,
+        branchy,
+        bad,
+    }
+}
+
+#[test]
+fn compare_exits_0_1_2_3() {
+    let f = files();
+    let compare = |l: &Path, r: &Path, extra: &[&str]| {
+        status(tamarin().arg("compare").arg(l).arg(r).args(extra))
+    };
+    assert_eq!(compare(&f.add, &f.add_too, &[]), 0);
+    assert_eq!(compare(&f.add, &f.sub, &[]), 1);
+    assert_eq!(compare(&f.add, &f.bad, &[]), 2);
+    let cut = ["--depth", "1", "--engine", "concolic"];
+    assert_eq!(compare(&f.branchy, &f.branchy, &cut), 3);
+    assert_eq!(compare(&f.add, &f.add, &["--solver", "cat"]), 2);
+    assert_eq!(compare(&f.add, &f.add, &["--fuel", "-1"]), 2);
+}
+
+#[test]
+fn check_exits_0_1_2_3() {
+    let f = files();
+    let check = |p: &Path, extra: &[&str]| status(tamarin().arg("check").arg(p).args(extra));
+    assert_eq!(check(&f.add, &[]), 0);
+    assert_eq!(check(&f.div, &[]), 1);
+    assert_eq!(check(&f.bad, &[]), 2);
+    assert_eq!(check(&f.branchy, &["--depth", "1"]), 3);
+    assert_eq!(check(&f.add, &["--solver", "cat"]), 2);
+}
+
+#[test]
+fn paths_exits_0_2_3() {
+    let f = files();
+    let paths = |p: &Path, extra: &[&str]| status(tamarin().arg("paths").arg(p).args(extra));
+    assert_eq!(paths(&f.branchy, &[]), 0);
+    assert_eq!(paths(&f.bad, &[]), 2);
+    assert_eq!(paths(&f.branchy, &["--depth", "1"]), 3);
+    assert_eq!(paths(&f.add, &["--solver", "cat"]), 2);
+}
+
+#[test]
+fn run_asm_and_disasm_exit_0_or_2() {
+    let f = files();
+    assert_eq!(
+        status(tamarin().arg("run").arg(&f.div)),
+        0,
+        "a fault is a result"
+    );
+    assert_eq!(status(tamarin().arg("run").arg(&f.bad)), 2);
+    assert_eq!(status(tamarin().arg("asm").arg(&f.add)), 0);
+    assert_eq!(status(tamarin().arg("asm").arg(&f.bad)), 2);
+    assert_eq!(status(tamarin().arg("disasm").arg(&f.add)), 0);
+    assert_eq!(status(tamarin().arg("disasm").arg(&f.bad)), 2);
+}
+
+#[cfg(target_os = "linux")]
+#[test]
+fn a_full_disk_is_trouble_in_every_command() {
+    let f = files();
+    let full = || std::fs::OpenOptions::new().write(true).open("/dev/full");
+    if full().is_err() {
+        eprintln!("skipped: no /dev/full");
+        return;
+    }
+    let commands: Vec<Vec<&std::ffi::OsStr>> = vec![
+        vec!["compare".as_ref(), f.add.as_os_str(), f.sub.as_os_str()],
+        vec!["compare".as_ref(), f.add.as_os_str(), f.add_too.as_os_str()],
+        vec!["check".as_ref(), f.div.as_os_str()],
+        vec!["paths".as_ref(), f.branchy.as_os_str()],
+        vec!["run".as_ref(), f.add.as_os_str()],
+        vec!["asm".as_ref(), f.add.as_os_str()],
+        vec!["disasm".as_ref(), f.add.as_os_str()],
+    ];
+    for args in commands {
+        let out = std::process::Command::new(assert_cmd::cargo::cargo_bin("tamarin"))
+            .args(&args)
+            .stdout(full().expect("/dev/full"))
+            .output()
+            .expect("run tamarin");
+        let stderr = String::from_utf8_lossy(&out.stderr);
+        assert_eq!(out.status.code(), Some(2), "{args:?}: {stderr}");
+        assert!(stderr.contains("standard output"), "{args:?}: {stderr}");
+    }
+}
+
+#[test]
+fn the_help_tells_the_exit_statuses() {
+    for cmd in ["compare", "check", "paths", "run", "asm", "disasm"] {
+        let out = tamarin().arg(cmd).arg("--help").output().expect("help");
+        let text = String::from_utf8_lossy(&out.stdout);
+        assert!(text.contains("3 incomplete"), "{cmd}: {text}");
+        assert!(text.contains("2 trouble"), "{cmd}: {text}");
+    }
+    let out = tamarin()
+        .arg("compare")
+        .arg("--help")
+        .output()
+        .expect("help");
+    let text = String::from_utf8_lossy(&out.stdout);
+    assert!(
+        text.contains("[default: 60]"),
+        "a visible default time limit: {text}"
+    );
+}
+
+#[test]
+fn the_time_limit_holds_against_a_long_solver_query() {
+    let dir = tempfile::tempdir().expect("tempdir");
+    let l = write(&dir, "l.asm", HIGH_WORD);
+    let r = write(&dir, "r.asm", HIGH_WORD_BY_HALVES);
+    for engine in ["concolic", "bmc", "auto"] {
+        let start = Instant::now();
+        let out = tamarin()
+            .arg("compare")
+            .arg(&l)
+            .arg(&r)
+            .args([
+                "--timeout",
+                "2",
+                "--solver-timeout",
+                "600000",
+                "--engine",
+                engine,
+            ])
+            .output()
+            .expect("run tamarin");
+        let took = start.elapsed();
+        let text = String::from_utf8_lossy(&out.stdout);
+        // The query alone would take minutes; the bound leaves room for a loaded
+        // machine (BENCHMARKS.md has the measured overshoot).
+        assert!(took < Duration::from_secs(12), "{engine} took {took:?}");
+        assert_eq!(out.status.code(), Some(3), "{engine}: {text}");
+        assert!(text.contains("raise --timeout"), "{engine}: {text}");
+    }
+}
+
+#[test]
+fn output_directories_must_be_empty_unless_forced() {
+    let f = files();
+    let dir = tempfile::tempdir().expect("tempdir");
+    let dump = dir.path().join("dump");
+    std::fs::create_dir(&dump).expect("mkdir");
+    std::fs::write(dump.join("query-09999.smt2"), "old").expect("write");
+    let run = |force: bool| {
+        let mut c = tamarin();
+        c.arg("compare")
+            .arg(&f.add)
+            .arg(&f.sub)
+            .arg("--dump-smt")
+            .arg(&dump);
+        if force {
+            c.arg("--force");
+        }
+        c.output().expect("run tamarin")
+    };
+    let refused = run(false);
+    assert_eq!(refused.status.code(), Some(2));
+    assert!(String::from_utf8_lossy(&refused.stderr).contains("--force"));
+    assert!(
+        dump.join("query-09999.smt2").exists(),
+        "nothing removed without --force"
+    );
+    let forced = run(true);
+    assert_eq!(forced.status.code(), Some(1));
+    assert!(
+        !dump.join("query-09999.smt2").exists(),
+        "the old file is gone"
+    );
+    assert!(dump.join("query-00001.smt2").exists());
+
+    let tests = dir.path().join("tests");
+    std::fs::create_dir(&tests).expect("mkdir");
+    std::fs::write(tests.join("stale.txt"), "old").expect("write");
+    let paths = |force: bool| {
+        let mut c = tamarin();
+        c.arg("paths")
+            .arg(&f.branchy)
+            .arg("--emit-tests")
+            .arg(&tests);
+        if force {
+            c.arg("--force");
+        }
+        status(&mut c)
+    };
+    assert_eq!(paths(false), 2);
+    assert_eq!(paths(true), 0);
+    assert!(!tests.join("stale.txt").exists());
+}
