@@ -114,9 +114,16 @@ fn json_has_the_documented_fields() {
     );
     assert_eq!(v["verdict"], "possibly-equivalent");
     let reasons = v["incomplete"].as_array().expect("incomplete reasons");
-    assert!(reasons
+    let depth = reasons
         .iter()
-        .any(|r| r.as_str().unwrap_or("").contains("depth")));
+        .find(|r| r["kind"] == "depth-bound")
+        .expect("a depth-bound reason");
+    assert!(
+        depth["message"].as_str().unwrap_or("").contains("depth"),
+        "{depth}"
+    );
+    assert_eq!(depth["advice"], "raise --depth");
+    assert_eq!(depth["depth"], 0);
     // The default engine goes on where the path search stopped short.
     let (_, v) = compare_json("fig8-left.asm", "fig8-left.asm", &["--depth", "0"]);
     assert_eq!(v["verdict"], "equivalent", "{v}");

@@ -102,6 +102,10 @@ fn add(a: &Stats, b: &Stats) -> Stats {
     s.restarts += a.restarts;
     s.partial_runs += a.partial_runs;
     s.stopped_runs += a.stopped_runs;
+    s.out_of_fuel_paths = (
+        s.out_of_fuel_paths.0.max(a.out_of_fuel_paths.0),
+        s.out_of_fuel_paths.1.max(a.out_of_fuel_paths.1),
+    );
     s.jump_targets += a.jump_targets;
     s.solver.queries += a.solver.queries;
     s.solver.cache_hits += a.solver.cache_hits;

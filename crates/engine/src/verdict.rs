@@ -141,33 +141,64 @@ pub enum Incomplete {
     Unconfirmed,
 }
 
+impl Incomplete {
+    /// A stable name for the reason, for scripts and for the front end's advice:
+    /// `depth-bound`, `solver-unknown`, `diverged`, `path-budget`, `run-budget`,
+    /// `time-limit`, `interrupted`, `trace-limit`, `pair-budget`, `unconfirmed`, and for
+    /// the merged encoding's uncovered parts `uncovered-jump`, `code-write`,
+    /// `symbolic-code`, `array-fit`, `encoding-budget`.
+    pub fn kind(&self) -> &'static str {
+        match self {
+            Incomplete::DepthCut { .. } => "depth-bound",
+            Incomplete::SolverUnknown { .. } => "solver-unknown",
+            Incomplete::Diverged { .. } => "diverged",
+            Incomplete::PathBudget { .. } => "path-budget",
+            Incomplete::RunBudget { .. } => "run-budget",
+            Incomplete::Timeout { .. } => "time-limit",
+            Incomplete::Interrupted => "interrupted",
+            Incomplete::TraceLimit { .. } => "trace-limit",
+            Incomplete::TooManyPairs { .. } => "pair-budget",
+            Incomplete::Encoding { what } => crate::bmc::unroll::Uncovered::ALL
+                .iter()
+                .find(|u| u.describe() == *what)
+                .map_or("encoding", |u| u.kind()),
+            Incomplete::Unconfirmed => "unconfirmed",
+        }
+    }
+
+    /// Whether the reason is the comparison's time limit (directly, or through queries
+    /// that the limit cut short).
+    pub fn is_time_limit(&self) -> bool {
+        match self {
+            Incomplete::Timeout { .. } => true,
+            Incomplete::SolverUnknown { reason, .. } => reason == crate::solver::TIME_LIMIT_PASSED,
+            _ => false,
+        }
+    }
+}
+
+/// What happened, in words and numbers; what to do about it is the front end's to say
+/// (it knows its options).
 impl fmt::Display for Incomplete {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         match self {
             Incomplete::DepthCut { points, depth } => write!(
                 f,
-                "{points} branch point(s) beyond the depth bound of {depth} path conditions were not explored (raise --depth)"
+                "{points} branch point(s) beyond the depth bound of {depth} path conditions were not explored"
             ),
             Incomplete::SolverUnknown { queries, reason } => write!(
                 f,
-                "the solver could not decide {queries} quer{} ({reason}; raise {})",
+                "the solver could not decide {queries} quer{} ({reason})",
                 if *queries == 1 { "y" } else { "ies" },
-                if reason.contains("time limit of the comparison") {
-                    "--timeout"
-                } else {
-                    "--solver-timeout"
-                }
             ),
             Incomplete::Diverged { runs } => write!(
                 f,
                 "{runs} run(s) did not follow the path the solver predicted"
             ),
             Incomplete::PathBudget { paths } => {
-                write!(f, "stopped after {paths} paths (raise --max-paths)")
+                write!(f, "stopped after {paths} paths")
             }
-            Incomplete::RunBudget { runs } => {
-                write!(f, "stopped after {runs} runs (raise --max-runs)")
-            }
+            Incomplete::RunBudget { runs } => write!(f, "stopped after {runs} runs"),
             Incomplete::Timeout { millis } => {
                 write!(f, "stopped by the time limit after {:.1} s", *millis as f64 / 1000.0)
             }

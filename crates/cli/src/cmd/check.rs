@@ -10,7 +10,8 @@ use tamarin::check::{check, CheckReport, Finding};
 use tamarin_mips::Program;
 
 use super::search::{
-    inputs_json, ms, replay_command, signed, source_line, CliObserver, SearchArgs,
+    inputs_json, ms, reasons_json, replay_command, signed, source_line, CliObserver, SearchArgs,
+    Searcher,
 };
 use crate::args::OutputFormat;
 use crate::diag::{CliError, EXIT_FOUND, EXIT_INCOMPLETE, EXIT_OK};
@@ -101,6 +102,7 @@ fn write_text(
             "every path within {} steps and {} conditions was explored",
             args.search.fuel, args.search.depth
         ),
+        Searcher::Check,
     )?;
     let s = &report.exploration.stats;
     writeln!(
@@ -134,10 +136,10 @@ fn write_json(
     report: &CheckReport,
 ) -> std::io::Result<()> {
     let s = &report.exploration.stats;
-    let incomplete: Vec<String> = report.incomplete().iter().map(|r| r.to_string()).collect();
+    let incomplete = reasons_json(report.incomplete(), Searcher::Check);
     let mut top = json!({
         "findings": report.findings.iter().map(|f| finding_json(program, f)).collect::<Vec<_>>(),
-        "complete": incomplete.is_empty(),
+        "complete": report.incomplete().is_empty(),
         "incomplete": incomplete,
         "stats": {
             "paths": s.paths.0,

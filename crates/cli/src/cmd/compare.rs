@@ -14,8 +14,8 @@ use tamarin::verdict::{Engine, Proof, Verdict};
 use tamarin_mips::{Outcome, Status};
 
 use super::search::{
-    inputs_line, ms, replay_command, signed, status_line, word, CliObserver, FrontendKind,
-    SearchArgs,
+    inputs_line, ms, reason_text, reasons_json, replay_command, signed, status_line, word,
+    CliObserver, FrontendKind, SearchArgs, Searcher,
 };
 use crate::args::OutputFormat;
 use crate::diag::{CliError, EXIT_FOUND, EXIT_INCOMPLETE, EXIT_OK};
@@ -197,7 +197,17 @@ fn write_text(out: &mut impl Write, args: &Args, report: &Report) -> std::io::Re
                 "possibly-equivalent: no difference found, but the search was incomplete:"
             )?;
             for r in reasons {
-                writeln!(out, "  - {r}")?;
+                writeln!(out, "  - {}", reason_text(r, Searcher::Compare))?;
+            }
+            let (l, r) = report.stats.out_of_fuel_paths;
+            if l + r > 0 {
+                // Paths that spin to the fuel make every limit bite sooner: often the
+                // real cause when a correct program is not proved.
+                writeln!(
+                    out,
+                    "  note: {l} left and {r} right path(s) ran out of fuel at {} steps; if the task's runs are shorter, lower --fuel",
+                    args.search.fuel
+                )?;
             }
         }
     }
@@ -331,8 +341,10 @@ fn write_json(out: &mut impl Write, report: &Report) -> std::io::Result<()> {
             top.insert("proof".into(), proof);
         }
         Verdict::PossiblyEquivalent(reasons) => {
-            let reasons: Vec<String> = reasons.iter().map(|r| r.to_string()).collect();
-            top.insert("incomplete".into(), json!(reasons));
+            top.insert(
+                "incomplete".into(),
+                reasons_json(reasons, Searcher::Compare),
+            );
         }
     }
     top.insert(

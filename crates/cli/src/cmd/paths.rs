@@ -10,7 +10,8 @@ use tamarin::concolic::{explore, Exploration, PathReport};
 use tamarin_mips::Status;
 
 use super::search::{
-    inputs_json, inputs_line, ms, replay_command, signed, status_line, CliObserver, SearchArgs,
+    inputs_json, inputs_line, ms, reasons_json, replay_command, signed, status_line, CliObserver,
+    SearchArgs, Searcher,
 };
 use crate::args::{parse_count, OutputFormat};
 use crate::diag::{CliError, EXIT_INCOMPLETE, EXIT_OK};
@@ -132,6 +133,7 @@ fn write_text(out: &mut impl Write, args: &Args, e: &Exploration) -> std::io::Re
             "every path within {} steps and {} conditions is listed",
             args.search.fuel, args.search.depth
         ),
+        Searcher::Paths,
     )?;
     let s = &e.stats;
     writeln!(
@@ -159,11 +161,11 @@ fn write_json(out: &mut impl Write, e: &Exploration) -> std::io::Result<()> {
             Value::Object(m)
         })
         .collect();
-    let incomplete: Vec<String> = e.incomplete.iter().map(|r| r.to_string()).collect();
+    let incomplete = reasons_json(&e.incomplete, Searcher::Paths);
     let s = &e.stats;
     let top = json!({
         "paths": paths,
-        "complete": incomplete.is_empty(),
+        "complete": e.incomplete.is_empty(),
         "incomplete": incomplete,
         "stats": {
             "paths": s.paths.0,

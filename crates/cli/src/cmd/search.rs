@@ -10,6 +10,7 @@ use indicatif::{ProgressBar, ProgressStyle};
 use tamarin::concolic::{Observer, Options, Progress, Side};
 use tamarin::io::{InputSpec, InputValues};
 use tamarin::solver::{ProcessSolver, SolverConfig};
+use tamarin::verdict::Incomplete;
 use tamarin_mips::cpu::DEFAULT_TERMINATION;
 use tamarin_mips::{Outcome, Program, Reg, Status};
 
@@ -454,18 +455,203 @@ pub fn warn(warnings: &[String]) {
     }
 }
 
+/// The searching commands, for advice that names only their own options.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Searcher {
+    Compare,
+    Check,
+    Paths,
+}
+
+/// What a user of `cmd` can do about `reason`: an option of that command to change,
+/// or nothing when no option helps.
+pub fn advice(reason: &Incomplete, cmd: Searcher) -> Option<&'static str> {
+    if reason.is_time_limit() {
+        return Some("raise --timeout, or 0 for none");
+    }
+    match reason.kind() {
+        "depth-bound" => Some("raise --depth"),
+        "solver-unknown" => Some("raise --solver-timeout"),
+        "run-budget" => Some("raise --max-runs"),
+        "path-budget" if cmd == Searcher::Paths => Some("raise --max-paths"),
+        "path-budget" => Some("raise --timeout, or 0 for none"),
+        "trace-limit" => Some("if the task's runs are shorter, lower --fuel"),
+        "uncovered-jump" | "code-write" | "symbolic-code" | "encoding-budget"
+            if cmd == Searcher::Compare =>
+        {
+            Some("--engine concolic may cover it")
+        }
+        _ => None,
+    }
+}
+
+/// One reason as text: what happened and, in parentheses, what to do about it.
+pub fn reason_text(reason: &Incomplete, cmd: Searcher) -> String {
+    match advice(reason, cmd) {
+        Some(a) => format!("{reason} ({a})"),
+        None => reason.to_string(),
+    }
+}
+
+/// One reason as JSON: its stable `kind`, the `message`, the `advice` if any, and its
+/// numbers.
+pub fn reason_json(reason: &Incomplete, cmd: Searcher) -> serde_json::Value {
+    let mut v = serde_json::json!({
+        "kind": reason.kind(),
+        "message": reason.to_string(),
+    });
+    if let Some(a) = advice(reason, cmd) {
+        v["advice"] = a.into();
+    }
+    let numbers: &[(&str, u64)] = match reason {
+        Incomplete::DepthCut { points, depth } => &[("points", *points), ("depth", *depth as u64)],
+        Incomplete::SolverUnknown { queries, .. } => &[("queries", *queries)],
+        Incomplete::Diverged { runs }
+        | Incomplete::RunBudget { runs }
+        | Incomplete::TraceLimit { runs } => &[("runs", *runs)],
+        Incomplete::PathBudget { paths } => &[("paths", *paths)],
+        Incomplete::Timeout { millis } => &[("millis", *millis)],
+        Incomplete::TooManyPairs { pairs } => &[("pairs", *pairs)],
+        _ => &[],
+    };
+    for &(name, n) in numbers {
+        v[name] = n.into();
+    }
+    v
+}
+
+/// The reasons as a JSON list.
+pub fn reasons_json(reasons: &[Incomplete], cmd: Searcher) -> serde_json::Value {
+    reasons.iter().map(|r| reason_json(r, cmd)).collect()
+}
+
 /// `complete: …` or the list of reasons the search was not.
 pub fn write_completeness(
     out: &mut impl std::io::Write,
-    incomplete: &[tamarin::verdict::Incomplete],
+    incomplete: &[Incomplete],
     complete: &str,
+    cmd: Searcher,
 ) -> std::io::Result<()> {
     if incomplete.is_empty() {
         return writeln!(out, "complete: {complete}");
     }
     writeln!(out, "incomplete:")?;
     for r in incomplete {
-        writeln!(out, "  - {r}")?;
+        writeln!(out, "  - {}", reason_text(r, cmd))?;
     }
     Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// One reason of every kind.
+    fn every_reason() -> Vec<Incomplete> {
+        let mut all = vec![
+            Incomplete::DepthCut {
+                points: 3,
+                depth: 50,
+            },
+            Incomplete::SolverUnknown {
+                queries: 2,
+                reason: "timeout".into(),
+            },
+            Incomplete::SolverUnknown {
+                queries: 1,
+                reason: tamarin::solver::TIME_LIMIT_PASSED.into(),
+            },
+            Incomplete::Diverged { runs: 1 },
+            Incomplete::PathBudget { paths: 256 },
+            Incomplete::RunBudget { runs: 10_000 },
+            Incomplete::Timeout { millis: 5000 },
+            Incomplete::Interrupted,
+            Incomplete::TraceLimit { runs: 1 },
+            Incomplete::TooManyPairs { pairs: 100_000 },
+            Incomplete::Unconfirmed,
+        ];
+        all.extend(
+            tamarin::bmc::unroll::Uncovered::ALL
+                .iter()
+                .map(|u| Incomplete::Encoding { what: u.describe() }),
+        );
+        all
+    }
+
+    #[test]
+    fn every_kind_has_a_stable_name_of_its_own() {
+        let kinds: Vec<&str> = every_reason().iter().map(|r| r.kind()).collect();
+        for k in &kinds {
+            assert!(!k.is_empty() && k.chars().all(|c| c.is_ascii_lowercase() || c == '-'));
+            assert_ne!(*k, "encoding", "every uncovered part has its own kind");
+        }
+        let mut distinct = kinds.clone();
+        distinct.sort_unstable();
+        distinct.dedup();
+        // The two solver-unknown reasons share their kind.
+        assert_eq!(distinct.len(), kinds.len() - 1);
+    }
+
+    #[test]
+    fn advice_names_only_options_the_command_has() {
+        use clap::CommandFactory;
+        let cli = crate::Cli::command();
+        for (name, cmd) in [
+            ("compare", Searcher::Compare),
+            ("check", Searcher::Check),
+            ("paths", Searcher::Paths),
+        ] {
+            let sub = cli.find_subcommand(name).expect("subcommand");
+            let longs: Vec<String> = sub
+                .get_arguments()
+                .filter_map(|a| a.get_long())
+                .map(|l| format!("--{l}"))
+                .collect();
+            for reason in every_reason() {
+                let Some(text) = advice(&reason, cmd) else {
+                    continue;
+                };
+                let named: Vec<&str> = text
+                    .split(|c: char| !(c.is_ascii_alphanumeric() || c == '-'))
+                    .filter(|w| w.starts_with("--"))
+                    .collect();
+                assert!(!named.is_empty(), "{text}");
+                for option in named {
+                    assert!(
+                        longs.iter().any(|l| l == option),
+                        "{name}: advice for {} names {option}, which it does not have",
+                        reason.kind()
+                    );
+                }
+            }
+        }
+    }
+
+    #[test]
+    fn a_time_limit_is_never_advised_as_a_solver_timeout() {
+        let r = Incomplete::SolverUnknown {
+            queries: 1,
+            reason: tamarin::solver::TIME_LIMIT_PASSED.into(),
+        };
+        assert_eq!(
+            advice(&r, Searcher::Compare),
+            Some("raise --timeout, or 0 for none")
+        );
+        let v = reason_json(&r, Searcher::Compare);
+        assert_eq!(v["kind"], "solver-unknown");
+        assert_eq!(v["queries"], 1);
+        let depth = reason_json(
+            &Incomplete::DepthCut {
+                points: 3,
+                depth: 50,
+            },
+            Searcher::Check,
+        );
+        assert_eq!(depth["kind"], "depth-bound");
+        assert_eq!(
+            (depth["points"].clone(), depth["depth"].clone()),
+            (3.into(), 50.into())
+        );
+        assert_eq!(depth["advice"], "raise --depth");
+    }
 }

@@ -41,6 +41,25 @@ pub enum Uncovered {
 }
 
 impl Uncovered {
+    pub const ALL: [Uncovered; 5] = [
+        Uncovered::JumpTargets,
+        Uncovered::CodeWrite,
+        Uncovered::SymbolicCode,
+        Uncovered::ArrayFit,
+        Uncovered::Budget,
+    ];
+
+    /// A stable name, the `kind` of the reason it gives (see `Incomplete::kind`).
+    pub fn kind(self) -> &'static str {
+        match self {
+            Uncovered::JumpTargets => "uncovered-jump",
+            Uncovered::CodeWrite => "code-write",
+            Uncovered::SymbolicCode => "symbolic-code",
+            Uncovered::ArrayFit => "array-fit",
+            Uncovered::Budget => "encoding-budget",
+        }
+    }
+
     pub fn describe(self) -> &'static str {
         match self {
             Uncovered::JumpTargets => "an input-dependent jump has too many targets to list",

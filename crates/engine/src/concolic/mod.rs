@@ -163,6 +163,8 @@ pub struct Stats {
     pub partial_runs: u64,
     /// Runs cut short by the time limit or an interrupt (their paths stay open).
     pub stopped_runs: u64,
+    /// Paths found so far, per side, on which every run is out of fuel.
+    pub out_of_fuel_paths: (u64, u64),
     /// Distinct jump targets (classes) explored at input-dependent jumps, both sides.
     pub jump_targets: u64,
     /// Difference queries asked (seen pairs and the final proof step).
@@ -925,6 +927,7 @@ impl<'o> Search<'o> {
             fuel: self.opts.fuel,
         };
         self.stats.paths = self.path_counts();
+        self.stats.out_of_fuel_paths = proof.out_of_fuel;
         self.stats.jump_targets = self.jump_targets.len() as u64;
         self.stats.solver = self.solver.stats;
         self.stats.warnings = self.solver.warnings();
