@@ -29,23 +29,90 @@ pub fn outcomes_differ(left: &Outcome, right: &Outcome) -> bool {
     )
 }
 
-/// The same rules with chosen observables: when both runs end, they differ when any
-/// observed value differs.
+/// How a run, or every run of a path or of a merged state, ends: what the comparison
+/// rules look at.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum Ending {
+    /// Jumped to the termination address: its observables are compared.
+    Done,
+    /// Stopped by a run-time error (of any kind, at any pc).
+    Error,
+    /// Ran out of fuel.
+    OutOfFuel,
+    /// Not known: stopped from outside, or traced only in part.
+    Unknown,
+}
+
+impl Ending {
+    /// The ending of a concrete run.
+    pub fn of(status: &Status) -> Ending {
+        match status {
+            Status::Done => Ending::Done,
+            Status::Error(_) => Ending::Error,
+            Status::OutOfFuel => Ending::OutOfFuel,
+            Status::Stopped => Ending::Unknown,
+        }
+    }
+}
+
+/// What the rules say of two endings.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Rule {
+    /// Never a difference.
+    Same,
+    /// Always a difference.
+    Different,
+    /// A difference exactly when some observed value differs.
+    CompareObservables,
+}
+
+/// The comparison rules, written once: both fail = same; one fails and the other ends
+/// = different; both end = compare the observables; out of fuel (or unknown) on either
+/// side = never a difference. Concrete replay ([`results_differ`]) and the symbolic
+/// difference conditions of both engines ([`observed_differ`]) all go through it.
+pub fn rule(left: Ending, right: Ending) -> Rule {
+    use Ending::*;
+    match (left, right) {
+        (OutOfFuel | Unknown, _) | (_, OutOfFuel | Unknown) => Rule::Same,
+        (Error, Error) => Rule::Same,
+        (Done, Done) => Rule::CompareObservables,
+        (Done, Error) | (Error, Done) => Rule::Different,
+    }
+}
+
+/// The rules with chosen observables, on two concrete runs.
 pub fn results_differ(
     left: &Outcome,
     lobs: &[Observed],
     right: &Outcome,
     robs: &[Observed],
 ) -> bool {
-    match (&left.status, &right.status) {
-        // A run that ran out of fuel, or was stopped from outside, shows nothing.
-        (Status::OutOfFuel | Status::Stopped, _) | (_, Status::OutOfFuel | Status::Stopped) => {
-            false
-        }
-        (Status::Error(_), Status::Error(_)) => false,
-        (Status::Done, Status::Done) => lobs != robs,
-        (Status::Done, Status::Error(_)) | (Status::Error(_), Status::Done) => true,
+    match rule(Ending::of(&left.status), Ending::of(&right.status)) {
+        Rule::Same => false,
+        Rule::Different => true,
+        Rule::CompareObservables => lobs != robs,
     }
+}
+
+/// The symbolic form of "some observed value differs" for two runs that both end: each
+/// observable's terms (one per word or byte), left against right. Observables of
+/// different lengths (output of another length) always differ.
+pub fn observed_differ(
+    store: &mut crate::term::TermStore,
+    left: &[Vec<crate::term::Term>],
+    right: &[Vec<crate::term::Term>],
+) -> crate::term::Term {
+    let mut any = store.bool(false);
+    for (x, y) in left.iter().zip(right) {
+        if x.len() != y.len() {
+            return store.bool(true);
+        }
+        for (&p, &q) in x.iter().zip(y) {
+            let ne = store.ne(p, q);
+            any = store.or(any, ne);
+        }
+    }
+    any
 }
 
 /// A difference, replayed: the inputs and what each program did on them.
@@ -292,5 +359,40 @@ pub fn decide(counterexample: Option<Counterexample>, coverage: Coverage, proof:
         Some(cx) => Verdict::Disequivalent(Box::new(cx)),
         None if coverage.incomplete.is_empty() => Verdict::Equivalent(proof),
         None => Verdict::PossiblyEquivalent(coverage.incomplete),
+    }
+}
+
+#[cfg(test)]
+mod rule_tests {
+    use super::*;
+
+    #[test]
+    fn the_rule_table() {
+        use Ending::*;
+        let all = [Done, Error, OutOfFuel, Unknown];
+        for a in all {
+            for b in all {
+                let want = match (a, b) {
+                    (Done, Done) => Rule::CompareObservables,
+                    (Done, Error) | (Error, Done) => Rule::Different,
+                    _ => Rule::Same,
+                };
+                assert_eq!(rule(a, b), want, "{a:?} {b:?}");
+                assert_eq!(rule(a, b), rule(b, a), "symmetric");
+            }
+        }
+    }
+
+    #[test]
+    fn observed_values_of_other_lengths_differ() {
+        let mut s = crate::term::TermStore::new();
+        let (x, y) = (s.word(1), s.word(1));
+        let same = observed_differ(&mut s, &[vec![x]], &[vec![y]]);
+        assert_eq!(s.as_const(same), Some(0));
+        let t = observed_differ(&mut s, &[vec![x]], &[vec![y, y]]);
+        assert_eq!(s.as_const(t), Some(1));
+        let z = s.word(2);
+        let t = observed_differ(&mut s, &[vec![x], vec![x]], &[vec![y], vec![z]]);
+        assert_eq!(s.as_const(t), Some(1));
     }
 }

@@ -333,29 +333,34 @@ fn merge_reasons(store: &mut TermStore, parts: &[(Uncovered, Term)]) -> Vec<(Unc
 /// The inputs on which the two summaries differ under the comparison rules: both end
 /// and some observable differs, or one ends and the other fails.
 pub fn difference(store: &mut TermStore, left: &Summary, right: &Summary) -> Term {
+    use verdict::{rule, Ending, Rule};
+    // Every pair of ways the two programs can end (out of fuel is not in a summary):
+    // each with its guard and, for a normal end, its observed terms.
+    type Way<'a> = (Ending, Term, Option<&'a [Vec<Term>]>);
+    fn ends(s: &Summary) -> Vec<Way<'_>> {
+        let mut v: Vec<Way<'_>> = s
+            .done
+            .iter()
+            .map(|(_, e)| (Ending::Done, e.guard, Some(e.observed.as_slice())))
+            .collect();
+        v.push((Ending::Error, s.error, None));
+        v
+    }
     let mut any = store.bool(false);
-    for (_, l) in &left.done {
-        for (_, r) in &right.done {
-            let mut ne = store.bool(false);
-            for (x, y) in l.observed.iter().zip(&r.observed) {
-                if x.len() != y.len() {
-                    ne = store.bool(true);
-                    break;
+    for (le, lg, lobs) in ends(left) {
+        for (re, rg, robs) in ends(right) {
+            let differ = match (rule(le, re), &lobs, &robs) {
+                (Rule::Same, ..) => continue,
+                (Rule::Different, ..) => store.bool(true),
+                (Rule::CompareObservables, Some(a), Some(b)) => {
+                    verdict::observed_differ(store, a, b)
                 }
-                for (&p, &q) in x.iter().zip(y) {
-                    let d = store.ne(p, q);
-                    ne = store.or(ne, d);
-                }
-            }
-            let both = store.and(l.guard, r.guard);
-            let d = store.and(both, ne);
+                (Rule::CompareObservables, ..) => store.bool(true),
+            };
+            let both = store.and(lg, rg);
+            let d = store.and(both, differ);
             any = store.or(any, d);
         }
     }
-    let left_done = store.or_all(left.done.iter().map(|(_, e)| e.guard));
-    let right_done = store.or_all(right.done.iter().map(|(_, e)| e.guard));
-    let a = store.and(left_done, right.error);
-    let b = store.and(left.error, right_done);
-    let one_fails = store.or(a, b);
-    store.or(any, one_fails)
+    any
 }

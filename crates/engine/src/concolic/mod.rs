@@ -206,6 +206,18 @@ enum LeafOutcome {
     Partial,
 }
 
+impl LeafOutcome {
+    /// What the comparison rules see: a partial path's ending is not known.
+    fn ending(self) -> verdict::Ending {
+        match self {
+            LeafOutcome::Done => verdict::Ending::Done,
+            LeafOutcome::Error => verdict::Ending::Error,
+            LeafOutcome::OutOfFuel => verdict::Ending::OutOfFuel,
+            LeafOutcome::Partial => verdict::Ending::Unknown,
+        }
+    }
+}
+
 struct SideState {
     program: Program,
     machine: Machine,
@@ -736,33 +748,14 @@ impl<'o> Search<'o> {
 
     /// The condition that two paths' results differ (given both are followed).
     fn diff(&mut self, l: usize, r: usize) -> Term {
-        let (a, b) = (
-            self.sides[0].leaves[l].outcome,
-            self.sides[1].leaves[r].outcome,
-        );
-        match (a, b) {
-            (LeafOutcome::OutOfFuel, _) | (_, LeafOutcome::OutOfFuel) => self.store.bool(false),
-            // Unknown results cannot be compared symbolically (the concrete runs were).
-            (LeafOutcome::Partial, _) | (_, LeafOutcome::Partial) => self.store.bool(false),
-            (LeafOutcome::Error, LeafOutcome::Error) => self.store.bool(false),
-            (LeafOutcome::Done, LeafOutcome::Done) => {
-                let (a, b) = (
-                    self.sides[0].leaves[l].observed.clone(),
-                    self.sides[1].leaves[r].observed.clone(),
-                );
-                let mut any = self.store.bool(false);
-                for (x, y) in a.iter().zip(&b) {
-                    if x.len() != y.len() {
-                        return self.store.bool(true);
-                    }
-                    for (&p, &q) in x.iter().zip(y) {
-                        let ne = self.store.ne(p, q);
-                        any = self.store.or(any, ne);
-                    }
-                }
-                any
+        let (left, right) = (&self.sides[0].leaves[l], &self.sides[1].leaves[r]);
+        match verdict::rule(left.outcome.ending(), right.outcome.ending()) {
+            verdict::Rule::Same => self.store.bool(false),
+            verdict::Rule::Different => self.store.bool(true),
+            verdict::Rule::CompareObservables => {
+                let (a, b) = (left.observed.clone(), right.observed.clone());
+                verdict::observed_differ(&mut self.store, &a, &b)
             }
-            _ => self.store.bool(true),
         }
     }
 
