@@ -288,6 +288,17 @@ impl InputLayout {
         (frontend, stdin)
     }
 
+    /// Prepares a machine (fresh or reset) for a run on `values`: places the array or
+    /// sets the input registers, and gives it the standard input bytes. The one way
+    /// every engine, replay and the harness set up a run.
+    pub fn load(&self, machine: &mut Machine, values: &[u32]) -> Result<(), SetupError> {
+        let (frontend, stdin) = self.run_inputs(values);
+        machine.apply(&frontend)?;
+        self.set_registers(machine, values);
+        machine.set_input(std::sync::Arc::from(stdin));
+        Ok(())
+    }
+
     /// Sets the register inputs on a machine (after the frontend is applied).
     pub fn set_registers(&self, machine: &mut Machine, values: &[u32]) {
         if let InputSpec::Registers(regs) = &self.spec {

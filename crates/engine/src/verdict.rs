@@ -9,8 +9,6 @@
 
 use std::fmt;
 
-use std::sync::Arc;
-
 use tamarin_mips::cpu::{Config, Machine, NoTrace, Outcome, Status};
 use tamarin_mips::Program;
 
@@ -136,11 +134,8 @@ pub fn run_observed(
     values: &[u32],
     what: &[Observable],
 ) -> Option<(Outcome, Vec<Observed>)> {
-    let (frontend, stdin) = layout.run_inputs(values);
     let mut m = Machine::new(program, config);
-    m.apply(&frontend).ok()?;
-    layout.set_registers(&mut m, values);
-    m.set_input(Arc::from(stdin));
+    layout.load(&mut m, values).ok()?;
     let outcome = m.run_to_outcome(&mut NoTrace);
     let observed = what.iter().map(|o| observe(&m, &outcome, o)).collect();
     Some((outcome, observed))

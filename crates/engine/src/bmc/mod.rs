@@ -145,9 +145,8 @@ impl<'o> Checker<'o> {
     fn summarize(&mut self, program: &Program) -> Summary {
         let image_end = program.byte_len();
         let zeros = vec![0u32; self.layout.vars().len()];
-        let (frontend, _) = self.layout.run_inputs(&zeros);
         let mut machine = Machine::new(program, self.config());
-        let fits = machine.apply(&frontend).is_ok();
+        let fits = self.layout.load(&mut machine, &zeros).is_ok();
         let registers = machine.regs().gpr;
         let symbolic_memory = self.layout.symbolic_memory(&mut self.store, program);
         let setup = unroll::Setup {

@@ -15,7 +15,6 @@ pub mod tree;
 use std::time::{Duration, Instant};
 
 use rustc_hash::FxHashSet;
-use std::sync::Arc;
 
 use tamarin_mips::cpu::{Config, Machine, Outcome, Status, Stop};
 use tamarin_mips::Program;
@@ -605,7 +604,6 @@ impl<'o> Search<'o> {
         let image_end = self.sides[side].program.byte_len();
         let termination = self.opts.termination;
         let record = self.opts.dump_trace;
-        let (frontend, stdin) = self.layout.run_inputs(inputs);
         let symbolic = self.layout.symbolic_registers();
         let memory = self
             .layout
@@ -613,15 +611,13 @@ impl<'o> Search<'o> {
         let stdin_terms = self.layout.symbolic_stdin().to_vec();
         let s = &mut self.sides[side];
         s.machine.reset();
-        if s.machine.apply(&frontend).is_err() {
+        if self.layout.load(&mut s.machine, inputs).is_err() {
             // An array that does not fit this program's memory: the run cannot start,
             // so the path stays unexplored.
             let outcome = s.machine.run_to_outcome(&mut tamarin_mips::NoTrace);
             let leaf = self.record_path(side, inputs, &[], &outcome, Vec::new(), (true, false));
             return (outcome, Vec::new(), leaf);
         }
-        self.layout.set_registers(&mut s.machine, inputs);
-        s.machine.set_input(Arc::from(stdin));
         let mut tracer = SymTracer::new(
             &mut self.store,
             s.machine.regs(),
