@@ -19,7 +19,7 @@ use super::state::{self, Key, Mem, State};
 use crate::io::Observable;
 use crate::solver::Answer;
 use crate::term::{BinOp, Evaluator, Node, Term, TermStore};
-use crate::trace::{address_checks, is_instruction};
+use crate::trace::{address_checks, initial_memory, is_instruction};
 
 /// Most targets of one input-dependent jump that the unroller enumerates.
 pub const MAX_JUMP_TARGETS: usize = 64;
@@ -160,13 +160,7 @@ impl<'s, 'a> Unroller<'s, 'a> {
         let image = setup.program.words().clone();
         let image_end = setup.program.byte_len();
         let zero = s.word(0);
-        let mut initial_array = s.const_array(zero);
-        for (k, &w) in image.iter().enumerate() {
-            if w != 0 && (k as u64) * 4 < MEM_SIZE as u64 {
-                let (a, v) = (s.word(4 * k as u32), s.word(w));
-                initial_array = s.store(initial_array, a, v);
-            }
-        }
+        let initial_array = initial_memory(s, &image);
         let fuel_term = s.constant(64, setup.fuel);
         let f = s.bool(false);
         let t = s.bool(true);

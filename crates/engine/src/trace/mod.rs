@@ -443,17 +443,7 @@ impl<'s> SymTracer<'s> {
     fn memory_term(&mut self, image: &[u32]) -> Term {
         let mut m = match self.base {
             Some(m) => m,
-            None => {
-                let zero = self.store.word(0);
-                let mut m = self.store.const_array(zero);
-                for (k, &w) in image.iter().enumerate() {
-                    if w != 0 {
-                        let (a, v) = (self.store.word(4 * k as u32), self.store.word(w));
-                        m = self.store.store(m, a, v);
-                    }
-                }
-                m
-            }
+            None => initial_memory(self.store, image),
         };
         let mut stores: Vec<(u32, Val)> = self.overlay.drain().collect();
         stores.sort_unstable_by_key(|&(a, _)| a);
@@ -800,6 +790,20 @@ pub fn address_checks(s: &mut TermStore, a: Term) -> (Term, Term) {
     let mem = s.word(MEM_SIZE);
     let in_range = s.bin(BinOp::Ult, a, mem);
     (aligned, in_range)
+}
+
+/// The machine's initial memory as an array term: the image's words from address 0
+/// (those inside memory), zero everywhere else. Both engines start from it.
+pub fn initial_memory(s: &mut TermStore, image: &[u32]) -> Term {
+    let zero = s.word(0);
+    let mut m = s.const_array(zero);
+    for (k, &w) in image.iter().enumerate() {
+        if w != 0 && (k as u64) * 4 < MEM_SIZE as u64 {
+            let (a, v) = (s.word(4 * k as u32), s.word(w));
+            m = s.store(m, a, v);
+        }
+    }
+    m
 }
 
 /// The condition that `word` encodes an instruction (the machine's decoder, as a
