@@ -18,11 +18,18 @@
 //!   there is a missed difference: not unsound, a measure of completeness;
 //! - (f) when several engines run, no engine says `equivalent` (either way round)
 //!   where another has a counterexample that replays: the one that said equivalent
-//!   is wrong.
+//!   is wrong;
+//! - (g) on a share of the loop pairs ([`spins`]), one more left-right comparison by
+//!   auto with a huge fuel ([`HUGE_FUEL`]) and a one-second time limit must end soon
+//!   after its limit (however long the programs spin), must not say `equivalent`
+//!   where a counterexample found with the ordinary fuel replays (runs that end within
+//!   a small fuel end the same way with more), and its own counterexample must replay.
 //!
 //! Concrete runs use the same fuel as the comparison: a run out of fuel is never a
 //! difference, exactly as in the verdict's rules. They are run once per pair, for
-//! every engine's verdicts together.
+//! every engine's verdicts together. For an array over the programs' images
+//! ([`Placement::OverData`], [`Placement::OverCode`]) the inputs also hold the words of
+//! both images, so that array words equal to an instruction or to the data are tried.
 
 use std::collections::BTreeMap;
 use std::fmt::{self, Write as _};
@@ -31,14 +38,14 @@ use std::time::{Duration, Instant};
 
 use tamarin::concolic::{Options, Quiet};
 use tamarin::equiv::compare;
-use tamarin::io::{observe, InputLayout, InputSpec, Observable, Observed};
+use tamarin::io::{image_word, observe, InputLayout, InputSpec, Observable, Observed};
 use tamarin::term::TermStore;
 use tamarin::verdict::{results_differ, run_observed, Engine, Incomplete, Verdict};
-use tamarin_mips::cpu::{Config, Machine, NoTrace, Outcome, Status};
+use tamarin_mips::cpu::{Config, Machine, NoTrace, Outcome, Status, Stop};
 use tamarin_mips::Program;
 
 use crate::generate::Shape;
-use crate::pair::{Pair, PairKind};
+use crate::pair::{Pair, PairKind, Placement};
 use crate::prog::Prog;
 use crate::rng::{mix, Rng};
 
@@ -83,6 +90,25 @@ pub struct CheckConfig {
     /// The engines that compare each pair (each checked on its own, and against the
     /// others by check (f)); empty means auto alone.
     pub engines: Vec<Engine>,
+    /// Check (g): one more comparison with a huge fuel on the pairs of [`spins`].
+    pub spin_checks: bool,
+}
+
+/// The fuel of check (g): far more steps than a run can take within its time limit.
+pub const HUGE_FUEL: u64 = 10_000_000_000;
+/// The time limit of check (g)'s comparison.
+pub const HUGE_FUEL_TIMEOUT: Duration = Duration::from_secs(1);
+/// Check (g)'s comparison taking longer than this ignores its time limit (generous,
+/// so that a loaded machine does not fail the check).
+pub const HUGE_FUEL_MAX_TIME: Duration = Duration::from_secs(10);
+/// The longest a replay of check (g)'s counterexample may take: its runs ended within
+/// the comparison's second, so this is generous too.
+const HUGE_FUEL_REPLAY_LIMIT: Duration = Duration::from_secs(30);
+
+/// Whether check (g) runs on `pair` (with [`CheckConfig::spin_checks`]): every other
+/// loop pair, loops being the shape whose programs do not end for some inputs.
+pub fn spins(pair: &Pair) -> bool {
+    pair.shape == Shape::Loop && pair.index.is_multiple_of(4)
 }
 
 impl Default for CheckConfig {
@@ -95,6 +121,7 @@ impl Default for CheckConfig {
             depth: None,
             symmetric: true,
             engines: vec![Engine::Auto],
+            spin_checks: true,
         }
     }
 }
@@ -197,6 +224,11 @@ pub enum FindingKind {
     /// (f) Equivalent by this engine, while another engine has a counterexample that
     /// replays.
     EnginesContradict,
+    /// (g) A comparison with a huge fuel ran far past its time limit.
+    TimeLimitIgnored,
+    /// (g) Equivalent with a huge fuel, while a counterexample found with the ordinary
+    /// fuel replays.
+    MoreFuelEquivalent,
     /// `compare` panicked.
     Crash,
 }
@@ -210,6 +242,8 @@ impl FindingKind {
             FindingKind::SelfDisequivalent => "self-disequivalent",
             FindingKind::AsymmetricVerdict => "asymmetric-verdict",
             FindingKind::EnginesContradict => "engines-contradict",
+            FindingKind::TimeLimitIgnored => "time-limit-ignored",
+            FindingKind::MoreFuelEquivalent => "more-fuel-equivalent",
             FindingKind::Crash => "crash",
         }
     }
@@ -283,6 +317,13 @@ impl EngineRun {
     }
 }
 
+/// What check (g) saw: auto's left-right verdict with a huge fuel, and its time.
+#[derive(Clone, Debug)]
+pub struct SpinCheck {
+    pub kind: Kind,
+    pub time: Duration,
+}
+
 /// Everything checked about one pair.
 #[derive(Clone, Debug)]
 pub struct PairResult {
@@ -290,6 +331,12 @@ pub struct PairResult {
     pub index: u64,
     pub shape: Shape,
     pub pair_kind: PairKind,
+    /// Where the array lies (array pairs only).
+    pub placement: Option<Placement>,
+    /// Check (g), when it ran.
+    pub spin: Option<SpinCheck>,
+    /// The fuel of the comparisons and concrete runs (for the replay commands).
+    pub fuel: u64,
     pub note: String,
     pub left_text: String,
     pub right_text: String,
@@ -392,12 +439,34 @@ impl PairResult {
                 s,
                 "  inputs: {}; observed: {}",
                 match &self.spec {
-                    InputSpec::Array { max_len, .. } =>
-                        format!("an array of at most {max_len} words ($1 address, $2 length)"),
+                    InputSpec::Array { max_len, base } => format!(
+                        "an array of at most {max_len} words{} ($1 address, $2 length)",
+                        match (base, self.placement) {
+                            (Some(b), Some(p)) => format!(" at {b:#x} ({p})"),
+                            (Some(b), None) => format!(" at {b:#x}"),
+                            (None, _) => " right after each program".to_string(),
+                        }
+                    ),
                     InputSpec::Registers(_) => "$1, $2".to_string(),
                 },
                 obs.join(", ")
             );
+        }
+        if let Some(c) = &self.spin {
+            let _ = writeln!(
+                s,
+                "  auto with fuel {HUGE_FUEL} and a {} s time limit: {} in {:.2} s",
+                HUGE_FUEL_TIMEOUT.as_secs_f64(),
+                c.kind,
+                c.time.as_secs_f64()
+            );
+        }
+        let _ = writeln!(
+            s,
+            "  replay (the programs below saved as left.asm and right.asm):"
+        );
+        for r in &self.runs {
+            let _ = writeln!(s, "    {}", self.compare_command(r.engine));
         }
         for f in &self.findings {
             let _ = write!(
@@ -408,7 +477,12 @@ impl PairResult {
                 f.detail
             );
             if let Some(v) = &f.inputs {
-                let _ = write!(s, " [inputs {}]", describe_inputs(&self.spec, v));
+                let _ = write!(
+                    s,
+                    " [inputs {}; run each side: {} (and the same with right.asm)]",
+                    describe_inputs(&self.spec, v),
+                    self.run_command("left.asm", v)
+                );
             }
             s.push('\n');
         }
@@ -439,6 +513,66 @@ impl PairResult {
             self.left_text, self.right_text
         );
         s
+    }
+}
+
+impl PairResult {
+    /// The `tamarin compare` command line that repeats the comparison by `engine`,
+    /// with the programs saved as `left.asm` and `right.asm`.
+    pub fn compare_command(&self, engine: Engine) -> String {
+        let mut c = format!(
+            "tamarin compare left.asm right.asm --engine {} --fuel {}",
+            engine.name(),
+            self.fuel
+        );
+        if let InputSpec::Array { max_len, base } = &self.spec {
+            let _ = write!(c, " --frontend array --max-len {max_len}");
+            if let Some(b) = base {
+                let _ = write!(c, " --array-base {b:#x}");
+            }
+        }
+        if self.observe != [REG3] {
+            let obs: Vec<String> = self.observe.iter().map(|o| o.to_string()).collect();
+            let _ = write!(c, " --observe '{}'", obs.join(","));
+        }
+        c
+    }
+
+    /// The `tamarin run` command line that runs `program` on input `values` (in the
+    /// layout's order) as the concrete checks do.
+    pub fn run_command(&self, program: &str, values: &[u32]) -> String {
+        let mut c = format!("tamarin run {program} --fuel {}", self.fuel);
+        match &self.spec {
+            InputSpec::Array { max_len, base } => {
+                let len = values.first().copied().unwrap_or(0).min(*max_len) as usize;
+                let elems: Vec<String> = values
+                    .iter()
+                    .skip(1)
+                    .take(len)
+                    .map(|v| format!("{v:#x}"))
+                    .collect();
+                let _ = write!(c, " --array '{}'", elems.join(","));
+                if let Some(b) = base {
+                    let _ = write!(c, " --array-base {b:#x}");
+                }
+            }
+            InputSpec::Registers(regs) => {
+                for (r, v) in regs.iter().zip(values) {
+                    match r.index() {
+                        1 => {
+                            let _ = write!(c, " --r1 {v:#x}");
+                        }
+                        2 => {
+                            let _ = write!(c, " --r2 {v:#x}");
+                        }
+                        _ => {
+                            let _ = write!(c, " --reg '{r}={v:#x}'");
+                        }
+                    }
+                }
+            }
+        }
+        c
     }
 }
 
@@ -507,13 +641,16 @@ fn panic_message(p: &(dyn std::any::Any + Send)) -> String {
 }
 
 /// One `compare` by the engine of `opts`, with its counterexample checked by replay
-/// (check (a)).
+/// (check (a)), each replayed run stopped after `replay_limit` if there is one (a run
+/// stopped there is a counterexample that does not replay: its runs ended within the
+/// comparison's time limit).
 fn run_compare(
     left: &Program,
     right: &Program,
     opts: &Options,
     layout: &InputLayout,
     what: &str,
+    replay_limit: Option<Duration>,
     findings: &mut Vec<Finding>,
 ) -> Direction {
     let engine = opts.engine;
@@ -550,14 +687,30 @@ fn run_compare(
     match &report.verdict {
         Verdict::Disequivalent(cx) => {
             let vals: Vec<u32> = cx.inputs.iter().map(|(_, v)| *v).collect();
-            let config = Config::with_fuel(opts.fuel);
-            let l = run_observed(left, config, layout, &vals, &opts.observe);
-            let r = run_observed(right, config, layout, &vals, &opts.observe);
+            let config = |limit: Option<Duration>| {
+                let mut c = Config::with_fuel(opts.fuel);
+                c.stop = Stop::at(limit.map(|d| Instant::now() + d));
+                c
+            };
+            let l = run_observed(left, config(replay_limit), layout, &vals, &opts.observe);
+            let r = run_observed(right, config(replay_limit), layout, &vals, &opts.observe);
             let mut replayed = false;
             match (l, r) {
                 (Some((l, lobs)), Some((r, robs))) => {
                     replayed = results_differ(&l, &lobs, &r, &robs);
-                    if !replayed {
+                    if [l.status, r.status].contains(&Status::Stopped) {
+                        findings.push(Finding {
+                            kind: FindingKind::CounterexampleDoesNotReplay,
+                            engine,
+                            detail: format!(
+                                "{what}: disequivalent, but a replayed run did not end within {:.0} s: left {}, right {}",
+                                replay_limit.unwrap_or_default().as_secs_f64(),
+                                show_observed(&l, &lobs),
+                                show_observed(&r, &robs)
+                            ),
+                            inputs: Some(vals.clone()),
+                        });
+                    } else if !replayed {
                         findings.push(Finding {
                             kind: FindingKind::CounterexampleDoesNotReplay,
                             engine,
@@ -832,11 +985,47 @@ pub fn concrete_inputs(
     extra.into_iter().chain(grid).chain(random)
 }
 
+/// What an array over the programs' images lies on ([`Placement::OverData`],
+/// [`Placement::OverCode`]): arrays made of these words try array words equal to the
+/// instruction or the data word they replace, or to any other word of the images.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct Overlay {
+    /// Each program's image words under the array's slots (zero past the image), left
+    /// then right.
+    pub slots: Vec<Vec<u32>>,
+    /// Every word of both images, each once, in order.
+    pub words: Vec<u32>,
+}
+
+impl Overlay {
+    /// The overlay of an array of at most `max_len` words at `base` on both programs.
+    pub fn new(left: &Program, right: &Program, base: u32, max_len: u32) -> Overlay {
+        let slots = [left, right]
+            .iter()
+            .map(|p| {
+                (0..max_len)
+                    .map(|k| image_word(p, base.wrapping_add(4 * k)))
+                    .collect()
+            })
+            .collect();
+        let mut words = Vec::new();
+        for &w in left.words().iter().chain(right.words().iter()) {
+            if !words.contains(&w) {
+                words.push(w);
+            }
+        }
+        Overlay { slots, words }
+    }
+}
+
 /// The concrete inputs of checks (b) and (e) for an array of at most `max_len` words,
-/// as flat values (`[len, a[0], …, a[max_len - 1]]`): `extra` first; then every length
-/// with all elements one edge value, and every length with one edge value at one
-/// position among zeros (up to three quarters of `n`); then random arrays, each length
-/// equally likely, each element an edge value, a small value or a uniform one.
+/// as flat values (`[len, a[0], …, a[max_len - 1]]`): `extra` first; with an
+/// [`Overlay`], every length of each program's own words under the slots, then (up to
+/// a quarter of `n`, in a seeded order) those with one slot replaced by any image
+/// word, and every length all one image word; then every length with all elements one
+/// edge value, and every length with one edge value at one position among zeros (up
+/// to three quarters of `n` in all); then random arrays, each length equally likely,
+/// each element an edge value, a small value, a uniform one or an image word.
 pub fn array_inputs(
     left: &Prog,
     right: &Prog,
@@ -844,18 +1033,57 @@ pub fn array_inputs(
     n: usize,
     seed: u64,
     extra: &[Vec<u32>],
+    overlay: Option<&Overlay>,
 ) -> impl Iterator<Item = Vec<u32>> {
     let width = max_len as usize + 1;
     let edges = edge_values(left, right, 80);
+    let mut rng = Rng::new(seed);
+    let with = |len: usize, elems: &[u32]| {
+        let mut v = vec![0; width];
+        v[0] = len as u32;
+        for (x, &e) in v.iter_mut().skip(1).zip(elems) {
+            *x = e;
+        }
+        v
+    };
+    let mut first: Vec<Vec<u32>> = Vec::new();
+    let mut over: Vec<Vec<u32>> = Vec::new();
+    let no_words: &[u32] = &[];
+    let mut words = no_words;
+    if let Some(o) = overlay {
+        words = &o.words;
+        for slots in &o.slots {
+            for len in 0..=max_len as usize {
+                let v = with(len, slots);
+                if !first.contains(&v) {
+                    first.push(v);
+                }
+            }
+        }
+        for &w in &o.words {
+            for len in 1..=max_len as usize {
+                over.push(with(len, &vec![w; len]));
+            }
+            for slots in &o.slots {
+                for len in 1..=max_len as usize {
+                    for pos in 0..len {
+                        let mut v = with(len, slots);
+                        v[1 + pos] = w;
+                        over.push(v);
+                    }
+                }
+            }
+        }
+        // A seeded order, so that a cut keeps a spread of words and positions.
+        for i in (1..over.len()).rev() {
+            over.swap(i, rng.below(i + 1));
+        }
+        over.truncate(n / 4);
+    }
     let mut structured: Vec<Vec<u32>> = Vec::new();
     for len in 0..=max_len as usize {
         for &e in &edges {
-            let mut v = vec![0; width];
-            v[0] = len as u32;
-            for x in v.iter_mut().skip(1).take(len) {
-                *x = e;
-            }
-            structured.push(v);
+            structured.push(with(len, &vec![e; len]));
         }
     }
     for len in 1..=max_len as usize {
@@ -868,44 +1096,80 @@ pub fn array_inputs(
             }
         }
     }
-    structured.truncate(n * 3 / 4);
-    let nstruct = structured.len();
-    let mut rng = Rng::new(seed);
+    structured.truncate((n * 3 / 4).saturating_sub(first.len() + over.len()));
+    let nstruct = first.len() + over.len() + structured.len();
     let extra: Vec<Vec<u32>> = extra.to_vec();
+    let words = words.to_vec();
+    let slots = overlay.map(|o| o.slots.clone()).unwrap_or_default();
     let random = (nstruct..n).map(move |_| {
         let len = rng.below(width);
         let mut v = vec![0; width];
         v[0] = len as u32;
+        // Over an image, half the arrays start from one program's own words.
+        let from_image = !slots.is_empty() && rng.chance(0.5);
+        if from_image {
+            let s = rng.pick(&slots);
+            for (x, &w) in v.iter_mut().skip(1).zip(s) {
+                *x = w;
+            }
+        }
         for x in v.iter_mut().skip(1).take(len) {
-            *x = match rng.weighted(&[35, 20, 25, 20]) {
+            if from_image && rng.chance(0.6) {
+                continue;
+            }
+            let weights = if words.is_empty() {
+                [35, 20, 25, 20, 0]
+            } else {
+                [25, 15, 20, 15, 25]
+            };
+            *x = match rng.weighted(&weights) {
                 0 => *rng.pick(&edges),
                 1 => rng.range(-2, 6) as i32 as u32,
                 2 => rng.range(-64, 64) as i32 as u32,
-                _ => rng.next_u32(),
+                3 => rng.next_u32(),
+                _ => *rng.pick(&words),
             };
         }
         v
     });
-    extra.into_iter().chain(structured).chain(random)
+    extra
+        .into_iter()
+        .chain(first)
+        .chain(over)
+        .chain(structured)
+        .chain(random)
 }
 
 /// The concrete inputs of a pair, as flat values in its layout's order: those of
-/// [`concrete_inputs`] for two registers, of [`array_inputs`] for an array.
-fn pair_inputs(
+/// [`concrete_inputs`] for two registers, of [`array_inputs`] for an array (with the
+/// overlay of an array over the images, `left` and `right` being the assembled
+/// programs).
+pub fn pair_inputs(
     pair: &Pair,
+    left: &Program,
+    right: &Program,
     n: usize,
     seed: u64,
     extra: &[Vec<u32>],
 ) -> Box<dyn Iterator<Item = Vec<u32>>> {
     match &pair.inputs {
-        InputSpec::Array { max_len, .. } => Box::new(array_inputs(
-            &pair.left,
-            &pair.right,
-            *max_len,
-            n,
-            seed,
-            extra,
-        )),
+        InputSpec::Array { max_len, base } => {
+            let overlay = match (pair.placement, base) {
+                (Some(p), Some(b)) if p.overlaps_image() => {
+                    Some(Overlay::new(left, right, *b, *max_len))
+                }
+                _ => None,
+            };
+            Box::new(array_inputs(
+                &pair.left,
+                &pair.right,
+                *max_len,
+                n,
+                seed,
+                extra,
+                overlay.as_ref(),
+            ))
+        }
         InputSpec::Registers(_) => {
             let extra: Vec<(u32, u32)> = extra
                 .iter()
@@ -945,19 +1209,71 @@ pub fn check_pair(pair: &Pair, cfg: &CheckConfig) -> PairResult {
         .map(|engine| {
             let mut opts = opts.clone();
             opts.engine = engine;
-            let forward = run_compare(&lp, &rp, &opts, &layout, "left-right", &mut findings);
+            let forward = run_compare(&lp, &rp, &opts, &layout, "left-right", None, &mut findings);
             let backward = (cfg.symmetric && pair.kind != PairKind::Identical)
-                .then(|| run_compare(&rp, &lp, &opts, &layout, "right-left", &mut findings));
+                .then(|| run_compare(&rp, &lp, &opts, &layout, "right-left", None, &mut findings));
             one_engine_checks(pair.kind, engine, forward, backward, &mut findings)
         })
         .collect();
     // (f)
     findings.extend(contradictions(&runs));
     let compare_time = runs.iter().map(EngineRun::time).sum();
+    // (g)
+    let spin = (cfg.spin_checks && spins(pair))
+        .then(|| spin_check(&lp, &rp, &opts, &layout, &runs, &mut findings));
 
     // (b) and (e), and a probe of the behaviours for every pair.
     let start = Instant::now();
-    let mut runner = Runner::new(&lp, &rp, cfg.fuel, layout, pair.observe.clone());
+    let probe = concrete_checks(pair, &lp, &rp, cfg, layout, &mut runs, &mut findings);
+    let concrete_time = start.elapsed();
+
+    PairResult {
+        seed: pair.seed,
+        index: pair.index,
+        shape: pair.shape,
+        pair_kind: pair.kind,
+        placement: pair.placement,
+        spin,
+        fuel: cfg.fuel,
+        note: pair.note.clone(),
+        left_text,
+        right_text,
+        runs,
+        findings,
+        missed: probe.missed,
+        spec: pair.inputs.clone(),
+        observe: pair.observe.clone(),
+        inputs_run: probe.runs,
+        saw_out_of_fuel: probe.saw_out_of_fuel,
+        saw_fault: probe.saw_fault,
+        compare_time,
+        concrete_time,
+    }
+}
+
+/// What the concrete runs of a pair saw.
+struct Probe {
+    /// A concrete difference under some engine's possibly-equivalent verdict.
+    missed: Option<Vec<u32>>,
+    runs: u64,
+    saw_out_of_fuel: bool,
+    saw_fault: bool,
+}
+
+/// Checks (b) and (e) on the engines' verdicts `runs` (each marked `missed` where a
+/// concrete input differs under its possibly-equivalent verdict), and a probe of the
+/// behaviours for every pair: many inputs when some verdict is not disequivalent, a
+/// few otherwise.
+fn concrete_checks(
+    pair: &Pair,
+    lp: &Program,
+    rp: &Program,
+    cfg: &CheckConfig,
+    layout: InputLayout,
+    runs: &mut [EngineRun],
+    findings: &mut Vec<Finding>,
+) -> Probe {
+    let mut runner = Runner::new(lp, rp, cfg.fuel, layout, pair.observe.clone());
     let equivalent: Vec<Engine> = runs
         .iter()
         .filter(|r| r.says(Kind::Equivalent))
@@ -983,7 +1299,7 @@ pub fn check_pair(pair: &Pair, cfg: &CheckConfig) -> PairResult {
     };
     let seed = mix(pair.seed ^ mix(pair.index));
     let mut missed = None;
-    for values in pair_inputs(pair, n, seed, &extra) {
+    for values in pair_inputs(pair, lp, rp, n, seed, &extra) {
         if let Some((l, r)) = runner.differs(&values) {
             if !wants_inputs {
                 continue;
@@ -1001,7 +1317,7 @@ pub fn check_pair(pair: &Pair, cfg: &CheckConfig) -> PairResult {
                     inputs: Some(values.clone()),
                 });
             }
-            for run in &mut runs {
+            for run in runs.iter_mut() {
                 if run.says(Kind::PossiblyEquivalent) && !run.says(Kind::Equivalent) {
                     run.missed = true;
                     missed = Some(values.clone());
@@ -1010,26 +1326,77 @@ pub fn check_pair(pair: &Pair, cfg: &CheckConfig) -> PairResult {
             break;
         }
     }
-    let concrete_time = start.elapsed();
-
-    PairResult {
-        seed: pair.seed,
-        index: pair.index,
-        shape: pair.shape,
-        pair_kind: pair.kind,
-        note: pair.note.clone(),
-        left_text,
-        right_text,
-        runs,
-        findings,
+    Probe {
         missed,
-        spec: pair.inputs.clone(),
-        observe: pair.observe.clone(),
-        inputs_run: runner.runs,
+        runs: runner.runs,
         saw_out_of_fuel: runner.saw_out_of_fuel,
         saw_fault: runner.saw_fault,
-        compare_time,
-        concrete_time,
+    }
+}
+
+/// Check (g): auto compares left-right with [`HUGE_FUEL`] and a time limit of
+/// [`HUGE_FUEL_TIMEOUT`]; it must end within [`HUGE_FUEL_MAX_TIME`], must not say
+/// equivalent where an ordinary comparison's counterexample replays (both its runs
+/// ended within the ordinary fuel, so they end the same way with any more), and its
+/// own counterexample must replay (check (a), with the huge fuel).
+fn spin_check(
+    left: &Program,
+    right: &Program,
+    opts: &Options,
+    layout: &InputLayout,
+    runs: &[EngineRun],
+    findings: &mut Vec<Finding>,
+) -> SpinCheck {
+    let fuel = opts.fuel;
+    let mut opts = opts.clone();
+    opts.engine = Engine::Auto;
+    opts.fuel = HUGE_FUEL;
+    opts.timeout = Some(HUGE_FUEL_TIMEOUT);
+    let what = format!("left-right with fuel {HUGE_FUEL}");
+    let d = run_compare(
+        left,
+        right,
+        &opts,
+        layout,
+        &what,
+        Some(HUGE_FUEL_REPLAY_LIMIT),
+        findings,
+    );
+    if d.time > HUGE_FUEL_MAX_TIME {
+        findings.push(Finding {
+            kind: FindingKind::TimeLimitIgnored,
+            engine: Engine::Auto,
+            detail: format!(
+                "{what} and a time limit of {:.0} s took {:.1} s (said {})",
+                HUGE_FUEL_TIMEOUT.as_secs_f64(),
+                d.time.as_secs_f64(),
+                d.kind
+            ),
+            inputs: None,
+        });
+    }
+    if d.kind == Kind::Equivalent {
+        let witness = runs.iter().find_map(|r| {
+            r.named()
+                .find(|(_, d)| d.kind == Kind::Disequivalent && d.replayed)
+                .map(|(way, d)| (r.engine, way, d))
+        });
+        if let Some((engine, way, w)) = witness {
+            findings.push(Finding {
+                kind: FindingKind::MoreFuelEquivalent,
+                engine: Engine::Auto,
+                detail: format!(
+                    "auto says equivalent {what}, but {} has a counterexample that replays with fuel {} ({way})",
+                    engine.name(),
+                    fuel
+                ),
+                inputs: w.inputs.clone(),
+            });
+        }
+    }
+    SpinCheck {
+        kind: d.kind,
+        time: d.time,
     }
 }
 
@@ -1240,9 +1607,16 @@ pub struct Summary {
     pub compare_time: Duration,
     pub concrete_time: Duration,
     pub slowest: Option<(Duration, u64)>,
-    /// Pairs built to be equal (rewrites) that were found disequivalent, with a
-    /// counterexample that replays: a rewrite of the harness that is not equal.
+    /// Pairs built to be equal (rewrites; not those with an array over the code, which
+    /// a rewrite moves) that were found disequivalent, with a counterexample that
+    /// replays: a rewrite of the harness that is not equal.
     pub rewrite_disequivalent: Vec<u64>,
+    /// Array pairs by where the array lies.
+    pub placements: BTreeMap<Placement, u64>,
+    /// Check (g): how many ran, their verdicts, and the slowest (time, pair index).
+    pub spin_checks: u64,
+    pub spin_verdicts: BTreeMap<Kind, u64>,
+    pub spin_slowest: Option<(Duration, u64)>,
     /// How many reproducers to keep.
     pub keep: usize,
 }
@@ -1308,7 +1682,18 @@ impl Summary {
                 self.reproducers.push(r.reproducer());
             }
         }
+        if let Some(p) = r.placement {
+            *self.placements.entry(p).or_default() += 1;
+        }
+        if let Some(c) = &r.spin {
+            self.spin_checks += 1;
+            *self.spin_verdicts.entry(c.kind).or_default() += 1;
+            if self.spin_slowest.is_none_or(|(t, _)| c.time > t) {
+                self.spin_slowest = Some((c.time, r.index));
+            }
+        }
         if r.pair_kind == PairKind::Rewrite
+            && r.placement != Some(Placement::OverCode)
             && r.runs
                 .iter()
                 .any(|run| run.forward.kind == Kind::Disequivalent)
@@ -1504,6 +1889,28 @@ impl fmt::Display for Summary {
             "missed differences (possibly-equivalent, yet a concrete input differs): {}",
             self.missed
         )?;
+        if !self.placements.is_empty() {
+            let counts: Vec<String> = Placement::ALL
+                .iter()
+                .map(|p| format!("{} {}", p.name(), self.placements.get(p).unwrap_or(&0)))
+                .collect();
+            writeln!(f, "array placements: {}", counts.join(", "))?;
+        }
+        write!(
+            f,
+            "huge-fuel checks (auto, fuel {HUGE_FUEL}, time limit {:.0} s): {}",
+            HUGE_FUEL_TIMEOUT.as_secs_f64(),
+            self.spin_checks
+        )?;
+        if let Some((t, i)) = self.spin_slowest {
+            write!(
+                f,
+                " ({}); slowest {:.2} s (pair {i})",
+                kinds_line(&self.spin_verdicts),
+                t.as_secs_f64()
+            )?;
+        }
+        writeln!(f)?;
         if !self.rewrite_disequivalent.is_empty() {
             writeln!(
                 f,
@@ -1544,6 +1951,271 @@ mod tests {
 
     fn run(engine: Engine, forward: Direction, backward: Option<Direction>) -> EngineRun {
         one_engine_checks(PairKind::Mutant, engine, forward, backward, &mut Vec::new())
+    }
+
+    use crate::prog::{Line, Op, Word, R};
+
+    fn prog(lines: Vec<Line>) -> Prog {
+        Prog {
+            lines,
+            layout_sensitive: true,
+        }
+    }
+
+    fn op(o: Op) -> Line {
+        Line::Op(o)
+    }
+
+    fn data(words: &[u32]) -> impl Iterator<Item = Line> + '_ {
+        words.iter().map(|&w| Line::Data(Word::Num(w)))
+    }
+
+    fn array_pair(left: Prog, right: Prog, placement: Placement, base: u32) -> Pair {
+        Pair {
+            seed: 0,
+            index: 0,
+            shape: Shape::Array,
+            kind: PairKind::Mutant,
+            left,
+            right,
+            note: String::new(),
+            inputs: InputSpec::Array {
+                max_len: Shape::ARRAY_MAX_LEN,
+                base: Some(base),
+            },
+            observe: vec![REG3],
+            placement: Some(placement),
+        }
+    }
+
+    /// `$3 = a[0]`, then six data words from address 8: with an empty array, the read
+    /// sees the first data word. The right program's first data word differs, so the
+    /// two differ exactly on the arrays of length 0.
+    fn over_data_pair(planted: bool) -> Pair {
+        let code = [op(Op::Lw(R(3), 0, R(1))), op(Op::Jr(R(31)))];
+        let words = [5, 6, 7, 8, 9, 10];
+        let mut right_words = words;
+        if planted {
+            right_words[0] = 0x15;
+        }
+        let left = prog(code.iter().cloned().chain(data(&words)).collect());
+        let right = prog(code.iter().cloned().chain(data(&right_words)).collect());
+        array_pair(left, right, Placement::OverData, 8)
+    }
+
+    /// The array at 0, over the first instructions: `$3 = 0; $3 += len` against
+    /// `$3 = len; $3 += 0`, equal unless array words replace them (with one element
+    /// equal to its first instruction, say, the left gives 1 and the right 0).
+    fn over_code_pair() -> Pair {
+        let left = prog(vec![
+            op(Op::Add(R(3), R(0), R(0))),
+            op(Op::Add(R(3), R(3), R(2))),
+            op(Op::Jr(R(31))),
+        ]);
+        let right = prog(vec![
+            op(Op::Add(R(3), R(2), R(0))),
+            op(Op::Add(R(3), R(3), R(0))),
+            op(Op::Jr(R(31))),
+        ]);
+        array_pair(left, right, Placement::OverCode, 0)
+    }
+
+    fn small_config(engines: Vec<Engine>) -> CheckConfig {
+        CheckConfig {
+            inputs: 500,
+            compare_timeout: Some(Duration::from_secs(5)),
+            solver_timeout: Some(Duration::from_secs(1)),
+            engines,
+            spin_checks: false,
+            ..CheckConfig::default()
+        }
+    }
+
+    /// The concrete checks of `pair` against a planted verdict of `kind` by concolic.
+    fn planted(pair: &Pair, kind: Kind) -> (Vec<Finding>, Probe) {
+        let (lp, rp) = (
+            pair.left.assemble().unwrap(),
+            pair.right.assemble().unwrap(),
+        );
+        let layout = InputLayout::declare(&mut TermStore::new(), &pair.inputs, 0);
+        let mut runs = vec![run(Engine::Concolic, direction(kind, false), None)];
+        let mut findings = Vec::new();
+        let cfg = small_config(vec![Engine::Concolic]);
+        let probe = concrete_checks(pair, &lp, &rp, &cfg, layout, &mut runs, &mut findings);
+        (findings, probe)
+    }
+
+    #[test]
+    fn a_false_proof_through_the_data_past_the_array_is_caught() {
+        let (findings, _) = planted(&over_data_pair(true), Kind::Equivalent);
+        assert_eq!(findings.len(), 1, "{findings:?}");
+        assert_eq!(findings[0].kind, FindingKind::EquivalentButDiffers);
+        // The difference is on an empty array: only the data past it tells them apart.
+        assert_eq!(findings[0].inputs.as_ref().map(|v| v[0]), Some(0));
+        // Without the planted difference the same verdict stands.
+        let (findings, probe) = planted(&over_data_pair(false), Kind::Equivalent);
+        assert!(findings.is_empty(), "{findings:?}");
+        assert_eq!(probe.runs, 500);
+        // A possibly-equivalent verdict there is a missed difference.
+        let (findings, probe) = planted(&over_data_pair(true), Kind::PossiblyEquivalent);
+        assert!(findings.is_empty());
+        assert_eq!(probe.missed.map(|v| v[0]), Some(0));
+    }
+
+    #[test]
+    fn a_false_proof_through_array_words_run_as_code_is_caught() {
+        let (findings, _) = planted(&over_code_pair(), Kind::Equivalent);
+        assert_eq!(findings.len(), 1, "{findings:?}");
+        assert_eq!(findings[0].kind, FindingKind::EquivalentButDiffers);
+        let v = findings[0].inputs.clone().unwrap();
+        assert!(v[0] >= 1, "{v:?}");
+        // Placed after the images, the same programs are equal.
+        let mut after = over_code_pair();
+        after.inputs = Shape::Array.input_spec();
+        after.placement = Some(Placement::AfterImage);
+        let (findings, _) = planted(&after, Kind::Equivalent);
+        assert!(findings.is_empty(), "{findings:?}");
+    }
+
+    #[test]
+    fn array_inputs_over_an_image_hold_its_words() {
+        let pair = over_code_pair();
+        let (lp, rp) = (
+            pair.left.assemble().unwrap(),
+            pair.right.assemble().unwrap(),
+        );
+        let overlay = Overlay::new(&lp, &rp, 0, Shape::ARRAY_MAX_LEN);
+        assert_eq!(overlay.slots[0][..3], lp.words()[..]);
+        assert_eq!(overlay.slots[1][3], 0);
+        let inputs: Vec<Vec<u32>> = pair_inputs(&pair, &lp, &rp, 400, 1, &[]).collect();
+        assert_eq!(inputs.len(), 400);
+        // Each program's own code, at every length, comes first.
+        for len in 0..=Shape::ARRAY_MAX_LEN {
+            let mut own = vec![len];
+            own.extend(&overlay.slots[0]);
+            assert!(inputs[..10].contains(&own), "{own:?}");
+        }
+        // Every image word appears as an element somewhere.
+        for w in &overlay.words {
+            assert!(
+                inputs.iter().any(|v| v[1..=v[0] as usize].contains(w)),
+                "{w:#x}"
+            );
+        }
+        // After the images, no overlay.
+        let mut after = pair.clone();
+        after.placement = Some(Placement::AfterImage);
+        after.inputs = Shape::Array.input_spec();
+        let plain: Vec<Vec<u32>> = pair_inputs(&after, &lp, &rp, 400, 1, &[]).collect();
+        assert!(!plain.iter().any(|v| v[0] == 1 && v[1] == lp.words()[1]));
+    }
+
+    #[test]
+    fn engines_see_the_data_past_the_array() {
+        let pair = over_data_pair(true);
+        let r = check_pair(&pair, &small_config(ENGINES.to_vec()));
+        assert!(!r.failed(), "{}", r.reproducer());
+        for run in &r.runs {
+            assert_eq!(run.forward.kind, Kind::Disequivalent, "{}", r.reproducer());
+            assert_eq!(run.forward.inputs.as_ref().map(|v| v[0]), Some(0));
+        }
+        let repro = r.reproducer();
+        assert!(
+            repro
+                .contains("--engine bmc --fuel 2000 --frontend array --max-len 4 --array-base 0x8"),
+            "{repro}"
+        );
+        assert!(repro.contains("at 0x8 (over-data)"), "{repro}");
+    }
+
+    #[test]
+    fn no_engine_proves_equal_what_array_words_run_as_code_tell_apart() {
+        // Code fetched from input words is hard to decide (the engines may well leave
+        // it possibly-equivalent within these limits); a proof would be wrong.
+        let cfg = CheckConfig {
+            compare_timeout: Some(Duration::from_millis(1500)),
+            solver_timeout: Some(Duration::from_millis(500)),
+            ..small_config(vec![Engine::Auto])
+        };
+        let r = check_pair(&over_code_pair(), &cfg);
+        assert!(!r.failed(), "{}", r.reproducer());
+        assert!(!r.runs[0].says(Kind::Equivalent), "{}", r.reproducer());
+        assert!(
+            r.runs[0].says(Kind::Disequivalent) || r.missed.is_some(),
+            "{}",
+            r.reproducer()
+        );
+        assert!(r.reproducer().contains("--array-base 0x0"));
+    }
+
+    #[test]
+    fn a_proof_with_more_fuel_against_a_replayed_counterexample_is_a_finding() {
+        // Both sides the same program: auto proves them equal with any fuel.
+        let p = prog(vec![op(Op::Add(R(3), R(1), R(2))), op(Op::Jr(R(31)))]);
+        let lp = p.assemble().unwrap();
+        let mut opts = small_config(vec![Engine::Auto]).options();
+        opts.inputs = InputSpec::default();
+        let layout = InputLayout::declare(&mut TermStore::new(), &opts.inputs, 0);
+        // An ordinary comparison that (wrongly, here) has a counterexample that replays.
+        let runs = [run(
+            Engine::Concolic,
+            direction(Kind::Disequivalent, true),
+            None,
+        )];
+        let mut findings = Vec::new();
+        let c = spin_check(&lp, &lp, &opts, &layout, &runs, &mut findings);
+        assert_eq!(c.kind, Kind::Equivalent);
+        assert_eq!(findings.len(), 1, "{findings:?}");
+        assert_eq!(findings[0].kind, FindingKind::MoreFuelEquivalent);
+        assert_eq!(findings[0].inputs, Some(vec![7, 9]));
+        // Without that counterexample, nothing.
+        let runs = [run(
+            Engine::Concolic,
+            direction(Kind::PossiblyEquivalent, false),
+            None,
+        )];
+        let mut findings = Vec::new();
+        spin_check(&lp, &lp, &opts, &layout, &runs, &mut findings);
+        assert!(findings.is_empty(), "{findings:?}");
+    }
+
+    #[test]
+    fn a_huge_fuel_comparison_of_spinning_programs_ends_at_its_time_limit() {
+        // Spins when $1 is odd; the right side also when $2 is 7.
+        let spin = |extra: bool| {
+            let mut lines = vec![
+                op(Op::Lis(R(4), Word::Num(2))),
+                op(Op::Divu(R(1), R(4))),
+                op(Op::Mfhi(R(5))),
+                Line::Label("top".into()),
+                op(Op::Bne(R(5), R(0), "top".into())),
+            ];
+            if extra {
+                lines.push(op(Op::Lis(R(6), Word::Num(7))));
+                lines.push(Line::Label("again".into()));
+                lines.push(op(Op::Beq(R(2), R(6), "again".into())));
+            }
+            lines.push(op(Op::Add(R(3), R(2), R(0))));
+            lines.push(op(Op::Jr(R(31))));
+            prog(lines)
+        };
+        let (lp, rp) = (
+            spin(false).assemble().unwrap(),
+            spin(true).assemble().unwrap(),
+        );
+        let opts = small_config(vec![Engine::Auto]).options();
+        let layout = InputLayout::declare(&mut TermStore::new(), &opts.inputs, 0);
+        let mut findings = Vec::new();
+        let start = Instant::now();
+        let c = spin_check(&lp, &rp, &opts, &layout, &[], &mut findings);
+        assert!(findings.is_empty(), "{findings:?}");
+        assert!(
+            start.elapsed() < HUGE_FUEL_MAX_TIME,
+            "{:?}",
+            start.elapsed()
+        );
+        assert_ne!(c.kind, Kind::Equivalent);
+        assert_ne!(c.kind, Kind::Crash);
     }
 
     #[test]

@@ -37,7 +37,9 @@ pub enum Shape {
     Mixed,
     /// Takes an array (`$1` its address, `$2` its length; the array frontend): loops
     /// over the elements (sums, maxima, counts, early exits), sometimes one past the
-    /// end (zero there), comparisons against the length. `$1` is only ever an address.
+    /// end (whatever the memory holds there: zero, image data or code, as the pair's
+    /// [`crate::pair::Placement`] has it), comparisons against the length. `$1` is
+    /// only ever an address.
     Array,
     /// Writes bytes to the output address depending on the inputs (compared with the
     /// output observed as well as `$3`).
@@ -1157,7 +1159,7 @@ impl<'a> Gen<'a> {
     }
 
     /// Elements at fixed indices (the first, the second, ...), some guarded by the
-    /// length, some not (past the end they read as zero).
+    /// length, some not (past the end they read what the memory holds there).
     fn array_fixed(&mut self) {
         for _ in 0..self.rng.range(1, 3) {
             let k = self.rng.range(0, Shape::ARRAY_MAX_LEN as i64) as i16;

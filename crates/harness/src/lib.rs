@@ -15,6 +15,6 @@ pub mod rng;
 
 pub use check::{check_pair, parse_engines, CheckConfig, PairResult, Summary, ENGINES};
 pub use generate::{generate, Shape};
-pub use pair::{make_pair, Pair, PairKind};
+pub use pair::{make_pair, Pair, PairKind, Placement};
 pub use prog::Prog;
 pub use rng::Rng;

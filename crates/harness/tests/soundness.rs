@@ -1,6 +1,7 @@
 //! The soundness harness in `cargo test`: a few hundred seeded pairs across every
-//! shape under the concolic engine, and a few dozen more under the bmc and auto
-//! engines, every verdict checked concretely (see `tamarin_harness::check`). The long
+//! shape under the concolic engine, and a few dozen more under the concolic and bmc
+//! engines with the huge-fuel check on their loop pairs, every verdict checked
+//! concretely (see `tamarin_harness::check`). The long
 //! version is `long_soundness` (ignored) or, better, the `soundness` binary in release:
 //!
 //! ```text
@@ -16,8 +17,8 @@ use std::sync::Mutex;
 use std::time::{Duration, Instant};
 
 use tamarin::verdict::Engine;
-use tamarin_harness::check::{check_pair, CheckConfig, Kind, Summary};
-use tamarin_harness::{make_pair, Shape};
+use tamarin_harness::check::{check_pair, spins, CheckConfig, Kind, Summary};
+use tamarin_harness::{make_pair, Placement, Shape};
 
 fn env_u64(name: &str, default: u64) -> u64 {
     std::env::var(name)
@@ -55,8 +56,9 @@ fn assert_sound(s: &Summary) {
     );
 }
 
-/// The settings of the fast runs: short limits, both directions, 2,000 inputs.
-fn fast_config(engines: Vec<Engine>) -> CheckConfig {
+/// The settings of the fast runs: short limits, both directions, 2,000 inputs; the
+/// huge-fuel check (g) where `spin_checks` (about a second each).
+fn fast_config(engines: Vec<Engine>, spin_checks: bool) -> CheckConfig {
     CheckConfig {
         fuel: 2000,
         inputs: 2000,
@@ -65,6 +67,7 @@ fn fast_config(engines: Vec<Engine>) -> CheckConfig {
         depth: None,
         symmetric: true,
         engines,
+        spin_checks,
     }
 }
 
@@ -73,7 +76,8 @@ fn fast_soundness() {
     let seed = env_u64("TAMARIN_SOUNDNESS_SEED", 1);
     // 25 pairs per shape.
     let pairs = env_u64("TAMARIN_SOUNDNESS_PAIRS", 25 * Shape::ALL.len() as u64);
-    let cfg = fast_config(vec![Engine::Concolic]);
+    // The huge-fuel checks run in `fast_soundness_bmc`, on a few pairs.
+    let cfg = fast_config(vec![Engine::Concolic], false);
     let start = Instant::now();
     let s = run(seed, 0, pairs, 2, &cfg);
     eprintln!("{s}fast soundness: {:.1} s", start.elapsed().as_secs_f64());
@@ -98,6 +102,18 @@ fn fast_soundness() {
     assert!(concolic.verdicts(Kind::Disequivalent) >= pairs / 10, "{s}");
     assert!(concolic.verdicts(Kind::Equivalent) >= pairs / 3, "{s}");
     assert!(s.rewrite_disequivalent.is_empty(), "a wrong rewrite: {s}");
+    // Every array pair has a placement, and arrays lie over data and code too.
+    let arrays: u64 = concolic
+        .by_shape
+        .get(&Shape::Array)
+        .map_or(0, |m| m.values().sum());
+    assert_eq!(s.placements.values().sum::<u64>(), arrays, "{s}");
+    if arrays >= 25 {
+        for p in [Placement::OverData, Placement::OverCode] {
+            assert!(s.placements.contains_key(&p), "no {p} pair: {s}");
+        }
+    }
+    assert_eq!(s.spin_checks, 0);
 }
 
 /// The bounded model checker on pairs of its own (those after `fast_soundness`'s),
@@ -109,7 +125,7 @@ fn fast_soundness_bmc() {
     // 4 pairs per shape.
     let pairs = env_u64("TAMARIN_SOUNDNESS_BMC_PAIRS", 4 * Shape::ALL.len() as u64);
     let first = 25 * Shape::ALL.len() as u64;
-    let cfg = fast_config(vec![Engine::Concolic, Engine::Bmc]);
+    let cfg = fast_config(vec![Engine::Concolic, Engine::Bmc], true);
     let start = Instant::now();
     let s = run(seed, first, pairs, 2, &cfg);
     eprintln!(
@@ -135,6 +151,15 @@ fn fast_soundness_bmc() {
         "{s}"
     );
     assert!(s.rewrite_disequivalent.is_empty(), "a wrong rewrite: {s}");
+    // The huge-fuel check ran on its loop pairs (two of the default forty), each
+    // ending soon after its one-second limit.
+    let spins = (first..first + pairs)
+        .filter(|&i| spins(&make_pair(seed, i)))
+        .count() as u64;
+    assert_eq!(s.spin_checks, spins, "{s}");
+    if pairs >= 4 * Shape::ALL.len() as u64 {
+        assert!(s.spin_checks >= 1, "{s}");
+    }
 }
 
 #[test]

@@ -3,7 +3,7 @@
 //! ```text
 //! cargo run --release -p tamarin-harness --bin soundness -- --pairs 20000 --seed 1 \
 //!     [--engine concolic|bmc|auto|all] [--inputs 100000] [--minutes M] [--jobs N] \
-//!     [--shapes array,output]
+//!     [--shapes array,output] [--no-spin-checks]
 //! ```
 //!
 //! Exits 1 if any check failed (an unsound verdict or a crash of the engine), 0 if not.
@@ -68,6 +68,10 @@ struct Args {
     /// Compare left-right only (skips check (d)).
     #[arg(long)]
     no_symmetric: bool,
+    /// Skip check (g): the extra comparison with a huge fuel and a one-second time
+    /// limit on every other loop pair.
+    #[arg(long)]
+    no_spin_checks: bool,
     /// Failed pairs and missed differences to print in full.
     #[arg(long, default_value_t = 5)]
     show: usize,
@@ -127,6 +131,7 @@ fn main() -> ExitCode {
         depth: args.depth,
         symmetric: !args.no_symmetric,
         engines: args.engine.0.clone(),
+        spin_checks: !args.no_spin_checks,
     };
 
     if let Some(i) = args.only {
