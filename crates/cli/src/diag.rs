@@ -113,6 +113,66 @@ impl CliError {
         }
     }
 
+    /// The error as one JSON object, for `--format json`: `{"error": {"kind",
+    /// "message", "file", "line", "column"}}` (the last three where they are known; an
+    /// assembly error gives its first error's place and every error under "errors").
+    pub fn to_json(&self) -> serde_json::Value {
+        use serde_json::json;
+        let (kind, file, place) = match self {
+            CliError::Load(LoadError::Asm { errors }) => {
+                let first = errors.errors.first().map(|e| (e.line, e.column));
+                ("syntax", Some(errors.path.clone()), first)
+            }
+            CliError::Load(LoadError::Io { path, .. })
+            | CliError::Read { path, .. }
+            | CliError::TooLarge { path, .. } => ("read", Some(path.clone()), None),
+            CliError::Load(e) => ("input", load_path(e), None),
+            CliError::NotText {
+                path, line, column, ..
+            } => (
+                "input",
+                Some(path.clone()),
+                Some((*line as u32, *column as u32)),
+            ),
+            CliError::OutputDir { path, .. } | CliError::Write { path, .. } => {
+                ("write", Some(path.clone()), None)
+            }
+            CliError::Setup(_) => ("setup", None, None),
+            CliError::Usage(_) => ("usage", None, None),
+            CliError::Stdout(_) => ("write", None, None),
+        };
+        let message = match self {
+            // One line: the first error (all of them are under "errors").
+            CliError::Load(LoadError::Asm { errors }) => match errors.errors.first() {
+                Some(e) if errors.errors.len() + errors.more > 1 => format!(
+                    "{}: {} (and {} more)",
+                    errors.path,
+                    e.message,
+                    errors.errors.len() + errors.more - 1
+                ),
+                Some(e) => format!("{}: {}", errors.path, e.message),
+                None => self.to_string(),
+            },
+            _ => self.to_string(),
+        };
+        let mut error = json!({"kind": kind, "message": message});
+        if let Some(f) = file {
+            error["file"] = f.into();
+        }
+        if let Some((line, column)) = place {
+            error["line"] = line.into();
+            error["column"] = column.into();
+        }
+        if let CliError::Load(LoadError::Asm { errors }) = self {
+            error["errors"] = errors
+                .errors
+                .iter()
+                .map(|e| json!({"line": e.line, "column": e.column, "message": e.message}))
+                .collect();
+        }
+        json!({ "error": error })
+    }
+
     /// Prints the error on stderr and gives the exit code to end with.
     pub fn report(&self) -> ExitCode {
         let mut err = io::stderr().lock();
@@ -131,6 +191,36 @@ impl CliError {
         }
         ExitCode::from(self.exit_status())
     }
+}
+
+/// The file a load error names.
+fn load_path(e: &LoadError) -> Option<String> {
+    match e {
+        LoadError::Io { path, .. }
+        | LoadError::IsDirectory { path }
+        | LoadError::UnknownFormat { path }
+        | LoadError::RaggedBinary { path, .. }
+        | LoadError::TooLarge { path, .. }
+        | LoadError::NotText { path, .. } => Some(path.clone()),
+        LoadError::Asm { errors } => Some(errors.path.clone()),
+    }
+}
+
+/// Prints `error` as one JSON line on standard output (for `--format json`); a failure
+/// to write it changes nothing, the message is on stderr anyway.
+pub fn print_json_error(error: &serde_json::Value) {
+    let mut out = io::stdout().lock();
+    let _ = writeln!(out, "{error}");
+    let _ = out.flush();
+}
+
+/// Whether the command line asks for JSON output (`--format json` or
+/// `--format=json`), read from the raw arguments so that it works for errors that
+/// clap itself reports.
+pub fn wants_json(args: &[std::ffi::OsString]) -> bool {
+    args.windows(2)
+        .any(|w| w[0] == "--format" && w[1] == "json")
+        || args.iter().any(|a| a == "--format=json")
 }
 
 /// Whether stderr gets colours.

@@ -44,7 +44,29 @@ enum Command {
 }
 
 fn main() -> ExitCode {
-    let cli = Cli::parse();
+    let raw: Vec<std::ffi::OsString> = std::env::args_os().collect();
+    let json = diag::wants_json(&raw);
+    let cli = match Cli::try_parse_from(&raw) {
+        Ok(cli) => cli,
+        Err(e) => {
+            use clap::error::ErrorKind;
+            let usage = !matches!(
+                e.kind(),
+                ErrorKind::DisplayHelp
+                    | ErrorKind::DisplayVersion
+                    | ErrorKind::DisplayHelpOnMissingArgumentOrSubcommand
+            );
+            if json && usage {
+                let text = e.render().to_string();
+                let first = text.lines().next().unwrap_or("bad usage");
+                let message = first.strip_prefix("error: ").unwrap_or(first);
+                diag::print_json_error(
+                    &serde_json::json!({"error": {"kind": "usage", "message": message}}),
+                );
+            }
+            e.exit();
+        }
+    };
     let result = match cli.command {
         Command::Asm(args) => cmd::asm::execute(args),
         Command::Disasm(args) => cmd::disasm::execute(args),
@@ -53,7 +75,12 @@ fn main() -> ExitCode {
         Command::Check(args) => cmd::check::execute(args),
         Command::Paths(args) => cmd::paths::execute(args),
     };
-    let status = result.unwrap_or_else(|e| e.report());
+    let status = result.unwrap_or_else(|e| {
+        if json && !matches!(&e, diag::CliError::Stdout(_)) {
+            diag::print_json_error(&e.to_json());
+        }
+        e.report()
+    });
     if interrupt::raised() {
         // The report of what was done before Ctrl-C is out; say how it ended.
         return ExitCode::from(diag::EXIT_INTERRUPTED);

@@ -278,3 +278,68 @@ fn output_directories_must_be_empty_unless_forced() {
     assert_eq!(paths(true), 0);
     assert!(!tests.join("stale.txt").exists());
 }
+
+#[test]
+fn with_format_json_an_error_is_one_json_object_on_stdout() {
+    let f = files();
+    let json_error = |args: &[&std::ffi::OsStr]| {
+        let out = tamarin().args(args).output().expect("run tamarin");
+        assert_eq!(out.status.code(), Some(2), "{args:?}");
+        assert!(!out.stderr.is_empty(), "the message is on stderr too");
+        let text = String::from_utf8_lossy(&out.stdout);
+        let v: serde_json::Value = serde_json::from_str(text.trim())
+            .unwrap_or_else(|e| panic!("{args:?}: not one JSON object ({e}): {text}"));
+        v["error"].clone()
+    };
+    let os = |s: &'static str| std::ffi::OsStr::new(s);
+    // A syntax error: the file, line and column of the first error, and every error.
+    let e = json_error(&[
+        os("compare"),
+        f.bad.as_os_str(),
+        f.add.as_os_str(),
+        os("--format"),
+        os("json"),
+    ]);
+    assert_eq!(e["kind"], "syntax", "{e}");
+    assert!(e["file"].as_str().unwrap_or("").ends_with("bad.asm"), "{e}");
+    assert_eq!(
+        (e["line"].clone(), e["column"].clone()),
+        (1.into(), 11.into()),
+        "{e}"
+    );
+    assert_eq!(e["errors"].as_array().map(Vec::len), Some(1), "{e}");
+    // A missing file, a bad option value (reported by the argument parser), a bad
+    // placement, in each searching command and in `run`.
+    let missing = json_error(&[os("run"), os("no-such.asm"), os("--format"), os("json")]);
+    assert_eq!(missing["kind"], "read", "{missing}");
+    let usage = json_error(&[
+        os("check"),
+        f.add.as_os_str(),
+        os("--format=json"),
+        os("--fuel"),
+        os("x"),
+    ]);
+    assert_eq!(usage["kind"], "usage", "{usage}");
+    assert!(
+        usage["message"].as_str().unwrap_or("").contains("--fuel"),
+        "{usage}"
+    );
+    let placed = json_error(&[
+        os("paths"),
+        f.add.as_os_str(),
+        os("--format"),
+        os("json"),
+        os("--frontend"),
+        os("array"),
+        os("--array-base"),
+        os("6"),
+    ]);
+    assert_eq!(placed["kind"], "usage", "{placed}");
+    // Without --format json, stdout stays empty.
+    let out = tamarin()
+        .arg("run")
+        .arg("no-such.asm")
+        .output()
+        .expect("run");
+    assert!(out.stdout.is_empty());
+}

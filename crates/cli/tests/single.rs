@@ -162,7 +162,15 @@ fn paths_stops_at_max_paths_and_says_so() {
         "p.asm",
         "lis $5\n.word 1\nloop:\nadd $4, $4, $5\nbne $4, $1, loop\njr $31\n",
     );
-    let v = json(tamarin().arg("paths").arg(&p).args(["--max-paths", "3"]));
+    // An incomplete list: exit status 3.
+    let v = json_with_status(tamarin().arg("paths").arg(&p).args(["--max-paths", "3"]), 3);
     assert_eq!(v["complete"], false);
+    let reasons = v["incomplete"].as_array().expect("reasons");
+    assert!(
+        reasons
+            .iter()
+            .any(|r| r["kind"] == "path-budget" && r["advice"] == "raise --max-paths"),
+        "{v}"
+    );
     assert!(v["paths"].as_array().map_or(0, Vec::len) <= 4);
 }
