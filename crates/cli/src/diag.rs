@@ -94,6 +94,9 @@ pub enum CliError {
     /// Options that do not fit together or are out of range.
     #[error("{0}")]
     Usage(String),
+    /// The solver command stopped answering like a solver during the search.
+    #[error("the solver failed: {0}")]
+    Solver(String),
     /// Writing the report to standard output failed (a closed pipe is not an error).
     #[error("cannot write to standard output: {0}")]
     Stdout(#[source] io::Error),
@@ -139,6 +142,7 @@ impl CliError {
             }
             CliError::Setup(_) => ("setup", None, None),
             CliError::Usage(_) => ("usage", None, None),
+            CliError::Solver(_) => ("solver", None, None),
             CliError::Stdout(_) => ("write", None, None),
         };
         let message = match self {

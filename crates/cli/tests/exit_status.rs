@@ -343,3 +343,24 @@ fn with_format_json_an_error_is_one_json_object_on_stdout() {
         .expect("run");
     assert!(out.stdout.is_empty());
 }
+
+#[test]
+fn a_solver_that_stops_answering_like_one_is_trouble_not_an_unknown() {
+    let f = files();
+    // Answers `sat` to the start-up probe (no inputs), then `sat` without the values
+    // of the inputs to every real query.
+    let fake = "sh -c 'cat >/dev/null; echo sat'";
+    for cmd in ["compare", "check", "paths"] {
+        let mut c = tamarin();
+        if cmd == "compare" {
+            // A program against itself: only the solver can close the other paths.
+            c.arg(cmd).arg(&f.div).arg(&f.div);
+        } else {
+            c.arg(cmd).arg(&f.div);
+        }
+        let out = c.args(["--solver", fake]).output().expect("run tamarin");
+        let stderr = String::from_utf8_lossy(&out.stderr);
+        assert_eq!(out.status.code(), Some(2), "{cmd}: {stderr}");
+        assert!(stderr.contains("the solver failed"), "{cmd}: {stderr}");
+    }
+}

@@ -115,6 +115,9 @@ fn add(a: &Stats, b: &Stats) -> Stats {
     s.solver.time += a.solver.time;
     s.paths = a.paths;
     s.warnings.extend(a.warnings.iter().cloned());
+    if s.solver_failure.is_none() {
+        s.solver_failure = a.solver_failure.clone();
+    }
     s
 }
 

@@ -45,7 +45,7 @@ pub fn execute(args: Args) -> Result<ExitCode, CliError> {
     let mut observer = CliObserver::new(args.format == OutputFormat::Text);
     let report = check(&program, &opts, &mut observer);
     observer.done();
-    super::search::warn(&report.exploration.stats.warnings);
+    super::search::after_search(&report.exploration.stats)?;
     let mut out = super::stdout();
     match args.format {
         OutputFormat::Text => write_text(&mut out, &args, &program, source.as_deref(), &report),

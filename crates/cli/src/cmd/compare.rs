@@ -62,7 +62,7 @@ pub fn execute(args: Args) -> Result<ExitCode, CliError> {
     let mut observer = CliObserver::new(args.format == OutputFormat::Text);
     let report = equiv::compare(&left, &right, &opts, &mut observer);
     observer.done();
-    super::search::warn(&report.stats.warnings);
+    super::search::after_search(&report.stats)?;
     let mut out = super::stdout();
     match args.format {
         OutputFormat::Text => write_text(&mut out, &args, &report),

@@ -47,7 +47,7 @@ pub fn execute(args: Args) -> Result<ExitCode, CliError> {
     let mut observer = CliObserver::new(args.format == OutputFormat::Text);
     let e = explore(&program, &opts, &mut observer);
     observer.done();
-    super::search::warn(&e.stats.warnings);
+    super::search::after_search(&e.stats)?;
     if let Some(dir) = &args.emit_tests {
         emit_tests(dir, &args, &e)?;
     }

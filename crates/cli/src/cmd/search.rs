@@ -448,10 +448,15 @@ pub fn prepare_dir(dir: &Path, flag: &'static str, force: bool) -> Result<(), Cl
     std::fs::create_dir_all(dir).map_err(fail)
 }
 
-/// Prints the problems a search met that did not stop it.
-pub fn warn(warnings: &[String]) {
-    for w in warnings {
+/// Prints the problems a search met that did not stop it; a solver that stopped
+/// answering like one is the tool's failure (exit status 2), not an unknown.
+pub fn after_search(stats: &tamarin::concolic::Stats) -> Result<(), CliError> {
+    for w in &stats.warnings {
         eprintln!("warning: {w}");
+    }
+    match &stats.solver_failure {
+        Some(e) => Err(CliError::Solver(e.clone())),
+        None => Ok(()),
     }
 }
 

@@ -131,6 +131,7 @@ impl<'o> Checker<'o> {
             solver: self.solver.stats,
             solver_name: self.solver.describe(),
             warnings: self.solver.warnings(),
+            solver_failure: self.solver.failure(),
             total: self.start.elapsed(),
             ..Stats::default()
         };

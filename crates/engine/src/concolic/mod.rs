@@ -173,6 +173,9 @@ pub struct Stats {
     pub solver_name: String,
     /// Problems that did not stop the search (for the user's attention).
     pub warnings: Vec<String>,
+    /// Why the solver backend did not work, if it did not (its answers then counted
+    /// as unknowns, but a front end should report the tool's failure).
+    pub solver_failure: Option<String>,
     pub total: Duration,
 }
 
@@ -454,6 +457,7 @@ impl<'o> Search<'o> {
         self.stats.paths = self.path_counts();
         self.stats.solver = self.solver.stats;
         self.stats.warnings = self.solver.warnings();
+        self.stats.solver_failure = self.solver.failure();
         self.stats.jump_targets = self.jump_targets.len() as u64;
         self.stats.total = self.start.elapsed();
         Exploration {
@@ -920,6 +924,7 @@ impl<'o> Search<'o> {
         self.stats.jump_targets = self.jump_targets.len() as u64;
         self.stats.solver = self.solver.stats;
         self.stats.warnings = self.solver.warnings();
+        self.stats.solver_failure = self.solver.failure();
         self.stats.total = self.start.elapsed();
         let cx = self.found.take().map(|(cx, _, _)| cx);
         Report {

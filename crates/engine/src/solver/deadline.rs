@@ -46,6 +46,9 @@ impl<S: Solver> Solver for DeadlineSolver<S> {
     fn limit_time(&mut self, left: std::time::Duration) {
         self.inner.limit_time(left);
     }
+    fn failure(&self) -> Option<String> {
+        self.inner.failure()
+    }
     fn describe(&self) -> String {
         self.inner.describe()
     }

@@ -70,6 +70,13 @@ pub trait Solver {
     fn warnings(&self) -> Vec<String> {
         Vec::new()
     }
+
+    /// Why the backend is not working, if it is not (a command that does not answer
+    /// like a solver): its answers were unknowns, but the run is the tool's failure,
+    /// which a front end reports as such.
+    fn failure(&self) -> Option<String> {
+        None
+    }
 }
 
 impl<S: Solver + ?Sized> Solver for Box<S> {
@@ -87,6 +94,9 @@ impl<S: Solver + ?Sized> Solver for Box<S> {
     }
     fn warnings(&self) -> Vec<String> {
         (**self).warnings()
+    }
+    fn failure(&self) -> Option<String> {
+        (**self).failure()
     }
 }
 
@@ -138,6 +148,9 @@ impl<S: Solver> Solver for CountingSolver<S> {
     }
     fn describe(&self) -> String {
         self.inner.describe()
+    }
+    fn failure(&self) -> Option<String> {
+        self.inner.failure()
     }
     fn warnings(&self) -> Vec<String> {
         self.inner.warnings()

@@ -21,6 +21,8 @@ pub struct ProcessSolver {
     timeout: Duration,
     /// The next query's limit when the time left is shorter than `timeout`.
     limit: Option<Duration>,
+    /// The first time the command failed to answer like a solver.
+    failure: Option<String>,
     label: String,
 }
 
@@ -50,6 +52,7 @@ impl ProcessSolver {
                     args: words.collect(),
                     timeout,
                     limit: None,
+                    failure: None,
                     label: other.to_string(),
                 });
             }
@@ -59,6 +62,7 @@ impl ProcessSolver {
             args,
             timeout,
             limit: None,
+            failure: None,
             label: name.trim().to_string(),
         })
     }
@@ -129,23 +133,26 @@ impl ProcessSolver {
         if timed_out {
             return Ok(Answer::Unknown("timeout".into()));
         }
-        Ok(parse_answer(store, &vars, &out))
+        parse_answer(store, &vars, &out)
     }
 }
 
 /// Reads `sat`/`unsat`/`unknown` and, after `sat`, the `get-value` list.
-fn parse_answer(store: &TermStore, vars: &[u32], out: &str) -> Answer {
+/// Reads the answer; `Err` when the output is not an SMT-LIB answer at all (a command
+/// that is not a solver, or one that crashed): a failure of the tool, not an unknown.
+fn parse_answer(store: &TermStore, vars: &[u32], out: &str) -> Result<Answer, String> {
     let mut lines = out.lines().map(str::trim).filter(|l| !l.is_empty());
     // Skip diagnostics some solvers print before the answer.
     let first = loop {
         match lines.next() {
             Some(l) if l.starts_with("(error") || l.starts_with("(warning") => continue,
             Some(l) => break l,
-            None => return Answer::Unknown("the solver printed no answer".into()),
+            None => return Err("the solver printed no answer".into()),
         }
     };
     match first {
-        "unsat" => Answer::Unsat,
+        "unsat" => Ok(Answer::Unsat),
+        "unknown" | "timeout" => Ok(Answer::Unknown(first.to_string())),
         "sat" => {
             let rest: Vec<&str> = lines.collect();
             let mut values = vec![0u64; store.var_count()];
@@ -158,12 +165,15 @@ fn parse_answer(store: &TermStore, vars: &[u32], out: &str) -> Answer {
                     .map(|(_, x)| *x);
                 match found {
                     Some(x) => values[v as usize] = x,
-                    None => return Answer::Unknown(format!("the solver gave no value for {name}")),
+                    None => return Err(format!("the solver gave no value for {name}")),
                 }
             }
-            Answer::Sat(Model { values })
+            Ok(Answer::Sat(Model { values }))
         }
-        other => Answer::Unknown(other.to_string()),
+        other => Err(format!(
+            "the solver answered `{}`, not sat, unsat or unknown",
+            other.chars().take(120).collect::<String>()
+        )),
     }
 }
 
@@ -238,8 +248,15 @@ impl Solver for ProcessSolver {
         self.limit = None;
         match answer {
             Ok(a) => a,
-            Err(e) => Answer::Unknown(e),
+            Err(e) => {
+                self.failure.get_or_insert_with(|| e.clone());
+                Answer::Unknown(e)
+            }
         }
+    }
+
+    fn failure(&self) -> Option<String> {
+        self.failure.clone()
     }
 
     fn limit_time(&mut self, left: Duration) {
@@ -274,20 +291,20 @@ mod tests {
         let _ = x;
         assert_eq!(
             parse_answer(&s, &[0], "unsat\n(error \"no model\")"),
-            Answer::Unsat
+            Ok(Answer::Unsat)
         );
         assert!(matches!(
             parse_answer(&s, &[0], "unknown\n"),
-            Answer::Unknown(_)
+            Ok(Answer::Unknown(_))
         ));
-        assert!(matches!(parse_answer(&s, &[0], ""), Answer::Unknown(_)));
         match parse_answer(&s, &[0], "sat\n((|$1| #x0000002a))") {
-            Answer::Sat(m) => assert_eq!(m.values, vec![42]),
+            Ok(Answer::Sat(m)) => assert_eq!(m.values, vec![42]),
             a => panic!("{a:?}"),
         }
-        assert!(matches!(
-            parse_answer(&s, &[0], "(error \"x\")\nsat\n()"),
-            Answer::Unknown(_)
-        ));
+        // Not an answer: the tool's failure, never an unknown or a verdict.
+        assert!(parse_answer(&s, &[0], "").is_err());
+        assert!(parse_answer(&s, &[0], "(error \"x\")\nsat\n()").is_err());
+        assert!(parse_answer(&s, &[0], "(set-logic QF_BV)\n").is_err());
+        assert!(parse_answer(&s, &[0], "maybe").is_err());
     }
 }
