@@ -2,14 +2,16 @@
 //!
 //! Every operation that can fail on some input is a branch point of the trace (a
 //! divisor, an access address, a jump target or a fetched word that depends on the
-//! inputs), so enumerating the program's paths ([`concolic::explore`]) reaches every
+//! inputs), so enumerating the program's paths ([`crate::concolic::explore`]) reaches every
 //! failure within the fuel and depth; each is replayed concretely before it is reported.
 
 use tamarin_mips::cpu::{FaultKind, Status};
 use tamarin_mips::Program;
 
-use crate::concolic::{explore, Exploration, Observer, Options, PathReport};
+use crate::concolic::{explore, Exploration, PathReport};
 use crate::io::{InputLayout, InputValues};
+use crate::options::Options;
+use crate::report::Observer;
 use crate::term::TermStore;
 use crate::verdict::{run_observed, Incomplete};
 

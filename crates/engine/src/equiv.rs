@@ -13,7 +13,9 @@ use std::time::{Duration, Instant};
 use tamarin_mips::Program;
 
 use crate::bmc;
-use crate::concolic::{self, Observer, Options, Report, Stats};
+use crate::concolic;
+use crate::options::Options;
+use crate::report::{Observer, Report, Stats};
 use crate::verdict::{Engine, Incomplete, Verdict};
 
 /// Paths per side that `auto`'s first concolic search may enumerate: beyond them,

@@ -13,6 +13,8 @@ pub mod check;
 pub mod concolic;
 pub mod equiv;
 pub mod io;
+pub mod options;
+pub mod report;
 pub mod solver;
 pub mod term;
 pub mod trace;

@@ -12,7 +12,6 @@ use std::fmt;
 use tamarin_mips::cpu::{Config, Machine, NoTrace, Outcome, Status};
 use tamarin_mips::Program;
 
-use crate::bmc::UnrollStats;
 use crate::io::{observe, InputLayout, InputValues, Observable, Observed};
 
 /// The comparison rules of the report (its Sections 2 and 4.4.3), with `$3` as the
@@ -175,6 +174,71 @@ pub fn replay(
     })
 }
 
+/// What the merged encoding does not follow exactly (each becomes a reason when some
+/// input reaches it).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
+pub enum Uncovered {
+    /// An input-dependent jump with more targets than the unroller lists (64), or whose
+    /// targets the solver could not list.
+    JumpTargets,
+    /// A store that may change the program's own code.
+    CodeWrite,
+    /// Code fetched from a word that depends on the inputs.
+    SymbolicCode,
+    /// The array input does not fit in memory for some lengths.
+    ArrayFit,
+    /// States still running when a budget (terms, time) ran out.
+    Budget,
+}
+
+impl Uncovered {
+    pub const ALL: [Uncovered; 5] = [
+        Uncovered::JumpTargets,
+        Uncovered::CodeWrite,
+        Uncovered::SymbolicCode,
+        Uncovered::ArrayFit,
+        Uncovered::Budget,
+    ];
+
+    /// A stable name, the `kind` of the reason it gives (see `Incomplete::kind`).
+    pub fn kind(self) -> &'static str {
+        match self {
+            Uncovered::JumpTargets => "uncovered-jump",
+            Uncovered::CodeWrite => "code-write",
+            Uncovered::SymbolicCode => "symbolic-code",
+            Uncovered::ArrayFit => "array-fit",
+            Uncovered::Budget => "encoding-budget",
+        }
+    }
+
+    pub fn describe(self) -> &'static str {
+        match self {
+            Uncovered::JumpTargets => "an input-dependent jump has too many targets to list",
+            Uncovered::CodeWrite => "a store may change the program's own code",
+            Uncovered::SymbolicCode => "code is fetched from a word that depends on the inputs",
+            Uncovered::ArrayFit => "the array input does not fit in memory for some lengths",
+            Uncovered::Budget => "the encoding grew past its budget of terms or time",
+        }
+    }
+}
+
+/// Counts of the unrolling.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct UnrollStats {
+    /// Instructions executed symbolically (each by one possibly merged state).
+    pub steps: u64,
+    /// States merged into a waiting one.
+    pub merges: u64,
+    /// States that reached an end (done or error).
+    pub ends: u64,
+    /// States dropped because all their runs were out of fuel.
+    pub out_of_fuel: u64,
+    /// The most states waiting at once.
+    pub peak_states: u64,
+    /// Queries asked to drop states no input reaches (at branches that fork again).
+    pub pruning_queries: u64,
+}
+
 /// A reason why the search could not cover every behaviour.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub enum Incomplete {
@@ -220,7 +284,7 @@ impl Incomplete {
             Incomplete::Interrupted => "interrupted",
             Incomplete::TraceLimit { .. } => "trace-limit",
             Incomplete::TooManyPairs { .. } => "pair-budget",
-            Incomplete::Encoding { what } => crate::bmc::unroll::Uncovered::ALL
+            Incomplete::Encoding { what } => Uncovered::ALL
                 .iter()
                 .find(|u| u.describe() == *what)
                 .map_or("encoding", |u| u.kind()),

@@ -23,8 +23,9 @@ use tamarin_mips::cpu::{Config, Machine, Stop};
 use tamarin_mips::memory::MEM_SIZE;
 use tamarin_mips::Program;
 
-use crate::concolic::{Observer, Options, Report, Stats};
 use crate::io::{InputLayout, InputSpec};
+use crate::options::Options;
+use crate::report::{Observer, Report, Stats};
 use crate::solver::{build_chain, eliminate, Answer, CountingSolver, Solver};
 use crate::term::{BinOp, Term, TermStore};
 use crate::verdict::{self, Counterexample, Coverage, Engine, Incomplete, Proof};

@@ -20,56 +20,10 @@ use crate::io::Observable;
 use crate::solver::Answer;
 use crate::term::{BinOp, Evaluator, Node, Term, TermStore};
 use crate::trace::{address_checks, initial_memory, is_instruction};
+pub use crate::verdict::{Uncovered, UnrollStats};
 
 /// Most targets of one input-dependent jump that the unroller enumerates.
 pub const MAX_JUMP_TARGETS: usize = 64;
-
-/// What the encoding does not follow exactly.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
-pub enum Uncovered {
-    /// An input-dependent jump with more targets than [`MAX_JUMP_TARGETS`], or whose
-    /// targets the solver could not list.
-    JumpTargets,
-    /// A store that may change the program's own code.
-    CodeWrite,
-    /// Code fetched from a word that depends on the inputs.
-    SymbolicCode,
-    /// The array input does not fit in memory for some lengths.
-    ArrayFit,
-    /// States still running when a budget (terms, time) ran out.
-    Budget,
-}
-
-impl Uncovered {
-    pub const ALL: [Uncovered; 5] = [
-        Uncovered::JumpTargets,
-        Uncovered::CodeWrite,
-        Uncovered::SymbolicCode,
-        Uncovered::ArrayFit,
-        Uncovered::Budget,
-    ];
-
-    /// A stable name, the `kind` of the reason it gives (see `Incomplete::kind`).
-    pub fn kind(self) -> &'static str {
-        match self {
-            Uncovered::JumpTargets => "uncovered-jump",
-            Uncovered::CodeWrite => "code-write",
-            Uncovered::SymbolicCode => "symbolic-code",
-            Uncovered::ArrayFit => "array-fit",
-            Uncovered::Budget => "encoding-budget",
-        }
-    }
-
-    pub fn describe(self) -> &'static str {
-        match self {
-            Uncovered::JumpTargets => "an input-dependent jump has too many targets to list",
-            Uncovered::CodeWrite => "a store may change the program's own code",
-            Uncovered::SymbolicCode => "code is fetched from a word that depends on the inputs",
-            Uncovered::ArrayFit => "the array input does not fit in memory for some lengths",
-            Uncovered::Budget => "the encoding grew past its budget of terms or time",
-        }
-    }
-}
 
 /// The runs of one program that end normally with one length of output.
 #[derive(Clone, Debug)]
@@ -77,23 +31,6 @@ pub struct Ending {
     pub guard: Term,
     /// Each observable's terms (one per word or byte).
     pub observed: Vec<Vec<Term>>,
-}
-
-/// Counts of the unrolling.
-#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
-pub struct UnrollStats {
-    /// Instructions executed symbolically (each by one possibly merged state).
-    pub steps: u64,
-    /// States merged into a waiting one.
-    pub merges: u64,
-    /// States that reached an end (done or error).
-    pub ends: u64,
-    /// States dropped because all their runs were out of fuel.
-    pub out_of_fuel: u64,
-    /// The most states waiting at once.
-    pub peak_states: u64,
-    /// Queries asked to drop states no input reaches (at branches that fork again).
-    pub pruning_queries: u64,
 }
 
 /// Every way one program ends within the fuel.

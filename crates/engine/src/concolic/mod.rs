@@ -12,181 +12,23 @@
 mod shrink;
 pub mod tree;
 
+pub use crate::options::Options;
+pub use crate::report::{Observer, Progress, Quiet, Report, Side, Stats};
+
 use std::time::{Duration, Instant};
 
 use rustc_hash::FxHashSet;
 
-use tamarin_mips::cpu::{Config, Machine, Outcome, Status, Stop};
+use tamarin_mips::cpu::{Config, Machine, Outcome, Status};
 use tamarin_mips::Program;
 
-use crate::io::{observe, InputLayout, InputSpec, InputValues, Observable, Observed};
+use crate::io::{observe, InputLayout, InputValues, Observed};
 
-use crate::solver::{
-    build_chain, eliminate, Answer, CountingSolver, Solver, SolverConfig, SolverStats,
-};
+use crate::solver::{build_chain, eliminate, Answer, CountingSolver, Solver};
 use crate::term::{Term, TermStore};
 use crate::trace::{self, PathCond, SymTracer, TraceLimits};
-use crate::verdict::{self, Counterexample, Coverage, Incomplete, Proof, Verdict};
+use crate::verdict::{self, Counterexample, Coverage, Incomplete, Proof};
 use tree::{NodeId, NodeState, PathTree};
-
-/// Settings of a comparison. Every default is here.
-#[derive(Clone, Debug)]
-#[non_exhaustive]
-pub struct Options {
-    /// Steps per run (default 10000).
-    pub fuel: u64,
-    /// Path conditions per query (default 50).
-    pub depth: usize,
-    /// The first inputs, in the order of the input variables (default all 0).
-    pub init_inputs: Vec<u32>,
-    /// How inputs enter the programs (default `$1`, `$2`).
-    pub inputs: InputSpec,
-    /// Bytes of standard input that are inputs (default 0: reads give -1).
-    pub stdin_len: usize,
-    /// What is compared when both runs end (default `$3`).
-    pub observe: Vec<Observable>,
-    /// The solver chain.
-    pub solver: SolverConfig,
-    /// Most inputs to try (default 10000).
-    pub max_runs: u64,
-    /// Time limit for the whole comparison (default none).
-    pub timeout: Option<Duration>,
-    /// Most path pairs to check in the final proof step (default 100000).
-    pub max_pairs: u64,
-    /// Most paths to enumerate when exploring one program (default none).
-    pub max_paths: Option<u64>,
-    /// Produce readable traces for the observer.
-    pub dump_trace: bool,
-    /// The termination address (initial `$31`).
-    pub termination: u32,
-    /// What tracing one run may cost (conditions, new terms); the deadline is set
-    /// from `timeout`.
-    pub trace_limits: TraceLimits,
-    /// Which engine `crate::equiv::compare` uses (default auto).
-    pub engine: verdict::Engine,
-    /// Most terms the merged encoding of both programs may build (default 4,000,000).
-    pub max_encoding_terms: usize,
-    /// Raised from outside (Ctrl-C) to stop the comparison early (default none).
-    pub interrupt: Option<&'static std::sync::atomic::AtomicBool>,
-}
-
-impl Default for Options {
-    fn default() -> Self {
-        Options {
-            fuel: 10_000,
-            depth: 50,
-            init_inputs: Vec::new(),
-            inputs: InputSpec::default(),
-            stdin_len: 0,
-            observe: vec![Observable::Reg(tamarin_mips::Reg::from_bits(3))],
-            solver: SolverConfig::default(),
-            max_runs: 10_000,
-            timeout: None,
-            max_pairs: 100_000,
-            max_paths: None,
-            dump_trace: false,
-            termination: tamarin_mips::cpu::DEFAULT_TERMINATION,
-            trace_limits: TraceLimits::default(),
-            engine: verdict::Engine::Auto,
-            max_encoding_terms: 4_000_000,
-            interrupt: None,
-        }
-    }
-}
-
-impl Options {
-    /// The settings of every concrete run of a search that began at `start`: its fuel
-    /// and termination address, and a stop at the time limit or on an interrupt, so
-    /// that no run outlives the comparison.
-    pub fn machine_config(&self, start: Instant) -> Config {
-        let mut c = Config::with_fuel(self.fuel);
-        c.termination = self.termination;
-        c.stop = Stop::at(self.timeout.map(|t| start + t)).with_flag(self.interrupt);
-        c
-    }
-
-    /// Whether the comparison was interrupted from outside.
-    pub fn interrupted(&self) -> bool {
-        self.interrupt
-            .is_some_and(|f| f.load(std::sync::atomic::Ordering::Relaxed))
-    }
-}
-
-/// Which program.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum Side {
-    Left,
-    Right,
-}
-
-impl Side {
-    pub fn name(self) -> &'static str {
-        match self {
-            Side::Left => "left",
-            Side::Right => "right",
-        }
-    }
-}
-
-/// Where the search stands, for progress displays.
-#[derive(Clone, Copy, Debug, Default)]
-pub struct Progress {
-    pub runs: u64,
-    pub paths: (u64, u64),
-    pub queries: u64,
-    pub elapsed: Duration,
-}
-
-/// Receives what the search shows as it goes.
-pub trait Observer {
-    /// A readable trace of one run (only with [`Options::dump_trace`]).
-    fn trace(&mut self, _side: Side, _inputs: &[(String, u32)], _text: &str) {}
-    /// Called now and then with the search's progress.
-    fn progress(&mut self, _progress: &Progress) {}
-}
-
-/// An observer that ignores everything.
-pub struct Quiet;
-impl Observer for Quiet {}
-
-/// Counts of the work done.
-#[derive(Clone, Debug, Default)]
-pub struct Stats {
-    /// Inputs tried (each one runs both programs).
-    pub runs: u64,
-    /// Distinct paths seen, per side.
-    pub paths: (u64, u64),
-    /// Runs that did not follow the predicted path.
-    pub restarts: u64,
-    /// Runs too long or too large to trace to the end.
-    pub partial_runs: u64,
-    /// Runs cut short by the time limit or an interrupt (their paths stay open).
-    pub stopped_runs: u64,
-    /// Paths found so far, per side, on which every run is out of fuel.
-    pub out_of_fuel_paths: (u64, u64),
-    /// Distinct jump targets (classes) explored at input-dependent jumps, both sides.
-    pub jump_targets: u64,
-    /// Difference queries asked (seen pairs and the final proof step).
-    pub difference_queries: u64,
-    pub solver: SolverStats,
-    /// The solver chain, described.
-    pub solver_name: String,
-    /// Problems that did not stop the search (for the user's attention).
-    pub warnings: Vec<String>,
-    /// Why the solver backend did not work, if it did not (its answers then counted
-    /// as unknowns, but a front end should report the tool's failure).
-    pub solver_failure: Option<String>,
-    pub total: Duration,
-}
-
-/// The full result of a comparison.
-#[derive(Clone, Debug)]
-pub struct Report {
-    pub verdict: Verdict,
-    pub stats: Stats,
-    /// Names of the inputs, in order.
-    pub input_names: Vec<String>,
-}
 
 /// A path that some run took.
 struct Leaf {

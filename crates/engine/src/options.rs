@@ -1,0 +1,94 @@
+//! The settings of a comparison (and of `check` and `explore`), shared by every engine:
+//! every default is here.
+
+use std::time::{Duration, Instant};
+
+use tamarin_mips::cpu::{Config, Stop};
+
+use crate::io::{InputSpec, Observable};
+use crate::solver::SolverConfig;
+use crate::trace::TraceLimits;
+use crate::verdict;
+
+/// Settings of a comparison. Every default is here.
+#[derive(Clone, Debug)]
+#[non_exhaustive]
+pub struct Options {
+    /// Steps per run (default 10000).
+    pub fuel: u64,
+    /// Path conditions per query (default 50).
+    pub depth: usize,
+    /// The first inputs, in the order of the input variables (default all 0).
+    pub init_inputs: Vec<u32>,
+    /// How inputs enter the programs (default `$1`, `$2`).
+    pub inputs: InputSpec,
+    /// Bytes of standard input that are inputs (default 0: reads give -1).
+    pub stdin_len: usize,
+    /// What is compared when both runs end (default `$3`).
+    pub observe: Vec<Observable>,
+    /// The solver chain.
+    pub solver: SolverConfig,
+    /// Most inputs to try (default 10000).
+    pub max_runs: u64,
+    /// Time limit for the whole comparison (default none).
+    pub timeout: Option<Duration>,
+    /// Most path pairs to check in the final proof step (default 100000).
+    pub max_pairs: u64,
+    /// Most paths to enumerate when exploring one program (default none).
+    pub max_paths: Option<u64>,
+    /// Produce readable traces for the observer.
+    pub dump_trace: bool,
+    /// The termination address (initial `$31`).
+    pub termination: u32,
+    /// What tracing one run may cost (conditions, new terms); the deadline is set
+    /// from `timeout`.
+    pub trace_limits: TraceLimits,
+    /// Which engine a comparison uses (default auto: see the `equiv` module).
+    pub engine: verdict::Engine,
+    /// Most terms the merged encoding of both programs may build (default 4,000,000).
+    pub max_encoding_terms: usize,
+    /// Raised from outside (Ctrl-C) to stop the comparison early (default none).
+    pub interrupt: Option<&'static std::sync::atomic::AtomicBool>,
+}
+
+impl Default for Options {
+    fn default() -> Self {
+        Options {
+            fuel: 10_000,
+            depth: 50,
+            init_inputs: Vec::new(),
+            inputs: InputSpec::default(),
+            stdin_len: 0,
+            observe: vec![Observable::Reg(tamarin_mips::Reg::from_bits(3))],
+            solver: SolverConfig::default(),
+            max_runs: 10_000,
+            timeout: None,
+            max_pairs: 100_000,
+            max_paths: None,
+            dump_trace: false,
+            termination: tamarin_mips::cpu::DEFAULT_TERMINATION,
+            trace_limits: TraceLimits::default(),
+            engine: verdict::Engine::Auto,
+            max_encoding_terms: 4_000_000,
+            interrupt: None,
+        }
+    }
+}
+
+impl Options {
+    /// The settings of every concrete run of a search that began at `start`: its fuel
+    /// and termination address, and a stop at the time limit or on an interrupt, so
+    /// that no run outlives the comparison.
+    pub fn machine_config(&self, start: Instant) -> Config {
+        let mut c = Config::with_fuel(self.fuel);
+        c.termination = self.termination;
+        c.stop = Stop::at(self.timeout.map(|t| start + t)).with_flag(self.interrupt);
+        c
+    }
+
+    /// Whether the comparison was interrupted from outside.
+    pub fn interrupted(&self) -> bool {
+        self.interrupt
+            .is_some_and(|f| f.load(std::sync::atomic::Ordering::Relaxed))
+    }
+}

@@ -1,0 +1,83 @@
+//! What a comparison gives back, whichever engine ran it: the report, the counts of the
+//! work done, and the progress an observer sees while it runs.
+
+use std::time::Duration;
+
+use crate::solver::SolverStats;
+use crate::verdict::Verdict;
+
+/// Which program.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Side {
+    Left,
+    Right,
+}
+
+impl Side {
+    pub fn name(self) -> &'static str {
+        match self {
+            Side::Left => "left",
+            Side::Right => "right",
+        }
+    }
+}
+
+/// Where the search stands, for progress displays.
+#[derive(Clone, Copy, Debug, Default)]
+pub struct Progress {
+    pub runs: u64,
+    pub paths: (u64, u64),
+    pub queries: u64,
+    pub elapsed: Duration,
+}
+
+/// Receives what the search shows as it goes.
+pub trait Observer {
+    /// A readable trace of one run (only with [`crate::options::Options::dump_trace`]).
+    fn trace(&mut self, _side: Side, _inputs: &[(String, u32)], _text: &str) {}
+    /// Called now and then with the search's progress.
+    fn progress(&mut self, _progress: &Progress) {}
+}
+
+/// An observer that ignores everything.
+pub struct Quiet;
+impl Observer for Quiet {}
+
+/// Counts of the work done.
+#[derive(Clone, Debug, Default)]
+pub struct Stats {
+    /// Inputs tried (each one runs both programs).
+    pub runs: u64,
+    /// Distinct paths seen, per side.
+    pub paths: (u64, u64),
+    /// Runs that did not follow the predicted path.
+    pub restarts: u64,
+    /// Runs too long or too large to trace to the end.
+    pub partial_runs: u64,
+    /// Runs cut short by the time limit or an interrupt (their paths stay open).
+    pub stopped_runs: u64,
+    /// Paths found so far, per side, on which every run is out of fuel.
+    pub out_of_fuel_paths: (u64, u64),
+    /// Distinct jump targets (classes) explored at input-dependent jumps, both sides.
+    pub jump_targets: u64,
+    /// Difference queries asked (seen pairs and the final proof step).
+    pub difference_queries: u64,
+    pub solver: SolverStats,
+    /// The solver chain, described.
+    pub solver_name: String,
+    /// Problems that did not stop the search (for the user's attention).
+    pub warnings: Vec<String>,
+    /// Why the solver backend did not work, if it did not (its answers then counted
+    /// as unknowns, but a front end should report the tool's failure).
+    pub solver_failure: Option<String>,
+    pub total: Duration,
+}
+
+/// The full result of a comparison.
+#[derive(Clone, Debug)]
+pub struct Report {
+    pub verdict: Verdict,
+    pub stats: Stats,
+    /// Names of the inputs, in order.
+    pub input_names: Vec<String>,
+}
