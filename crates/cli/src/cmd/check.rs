@@ -6,7 +6,7 @@ use std::process::ExitCode;
 
 use clap::Args as ClapArgs;
 use serde_json::{json, Map, Value};
-use tamarin::check::{check, CheckReport, Finding};
+use tamarin::{check, CheckReport, Finding};
 use tamarin_mips::Program;
 
 use super::search::{

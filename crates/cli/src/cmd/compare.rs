@@ -7,10 +7,9 @@ use std::process::ExitCode;
 
 use clap::Args as ClapArgs;
 use serde_json::{json, Map, Value};
-use tamarin::concolic::Report;
-use tamarin::equiv;
-use tamarin::io::{Observable, Observed};
-use tamarin::verdict::{Engine, Proof, Verdict};
+use tamarin::Report;
+use tamarin::{Engine, Proof, Verdict};
+use tamarin::{Observable, Observed};
 use tamarin_mips::{Outcome, Status};
 
 use super::search::{
@@ -60,7 +59,7 @@ pub fn execute(args: Args) -> Result<ExitCode, CliError> {
     opts.observe = args.observe.0.clone();
     opts.engine = args.engine.engine();
     let mut observer = CliObserver::new(args.format == OutputFormat::Text);
-    let report = equiv::compare(&left, &right, &opts, &mut observer);
+    let report = tamarin::compare(&left, &right, &opts, &mut observer);
     observer.done();
     super::search::after_search(&report.stats)?;
     let mut out = super::stdout();
@@ -328,7 +327,7 @@ fn write_json(out: &mut impl Write, report: &Report) -> std::io::Result<()> {
                 "solver": s.solver_name,
             });
             if let (Some((l, r)), Some(obj)) = (&p.encoding, proof.as_object_mut()) {
-                let side = |u: &tamarin::bmc::UnrollStats| {
+                let side = |u: &tamarin::UnrollStats| {
                     json!({"steps": u.steps, "merges": u.merges, "ends": u.ends,
                            "peak_states": u.peak_states,
                            "pruning_queries": u.pruning_queries})

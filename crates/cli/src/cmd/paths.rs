@@ -6,7 +6,7 @@ use std::process::ExitCode;
 
 use clap::Args as ClapArgs;
 use serde_json::{json, Map, Value};
-use tamarin::concolic::{explore, Exploration, PathReport};
+use tamarin::{explore, Exploration, PathReport};
 use tamarin_mips::Status;
 
 use super::search::{

@@ -7,10 +7,10 @@ use std::time::Duration;
 
 use clap::{Args as ClapArgs, ValueEnum};
 use indicatif::{ProgressBar, ProgressStyle};
-use tamarin::concolic::{Observer, Options, Progress, Side};
-use tamarin::io::{InputSpec, InputValues};
-use tamarin::solver::{ProcessSolver, SolverConfig};
-use tamarin::verdict::Incomplete;
+use tamarin::Incomplete;
+use tamarin::{InputSpec, InputValues};
+use tamarin::{Observer, Options, Progress, Side};
+use tamarin::{ProcessSolver, SolverConfig};
 use tamarin_mips::cpu::DEFAULT_TERMINATION;
 use tamarin_mips::{Outcome, Program, Reg, Status};
 
@@ -450,7 +450,7 @@ pub fn prepare_dir(dir: &Path, flag: &'static str, force: bool) -> Result<(), Cl
 
 /// Prints the problems a search met that did not stop it; a solver that stopped
 /// answering like one is the tool's failure (exit status 2), not an unknown.
-pub fn after_search(stats: &tamarin::concolic::Stats) -> Result<(), CliError> {
+pub fn after_search(stats: &tamarin::Stats) -> Result<(), CliError> {
     for w in &stats.warnings {
         eprintln!("warning: {w}");
     }
@@ -564,7 +564,7 @@ mod tests {
             },
             Incomplete::SolverUnknown {
                 queries: 1,
-                reason: tamarin::solver::TIME_LIMIT_PASSED.into(),
+                reason: tamarin::TIME_LIMIT_PASSED.into(),
             },
             Incomplete::Diverged { runs: 1 },
             Incomplete::PathBudget { paths: 256 },
@@ -576,7 +576,7 @@ mod tests {
             Incomplete::Unconfirmed,
         ];
         all.extend(
-            tamarin::bmc::unroll::Uncovered::ALL
+            tamarin::Uncovered::ALL
                 .iter()
                 .map(|u| Incomplete::Encoding { what: u.describe() }),
         );
@@ -636,7 +636,7 @@ mod tests {
     fn a_time_limit_is_never_advised_as_a_solver_timeout() {
         let r = Incomplete::SolverUnknown {
             queries: 1,
-            reason: tamarin::solver::TIME_LIMIT_PASSED.into(),
+            reason: tamarin::TIME_LIMIT_PASSED.into(),
         };
         assert_eq!(
             advice(&r, Searcher::Compare),
