@@ -28,14 +28,14 @@ fn encoding_reason(rs: &[Incomplete], what: &str) -> bool {
 #[test]
 fn a_store_that_may_change_the_code_is_a_reason() {
     let p = common::asm("smc.asm", "sw $1, 0($2)\nadd $3, $1, $0\njr $31\n");
-    let rs = reasons(&bmc(&p, &p, &Options::default()));
+    let rs = reasons(&bmc(&p, &p, &common::load_proof()));
     assert!(encoding_reason(&rs, "own code"), "{rs:?}");
     // The same store, kept off the code by a guard, is covered.
     let guarded = common::asm(
         "guarded.asm",
         "lis $5\n.word 0x1000\nsltu $6, $2, $5\nbne $6, $0, 1\nsw $1, 0($2)\nadd $3, $1, $0\njr $31\n",
     );
-    let report = bmc(&guarded, &guarded, &Options::default());
+    let report = bmc(&guarded, &guarded, &common::load_proof());
     assert!(
         matches!(report.verdict, Verdict::Equivalent(_)),
         "{:?}",
@@ -52,7 +52,7 @@ fn a_jump_with_too_many_targets_is_a_reason() {
     }
     text.push_str("jr $31\n");
     let p = common::asm("table.asm", &text);
-    let rs = reasons(&bmc(&p, &p, &Options::default()));
+    let rs = reasons(&bmc(&p, &p, &common::load_proof()));
     assert!(encoding_reason(&rs, "too many targets"), "{rs:?}");
 }
 
@@ -61,7 +61,9 @@ fn a_small_term_budget_is_a_reason_and_auto_keeps_both_engines_reasons() {
     // A loop on an input-dependent bound: many states before the fuel runs out.
     let text = "lis $5\n.word 1\nloop:\nbeq $1, $0, out\nadd $3, $3, $2\nsub $1, $1, $5\nbeq $0, $0, loop\nout:\njr $31\n";
     let p = common::asm("loop.asm", text);
-    let mut opts = Options::default();
+    let mut opts = common::load_proof();
+    // A smaller fuel keeps the default-budget proof below quick (the reasons are the same).
+    opts.fuel = 2_000;
     opts.max_encoding_terms = 200;
     let rs = reasons(&bmc(&p, &p, &opts));
     assert!(encoding_reason(&rs, "budget"), "{rs:?}");
@@ -75,7 +77,9 @@ fn a_small_term_budget_is_a_reason_and_auto_keeps_both_engines_reasons() {
     );
     assert!(encoding_reason(&rs, "budget"), "{rs:?}");
     // With its default budget the merged encoding proves it.
-    let report = bmc(&p, &p, &Options::default());
+    let mut opts = common::load_proof();
+    opts.fuel = 2_000;
+    let report = bmc(&p, &p, &opts);
     assert!(
         matches!(report.verdict, Verdict::Equivalent(_)),
         "{:?}",
@@ -91,7 +95,7 @@ fn a_counterexample_from_the_encoding_is_replayed_and_small() {
         "r.asm",
         "mult $1, $2\nmflo $3\nmfhi $4\nbeq $4, $0, 2\nlis $3\n.word 7\njr $31\n",
     );
-    let report = bmc(&l, &r, &Options::default());
+    let report = bmc(&l, &r, &common::load_proof());
     let Verdict::Disequivalent(cx) = &report.verdict else {
         panic!("{:?}", report.verdict);
     };
@@ -133,7 +137,7 @@ fn blocks(k: u32, bump: u32) -> (Program, Program) {
 #[test]
 fn auto_hands_multiplying_paths_to_the_merged_encoding() {
     let (l, r) = blocks(10, 0);
-    let opts = Options::default();
+    let opts = common::load_proof();
     let report = tamarin::equiv::compare(&l, &r, &opts, &mut Quiet);
     let Verdict::Equivalent(p) = &report.verdict else {
         panic!("{:?}", report.verdict);
@@ -147,7 +151,7 @@ fn auto_hands_multiplying_paths_to_the_merged_encoding() {
         report.stats.paths
     );
     // A path budget set by the caller is the caller's: auto does not lower it.
-    let mut opts = Options::default();
+    let mut opts = common::load_proof();
     opts.max_paths = Some(2000);
     opts.engine = Engine::Concolic;
     let report = tamarin::equiv::compare(&l, &r, &opts, &mut Quiet);
@@ -158,7 +162,7 @@ fn auto_hands_multiplying_paths_to_the_merged_encoding() {
     );
     // One wrong constant in the last block: found, and replayed.
     let (_, wrong) = blocks(10, 1);
-    let report = tamarin::equiv::compare(&l, &wrong, &Options::default(), &mut Quiet);
+    let report = tamarin::equiv::compare(&l, &wrong, &common::load_proof(), &mut Quiet);
     let Verdict::Disequivalent(cx) = &report.verdict else {
         panic!("{:?}", report.verdict);
     };

@@ -105,3 +105,25 @@ fn the_run_budget_stops_the_search() {
         .iter()
         .any(|i| matches!(i, Incomplete::RunBudget { runs: 5 })));
 }
+
+/// The high word of a product against the same word assembled from 16-bit halves:
+/// equal, and far too hard for a tiny resource limit.
+#[test]
+fn a_resource_limit_is_deterministic_and_makes_an_unknown_not_a_verdict() {
+    let l = asm("multu $1, $2\nmfhi $3\njr $31\n");
+    let r = asm("lis $20\n.word 65536\ndivu $1, $20\nmfhi $4\nmflo $5\ndivu $2, $20\nmfhi $6\nmflo $7\nmultu $4, $6\nmflo $8\nmultu $5, $6\nmflo $9\nmultu $4, $7\nmflo $10\nmultu $5, $7\nmflo $11\ndivu $8, $20\nmflo $12\nadd $13, $9, $12\ndivu $13, $20\nmfhi $14\nmflo $15\nadd $14, $14, $10\ndivu $14, $20\nmflo $16\nadd $3, $11, $15\nadd $3, $3, $16\njr $31\n");
+    let mut opts = Options::default();
+    opts.solver.timeout = Duration::from_secs(600);
+    opts.solver.resource_limit = Some(10_000);
+    for _ in 0..2 {
+        let start = Instant::now();
+        let v = compare(&l, &r, &opts, &mut Quiet).verdict;
+        let rs = reasons(&v);
+        assert!(
+            rs.iter()
+                .any(|r| matches!(r, Incomplete::SolverUnknown { .. })),
+            "{v:?}"
+        );
+        assert!(start.elapsed() < Duration::from_secs(60));
+    }
+}

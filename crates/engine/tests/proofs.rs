@@ -1,7 +1,12 @@
 //! Proofs of bounded equivalence, cross-checked: pairs that agree only for non-obvious
-//! reasons come out `equivalent`, a differential test of 100,000 random and edge inputs
-//! finds no difference on any of them, and each pair's one-instruction mutant comes out
+//! reasons come out `equivalent`, a differential test of random and edge inputs (5,000
+//! by default, 100,000 in the long run: `TAMARIN_PROOF_INPUTS`) finds no difference on
+//! any of them, and each pair's one-instruction mutant comes out
 //! `disequivalent` with a counterexample that replays. Every engine gives every verdict.
+//! Queries are bounded by Z3's deterministic resource limit, not by the clock, so no
+//! verdict here depends on the machine's load.
+
+mod common;
 
 use tamarin::concolic::{Options, Quiet, Report};
 use tamarin::verdict::{outcomes_differ, Engine, Verdict};
@@ -87,11 +92,11 @@ fn assert_proved(report: &Report, engine: Engine, what: &str) {
 /// against `left` with every engine.
 fn proved_and_mutant_refuted(left: &str, right: &str, mutant: &str) {
     let (l, r, m) = (asm(left), asm(right), asm(mutant));
-    let opts = Options::default();
+    let opts = common::load_proof();
     for engine in ENGINES {
         assert_proved(&compare(&l, &r, &opts, engine), engine, "the pair");
     }
-    differential(&l, &r, opts.fuel, 100_000);
+    differential(&l, &r, opts.fuel, common::proof_inputs());
     for engine in ENGINES {
         let report = compare(&l, &m, &opts, engine);
         let Verdict::Disequivalent(cx) = &report.verdict else {
@@ -233,12 +238,12 @@ fn the_paper_proofs_are_cross_checked() {
         ("fig1-left.asm", "fig2-right.asm", 10),
     ] {
         let (lp, rp) = (load(l), load(r));
-        let mut opts = Options::default();
+        let mut opts = common::load_proof();
         opts.fuel = fuel;
         for engine in ENGINES {
             assert_proved(&compare(&lp, &rp, &opts, engine), engine, l);
         }
-        differential(&lp, &rp, fuel, 100_000);
+        differential(&lp, &rp, fuel, common::proof_inputs());
     }
 }
 
@@ -256,7 +261,7 @@ fn the_merged_encoding_proves_what_path_enumeration_cannot_afford() {
         "{guard}sub $6, $1, $7\nmultu $1, $6\nmflo $3\nlis $8\n.word 2\ndivu $3, $8\nmflo $3\njr $31\nzero:\nadd $3, $0, $0\njr $31\n"
     );
     let (l, r) = (asm(&looped), asm(&closed));
-    let mut opts = Options::default();
+    let mut opts = common::load_proof();
     opts.max_runs = 100;
     let report = compare(&l, &r, &opts, Engine::Concolic);
     assert!(
@@ -266,7 +271,7 @@ fn the_merged_encoding_proves_what_path_enumeration_cannot_afford() {
     );
     assert_proved(&compare(&l, &r, &opts, Engine::Bmc), Engine::Bmc, "bmc");
     assert_proved(&compare(&l, &r, &opts, Engine::Auto), Engine::Bmc, "auto");
-    differential(&l, &r, opts.fuel, 100_000);
+    differential(&l, &r, opts.fuel, common::proof_inputs());
     // Off by one in the closed form: n * (n + 1) / 2.
     let mutant = closed.replace("sub $6, $1, $7", "add $6, $1, $7");
     let report = compare(&l, &asm(&mutant), &opts, Engine::Bmc);

@@ -174,6 +174,9 @@ pub struct SolverConfig {
     /// The backend: `None` for Z3 in process, or a solver command (see
     /// [`ProcessSolver::from_name`]).
     pub external: Option<String>,
+    /// Z3's deterministic resource limit per query (`rlimit`; default none): unlike a
+    /// timeout, the same query meets it the same way however loaded the machine is.
+    pub resource_limit: Option<u32>,
 }
 
 impl Default for SolverConfig {
@@ -184,6 +187,7 @@ impl Default for SolverConfig {
             caching: false,
             dump_dir: None,
             external: None,
+            resource_limit: None,
         }
     }
 }
@@ -206,7 +210,10 @@ impl Solver for Unavailable {
 /// after it.
 pub fn build_chain(config: &SolverConfig, deadline: Option<Instant>) -> Box<dyn Solver> {
     let backend: Box<dyn Solver> = match &config.external {
-        None => Box::new(Z3Solver::new(config.z3_mode, config.timeout)),
+        None => Box::new(
+            Z3Solver::new(config.z3_mode, config.timeout)
+                .with_resource_limit(config.resource_limit),
+        ),
         Some(cmd) => match ProcessSolver::from_name(cmd, config.timeout) {
             Ok(p) => Box::new(p),
             Err(e) => Box::new(Unavailable(e)),

@@ -46,6 +46,8 @@ pub struct Z3Solver {
     timeout: Duration,
     /// The next query's limit when the time left is shorter than `timeout`.
     limit: Option<Duration>,
+    /// Z3's deterministic resource limit per query.
+    rlimit: Option<u32>,
     /// Set while lowering a node whose operand has the wrong sort.
     invalid: std::cell::Cell<bool>,
     lowered: Vec<Option<Lowered>>,
@@ -62,12 +64,19 @@ impl Z3Solver {
             mode,
             timeout,
             limit: None,
+            rlimit: None,
             invalid: std::cell::Cell::new(false),
             lowered: Vec::new(),
             vars: Vec::new(),
             shared: None,
             shared_uses: 0,
         }
+    }
+
+    /// Also bounds each query by Z3's deterministic resource count.
+    pub fn with_resource_limit(mut self, rlimit: Option<u32>) -> Z3Solver {
+        self.rlimit = rlimit;
+        self
     }
 
     /// This query's limit: the per-query timeout, or the time left if shorter.
@@ -79,6 +88,9 @@ impl Z3Solver {
         let mut p = Params::new();
         let ms = timeout.as_millis().clamp(1, u32::MAX as u128) as u32;
         p.set_u32("timeout", ms);
+        if let Some(r) = self.rlimit {
+            p.set_u32("rlimit", r);
+        }
         p
     }
 

@@ -551,3 +551,22 @@ pub fn compare_all(left: &Program, right: &Program, opts: &Options) -> (Report, 
         _ => unreachable!("three reports"),
     }
 }
+
+/// Options whose verdicts do not depend on the machine's load: each query is bounded by
+/// Z3's deterministic resource limit (generous), and the wall-clock limit per query is a
+/// ten-minute backstop that a loaded machine does not reach.
+pub fn load_proof() -> Options {
+    let mut o = Options::default();
+    o.solver.timeout = std::time::Duration::from_secs(600);
+    o.solver.resource_limit = Some(2_000_000_000);
+    o
+}
+
+/// How many random inputs a proof is cross-checked on: `TAMARIN_PROOF_INPUTS`, or 5,000
+/// (the long run in `.ci/run` uses 100,000).
+pub fn proof_inputs() -> usize {
+    std::env::var("TAMARIN_PROOF_INPUTS")
+        .ok()
+        .and_then(|v| v.parse().ok())
+        .unwrap_or(5_000)
+}
