@@ -11,8 +11,7 @@
 use std::time::Duration;
 
 use libfuzzer_sys::fuzz_target;
-use tamarin::concolic::{compare, Options, Quiet};
-use tamarin::verdict::{outcomes_differ, Verdict};
+use tamarin::{compare, outcomes_differ, Engine, Options, Quiet, Verdict};
 use tamarin_fuzz::{word_at, words};
 use tamarin_mips::cpu::{run_program, Config, Frontend, Outcome};
 use tamarin_mips::loader::{parse_binary, to_binary};
@@ -25,6 +24,8 @@ fn options() -> Options {
     let mut o = Options::default();
     o.fuel = FUEL;
     o.depth = 8;
+    // The path search, as this target has always fuzzed it.
+    o.engine = Engine::Concolic;
     o.max_runs = 50;
     o.solver.timeout = Duration::from_millis(200);
     // A backstop so that one input cannot stall the fuzzer.

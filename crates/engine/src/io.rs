@@ -182,6 +182,12 @@ pub struct InputValues {
 }
 
 impl InputLayout {
+    /// The layout alone, for concrete runs and reports (its variables live in a store
+    /// of their own).
+    pub fn new(spec: &InputSpec, stdin_len: usize) -> InputLayout {
+        InputLayout::declare(&mut TermStore::new(), spec, stdin_len)
+    }
+
     /// Declares the input variables in `store`.
     pub fn declare(store: &mut TermStore, spec: &InputSpec, stdin_len: usize) -> InputLayout {
         let mut vars = Vec::new();

@@ -39,25 +39,40 @@
 //! query for both; `equiv` picks or chains the engines. ARCHITECTURE.md in the
 //! repository is the map.
 
-pub mod bmc;
-pub mod check;
-pub mod concolic;
-pub mod equiv;
-pub mod io;
-pub mod options;
-pub mod report;
-pub mod solver;
-pub mod term;
-pub mod trace;
-pub mod verdict;
+// Some internals (printing helpers, counters) are reached only by the crate's own
+// tests and benches, through the `internals` feature.
+#![cfg_attr(not(feature = "internals"), allow(dead_code, unused_imports))]
+
+// The modules are this crate's inside: public only with the `internals` feature, which
+// the crate's own integration tests, benches and fuzz targets turn on. Everything a
+// user needs is re-exported below.
+macro_rules! internal_modules {
+    ($($name:ident),* $(,)?) => {
+        $(
+            #[cfg(feature = "internals")]
+            pub mod $name;
+            #[cfg(not(feature = "internals"))]
+            mod $name;
+        )*
+    };
+}
+
+internal_modules!(bmc, check, concolic, equiv, io, options, report, solver, term, trace, verdict);
 
 pub use tamarin_mips as mips;
 
 pub use check::{check, CheckReport, Finding};
 pub use concolic::{explore, Exploration, PathReport};
-pub use equiv::compare;
-pub use io::{InputSpec, InputValues, Observable, Observed};
+pub use equiv::{compare, AUTO_PATHS};
+pub use io::{
+    image_word, observe, InputLayout, InputSpec, InputValues, Observable, Observed,
+    MAX_OBSERVED_WORDS,
+};
 pub use options::Options;
 pub use report::{Observer, Progress, Quiet, Report, Side, Stats};
-pub use solver::{ProcessSolver, SolverConfig, Z3Mode, TIME_LIMIT_PASSED};
-pub use verdict::{Counterexample, Engine, Incomplete, Proof, Uncovered, UnrollStats, Verdict};
+pub use solver::{ProcessSolver, SolverConfig, SolverStats, Z3Mode, TIME_LIMIT_PASSED};
+pub use trace::TraceLimits;
+pub use verdict::{
+    outcomes_differ, replay, results_differ, rule, run_observed, Counterexample, Ending, Engine,
+    Incomplete, Proof, Rule, Uncovered, UnrollStats, Verdict,
+};

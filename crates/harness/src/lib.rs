@@ -1,6 +1,6 @@
 //! The soundness harness of tamarin: random CS241 programs ([`generate`]), mutants and
 //! equal rewrites of them ([`mutate`]), paired ([`pair`]) and compared by
-//! `tamarin::equiv::compare` with one or more engines (concolic, bmc, auto), every
+//! `tamarin::compare` with one or more engines (concolic, bmc, auto), every
 //! verdict then checked concretely ([`check`]): counterexamples replay, `equivalent`
 //! agrees on many inputs, a program is never disequivalent to itself, swapping the
 //! sides never changes the kind of verdict, and no engine proves equivalent what

@@ -4,7 +4,7 @@
 
 use std::fmt;
 
-use tamarin::io::{InputSpec, Observable};
+use tamarin::{InputSpec, Observable};
 
 use crate::generate::{generate, Shape};
 use crate::mutate::{mutate, rewrite_n};

@@ -16,7 +16,7 @@ use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::Mutex;
 use std::time::{Duration, Instant};
 
-use tamarin::verdict::Engine;
+use tamarin::Engine;
 use tamarin_harness::check::{check_pair, spins, CheckConfig, Kind, Summary};
 use tamarin_harness::{make_pair, Placement, Shape};
 

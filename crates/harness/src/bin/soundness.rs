@@ -14,7 +14,7 @@ use std::sync::Mutex;
 use std::time::{Duration, Instant};
 
 use clap::Parser;
-use tamarin::verdict::Engine;
+use tamarin::Engine;
 use tamarin_harness::check::{check_pair, parse_engines, CheckConfig, Kind, Summary};
 use tamarin_harness::pair::nth_index;
 use tamarin_harness::{make_pair, Shape};

@@ -1,8 +1,8 @@
 //! Concrete runs: both programs on reusable machines, checks (b) and (e) against the
 //! engines' verdicts, and outcomes in words.
 
-use tamarin::io::{observe, InputLayout, Observable, Observed};
-use tamarin::verdict::{results_differ, Engine};
+use tamarin::{observe, InputLayout, Observable, Observed};
+use tamarin::{results_differ, Engine};
 use tamarin_mips::cpu::{Config, Machine, NoTrace, Outcome, Status};
 use tamarin_mips::Program;
 
@@ -189,7 +189,6 @@ pub(super) fn concrete_checks(
 
 #[cfg(test)]
 mod tests {
-    use tamarin::term::TermStore;
 
     use super::super::fixtures::{direction, over_code_pair, over_data_pair, run, small_config};
     use super::*;
@@ -202,7 +201,7 @@ mod tests {
             pair.left.assemble().unwrap(),
             pair.right.assemble().unwrap(),
         );
-        let layout = InputLayout::declare(&mut TermStore::new(), &pair.inputs, 0);
+        let layout = InputLayout::new(&pair.inputs, 0);
         let mut runs = vec![run(Engine::Concolic, direction(kind, false), None)];
         let mut findings = Vec::new();
         let cfg = small_config(vec![Engine::Concolic]);

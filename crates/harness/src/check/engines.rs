@@ -5,10 +5,10 @@
 use std::panic::{catch_unwind, AssertUnwindSafe};
 use std::time::{Duration, Instant};
 
-use tamarin::concolic::{Options, Quiet};
-use tamarin::equiv::compare;
-use tamarin::io::InputLayout;
-use tamarin::verdict::{results_differ, run_observed, Engine, Incomplete, Verdict};
+use tamarin::compare;
+use tamarin::InputLayout;
+use tamarin::{results_differ, run_observed, Engine, Incomplete, Verdict};
+use tamarin::{Options, Quiet};
 use tamarin_mips::cpu::{Config, Status, Stop};
 use tamarin_mips::Program;
 

@@ -5,7 +5,7 @@
 use std::fmt;
 use std::time::Duration;
 
-use tamarin::verdict::Engine;
+use tamarin::Engine;
 
 /// The kind of a verdict, or a crash of the engine.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]

@@ -2,8 +2,8 @@
 
 use std::time::Duration;
 
-use tamarin::io::InputSpec;
-use tamarin::verdict::Engine;
+use tamarin::Engine;
+use tamarin::InputSpec;
 
 use super::engines::one_engine_checks;
 use super::findings::{Direction, EngineRun, Kind};

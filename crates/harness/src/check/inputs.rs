@@ -1,7 +1,7 @@
 //! The concrete inputs of checks (b) and (e): edge values, pairs of register values,
 //! arrays (with the words of the images under an array that lies over them).
 
-use tamarin::io::{image_word, InputSpec};
+use tamarin::{image_word, InputSpec};
 use tamarin_mips::Program;
 
 use crate::pair::Pair;

@@ -43,10 +43,9 @@ mod summary;
 
 use std::time::{Duration, Instant};
 
-use tamarin::concolic::Options;
-use tamarin::io::{InputLayout, InputSpec, Observable};
-use tamarin::term::TermStore;
-use tamarin::verdict::Engine;
+use tamarin::Engine;
+use tamarin::Options;
+use tamarin::{InputLayout, InputSpec, Observable};
 
 use crate::generate::Shape;
 use crate::pair::{Pair, PairKind, Placement};
@@ -210,7 +209,7 @@ pub fn check_pair(pair: &Pair, cfg: &CheckConfig) -> PairResult {
     let mut opts = cfg.options();
     opts.inputs = pair.inputs.clone();
     opts.observe = pair.observe.clone();
-    let layout = InputLayout::declare(&mut TermStore::new(), &opts.inputs, opts.stdin_len);
+    let layout = InputLayout::new(&opts.inputs, opts.stdin_len);
     let mut findings = Vec::new();
     let mut runs: Vec<EngineRun> = cfg
         .engines()

@@ -3,8 +3,8 @@
 
 use std::fmt::Write as _;
 
-use tamarin::io::{InputSpec, Observable};
-use tamarin::verdict::Engine;
+use tamarin::Engine;
+use tamarin::{InputSpec, Observable};
 
 use super::spin::{HUGE_FUEL, HUGE_FUEL_TIMEOUT};
 use super::PairResult;

@@ -3,9 +3,9 @@
 
 use std::time::Duration;
 
-use tamarin::concolic::Options;
-use tamarin::io::InputLayout;
-use tamarin::verdict::Engine;
+use tamarin::Engine;
+use tamarin::InputLayout;
+use tamarin::Options;
 use tamarin_mips::Program;
 
 use super::engines::run_compare;
@@ -101,8 +101,7 @@ pub(super) fn spin_check(
 mod tests {
     use std::time::Instant;
 
-    use tamarin::io::InputSpec;
-    use tamarin::term::TermStore;
+    use tamarin::InputSpec;
 
     use super::super::fixtures::{direction, op, prog, run, small_config};
     use super::*;
@@ -115,7 +114,7 @@ mod tests {
         let lp = p.assemble().unwrap();
         let mut opts = small_config(vec![Engine::Auto]).options();
         opts.inputs = InputSpec::default();
-        let layout = InputLayout::declare(&mut TermStore::new(), &opts.inputs, 0);
+        let layout = InputLayout::new(&opts.inputs, 0);
         // An ordinary comparison that (wrongly, here) has a counterexample that replays.
         let runs = [run(
             Engine::Concolic,
@@ -164,7 +163,7 @@ mod tests {
             spin(true).assemble().unwrap(),
         );
         let opts = small_config(vec![Engine::Auto]).options();
-        let layout = InputLayout::declare(&mut TermStore::new(), &opts.inputs, 0);
+        let layout = InputLayout::new(&opts.inputs, 0);
         let mut findings = Vec::new();
         let start = Instant::now();
         let c = spin_check(&lp, &rp, &opts, &layout, &[], &mut findings);

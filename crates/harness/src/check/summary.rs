@@ -4,7 +4,7 @@ use std::collections::BTreeMap;
 use std::fmt;
 use std::time::Duration;
 
-use tamarin::verdict::Engine;
+use tamarin::Engine;
 
 use super::findings::{EngineRun, FindingKind, Kind};
 use super::spin::{HUGE_FUEL, HUGE_FUEL_TIMEOUT};

@@ -15,7 +15,7 @@ mod straight;
 
 use std::fmt;
 
-use tamarin::io::{InputSpec, Observable};
+use tamarin::{InputSpec, Observable};
 use tamarin_mips::Reg;
 
 use crate::prog::{Line, Op, Prog, Word, R};
