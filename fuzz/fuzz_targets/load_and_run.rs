@@ -114,5 +114,6 @@ fn invariants(o: &Outcome) {
         Status::Error(f) => {
             let _ = f.to_string();
         }
+        Status::Stopped => panic!("a run with no stop was stopped"),
     }
 }
