@@ -29,10 +29,53 @@ pub fn compare(
     opts: &Options,
     observer: &mut dyn Observer,
 ) -> Report {
-    match opts.engine {
-        Engine::Concolic => concolic::compare(left, right, opts, observer),
-        Engine::Bmc => bmc::compare(left, right, opts, observer),
-        Engine::Auto => auto(left, right, opts, observer),
+    comparer(opts.engine).compare(left, right, opts, observer)
+}
+
+/// What every engine does, whatever its method: compare two programs under the
+/// options and report. A new engine (or one for a second instruction set) is one more
+/// implementation, picked in [`comparer`].
+pub(crate) trait Comparer {
+    fn compare(
+        &self,
+        left: &Program,
+        right: &Program,
+        opts: &Options,
+        observer: &mut dyn Observer,
+    ) -> Report;
+}
+
+/// Path enumeration ([`concolic`]).
+struct PathSearch;
+/// The merged bounded encoding ([`bmc`]).
+struct MergedEncoding;
+/// The path search first, then the merged encoding (see the module's documentation).
+struct Chained;
+
+impl Comparer for PathSearch {
+    fn compare(&self, l: &Program, r: &Program, o: &Options, obs: &mut dyn Observer) -> Report {
+        concolic::compare(l, r, o, obs)
+    }
+}
+
+impl Comparer for MergedEncoding {
+    fn compare(&self, l: &Program, r: &Program, o: &Options, obs: &mut dyn Observer) -> Report {
+        bmc::compare(l, r, o, obs)
+    }
+}
+
+impl Comparer for Chained {
+    fn compare(&self, l: &Program, r: &Program, o: &Options, obs: &mut dyn Observer) -> Report {
+        auto(l, r, o, obs)
+    }
+}
+
+/// The engine behind each [`Engine`] name.
+pub(crate) fn comparer(engine: Engine) -> &'static dyn Comparer {
+    match engine {
+        Engine::Concolic => &PathSearch,
+        Engine::Bmc => &MergedEncoding,
+        Engine::Auto => &Chained,
     }
 }
 
@@ -43,7 +86,7 @@ fn auto(left: &Program, right: &Program, opts: &Options, observer: &mut dyn Obse
     if capped {
         first_opts.max_paths = Some(AUTO_PATHS);
     }
-    let first = concolic::compare(left, right, &first_opts, observer);
+    let first = comparer(Engine::Concolic).compare(left, right, &first_opts, observer);
     let Verdict::PossiblyEquivalent(reasons) = &first.verdict else {
         return first;
     };
@@ -54,7 +97,7 @@ fn auto(left: &Program, right: &Program, opts: &Options, observer: &mut dyn Obse
     let Some(rest) = remaining(opts, start) else {
         return first;
     };
-    let second = bmc::compare(left, right, &rest, observer);
+    let second = comparer(Engine::Bmc).compare(left, right, &rest, observer);
     let mut stats = add(&first.stats, &second.stats);
     let Verdict::PossiblyEquivalent(more) = &second.verdict else {
         return finish(second.verdict, stats, first.input_names, start);
@@ -62,7 +105,7 @@ fn auto(left: &Program, right: &Program, opts: &Options, observer: &mut dyn Obse
     let mut concolic_reasons = reasons.clone();
     if cut_by_cap {
         if let Some(rest) = remaining(opts, start) {
-            let third = concolic::compare(left, right, &rest, observer);
+            let third = comparer(Engine::Concolic).compare(left, right, &rest, observer);
             stats = add(&stats, &third.stats);
             stats.paths = third.stats.paths;
             match third.verdict {
