@@ -28,6 +28,11 @@ pub const EXIT_INCOMPLETE: u8 = 3;
 /// Stopped by Ctrl-C (after printing what it had).
 pub const EXIT_INTERRUPTED: u8 = 130;
 
+/// The version of every JSON report's layout (`"schema"`, the first field of each
+/// command's object): raised when a field changes meaning or goes away. The layouts are
+/// JSON Schemas in `docs/schema/`.
+pub const SCHEMA_VERSION: u32 = 1;
+
 /// The help text's account of the exit statuses.
 pub const EXIT_HELP: &str = "Exit status: 0 equivalent / nothing found / done; 1 different / a \
 failure found; 2 trouble (bad usage or input, solver failure, I/O error such as a full disk); \
@@ -174,7 +179,7 @@ impl CliError {
                 .map(|e| json!({"line": e.line, "column": e.column, "message": e.message}))
                 .collect();
         }
-        json!({ "error": error })
+        json!({ "schema": SCHEMA_VERSION, "error": error })
     }
 
     /// Prints the error on stderr and gives the exit code to end with.

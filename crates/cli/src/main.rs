@@ -60,9 +60,8 @@ fn main() -> ExitCode {
                 let text = e.render().to_string();
                 let first = text.lines().next().unwrap_or("bad usage");
                 let message = first.strip_prefix("error: ").unwrap_or(first);
-                diag::print_json_error(
-                    &serde_json::json!({"error": {"kind": "usage", "message": message}}),
-                );
+                diag::print_json_error(&serde_json::json!({"schema": diag::SCHEMA_VERSION,
+                        "error": {"kind": "usage", "message": message}}));
             }
             e.exit();
         }

@@ -138,6 +138,7 @@ fn write_json(
     let s = &report.exploration.stats;
     let incomplete = reasons_json(report.incomplete(), Searcher::Check);
     let mut top = json!({
+        "schema": crate::diag::SCHEMA_VERSION,
         "findings": report.findings.iter().map(|f| finding_json(program, f)).collect::<Vec<_>>(),
         "complete": report.incomplete().is_empty(),
         "incomplete": incomplete,

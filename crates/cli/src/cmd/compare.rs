@@ -278,6 +278,7 @@ fn side_json(o: &Outcome, observed: &[(String, Value)]) -> Value {
 fn write_json(out: &mut impl Write, report: &Report) -> std::io::Result<()> {
     let s = &report.stats;
     let mut top = Map::new();
+    top.insert("schema".into(), json!(crate::diag::SCHEMA_VERSION));
     top.insert("verdict".into(), json!(report.verdict.name()));
     match &report.verdict {
         Verdict::Disequivalent(cx) => {

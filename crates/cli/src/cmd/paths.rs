@@ -164,6 +164,7 @@ fn write_json(out: &mut impl Write, e: &Exploration) -> std::io::Result<()> {
     let incomplete = reasons_json(&e.incomplete, Searcher::Paths);
     let s = &e.stats;
     let top = json!({
+        "schema": crate::diag::SCHEMA_VERSION,
         "paths": paths,
         "complete": e.incomplete.is_empty(),
         "incomplete": incomplete,

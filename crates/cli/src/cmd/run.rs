@@ -154,8 +154,17 @@ pub struct JsonOutcome<'a> {
     pub error: Option<String>,
     #[serde(skip_serializing_if = "Option::is_none")]
     pub error_kind: Option<&'static str>,
+    /// Signed, as every number in the reports.
     #[serde(skip_serializing_if = "Option::is_none")]
-    pub pc: Option<u32>,
+    pub pc: Option<i32>,
+}
+
+/// The top-level object of `run --format json`: the layout version, then the outcome.
+#[derive(serde::Serialize)]
+struct RunReport<'a> {
+    schema: u32,
+    #[serde(flatten)]
+    outcome: JsonOutcome<'a>,
 }
 
 impl<'a> JsonOutcome<'a> {
@@ -171,13 +180,17 @@ impl<'a> JsonOutcome<'a> {
             output: String::from_utf8_lossy(&outcome.output).into_owned(),
             error: fault.map(|f| f.to_string()),
             error_kind: fault.map(|f| f.kind.name()),
-            pc: fault.map(|f| f.pc),
+            pc: fault.map(|f| f.pc as i32),
         }
     }
 }
 
 /// Writes the report as exactly one JSON object and a newline.
 pub fn write_json(w: &mut dyn Write, outcome: &Outcome) -> io::Result<()> {
-    serde_json::to_writer(&mut *w, &JsonOutcome::new(outcome)).map_err(io::Error::from)?;
+    let report = RunReport {
+        schema: crate::diag::SCHEMA_VERSION,
+        outcome: JsonOutcome::new(outcome),
+    };
+    serde_json::to_writer(&mut *w, &report).map_err(io::Error::from)?;
     writeln!(w)
 }
