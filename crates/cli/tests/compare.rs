@@ -467,7 +467,7 @@ fn no_progress_display_when_stderr_is_not_a_terminal() {
         .arg("compare")
         .arg(&p)
         .arg(&p)
-        .args(["--fuel", "2000000"])
+        .args(["--fuel", "2000000", "--timeout", "2"])
         .output()
         .expect("run tamarin");
     assert!(
