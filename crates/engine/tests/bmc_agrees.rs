@@ -12,7 +12,7 @@
 use proptest::prelude::*;
 use tamarin::bmc::unroll::{unroll, Setup, Summary};
 use tamarin::io::{InputLayout, InputSpec, Observable};
-use tamarin::solver::{build_chain, SolverConfig};
+use tamarin::solver::{build_chain, Solver, SolverConfig};
 use tamarin::term::{Evaluator, TermStore};
 use tamarin_mips::cpu::{Config, Machine, NoTrace, Status, INPUT_ADDR, OUTPUT_ADDR};
 use tamarin_mips::{Instr, Program, Reg};

@@ -69,7 +69,7 @@ impl<'o> Checker<'o> {
             store,
             layout,
             domain,
-            solver: CountingSolver::new(build_chain(&opts.solver, opts.timeout.map(|t| start + t))),
+            solver: build_chain(&opts.solver, opts.timeout.map(|t| start + t)),
             start,
             unknown: (0, String::new()),
             queries: 0,

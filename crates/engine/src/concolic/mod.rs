@@ -149,7 +149,7 @@ impl<'o> Search<'o> {
             })
             .collect();
         let deadline = opts.timeout.map(|t| now + t);
-        let solver = CountingSolver::new(build_chain(&opts.solver, deadline));
+        let solver = build_chain(&opts.solver, deadline);
         Search {
             opts,
             observer,

@@ -205,10 +205,13 @@ impl Solver for Unavailable {
     }
 }
 
-/// Composes the chain: deadline → caches → dumping → backend. Every query gets at most
-/// the time left before `deadline` (the comparison's time limit), and none is asked
-/// after it.
-pub fn build_chain(config: &SolverConfig, deadline: Option<Instant>) -> Box<dyn Solver> {
+/// Composes the whole chain in one place: counting → deadline → caches → dumping →
+/// backend. Every query is counted (the engines read the counts), gets at most the time
+/// left before `deadline` (the comparison's time limit), and none is asked after it.
+pub fn build_chain(
+    config: &SolverConfig,
+    deadline: Option<Instant>,
+) -> CountingSolver<Box<dyn Solver>> {
     let backend: Box<dyn Solver> = match &config.external {
         None => Box::new(
             Z3Solver::new(config.z3_mode, config.timeout)
@@ -228,5 +231,5 @@ pub fn build_chain(config: &SolverConfig, deadline: Option<Instant>) -> Box<dyn 
     } else {
         dumped
     };
-    Box::new(DeadlineSolver::new(cached, deadline))
+    CountingSolver::new(Box::new(DeadlineSolver::new(cached, deadline)))
 }
