@@ -262,7 +262,7 @@ pub enum Incomplete {
     TooManyPairs { pairs: u64 },
     /// The merged encoding does not follow some inputs exactly (and some input
     /// reaches that part).
-    Encoding { what: &'static str },
+    Encoding { what: Uncovered },
     /// A difference the merged encoding predicted did not show when replayed.
     Unconfirmed,
 }
@@ -284,10 +284,7 @@ impl Incomplete {
             Incomplete::Interrupted => "interrupted",
             Incomplete::TraceLimit { .. } => "trace-limit",
             Incomplete::TooManyPairs { .. } => "pair-budget",
-            Incomplete::Encoding { what } => Uncovered::ALL
-                .iter()
-                .find(|u| u.describe() == *what)
-                .map_or("encoding", |u| u.kind()),
+            Incomplete::Encoding { what } => what.kind(),
             Incomplete::Unconfirmed => "unconfirmed",
         }
     }
@@ -337,7 +334,9 @@ impl fmt::Display for Incomplete {
                 f,
                 "{pairs} pairs of paths were too many to check for differences"
             ),
-            Incomplete::Encoding { what } => write!(f, "bounded model checking: {what}"),
+            Incomplete::Encoding { what } => {
+                write!(f, "bounded model checking: {}", what.describe())
+            }
             Incomplete::Unconfirmed => write!(
                 f,
                 "bounded model checking predicted a difference that did not show when replayed"

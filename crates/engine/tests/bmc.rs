@@ -22,7 +22,7 @@ fn reasons(report: &Report) -> Vec<Incomplete> {
 
 fn encoding_reason(rs: &[Incomplete], what: &str) -> bool {
     rs.iter()
-        .any(|r| matches!(r, Incomplete::Encoding { what: w } if w.contains(what)))
+        .any(|r| matches!(r, Incomplete::Encoding { what: w } if w.describe().contains(what)))
 }
 
 #[test]

@@ -578,7 +578,7 @@ mod tests {
         all.extend(
             tamarin::Uncovered::ALL
                 .iter()
-                .map(|u| Incomplete::Encoding { what: u.describe() }),
+                .map(|&u| Incomplete::Encoding { what: u }),
         );
         all
     }

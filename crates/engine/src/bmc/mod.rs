@@ -105,9 +105,7 @@ impl<'o> Checker<'o> {
             // counted with the solver's unknowns).
             for &(why, cond) in &uncovered {
                 if matches!(self.ask(&[cond]), Answer::Sat(_)) {
-                    incomplete.push(Incomplete::Encoding {
-                        what: why.describe(),
-                    });
+                    incomplete.push(Incomplete::Encoding { what: why });
                 }
             }
         }

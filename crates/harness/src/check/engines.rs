@@ -20,7 +20,7 @@ use crate::pair::PairKind;
 /// `Debug` form so that reasons the engine adds later are counted too.
 fn incomplete_name(i: &Incomplete) -> String {
     if let Incomplete::Encoding { what } = i {
-        return format!("encoding ({what})");
+        return format!("encoding ({})", what.describe());
     }
     let debug = format!("{i:?}");
     let head = debug.split([' ', '{', '(']).next().unwrap_or("");
