@@ -595,15 +595,20 @@ fn an_array_that_no_length_can_place_is_refused() {
     }
 }
 
-#[test]
-fn the_time_limit_holds_while_a_run_spins_with_a_huge_fuel() {
-    let dir = tempfile::tempdir().expect("tempdir");
+/// A program that never ends (it counts in `$4` for ever), and `$3 = $1 + $2`.
+fn spin_and_add(dir: &tempfile::TempDir) -> (PathBuf, PathBuf) {
     let spin = program(
-        &dir,
+        dir,
         "spin.asm",
         "lis $5\n.word 1\ntop: add $4, $4, $5\nbeq $0, $0, top\n",
     );
-    let add = program(&dir, "add.asm", "add $3, $1, $2\njr $31\n");
+    (spin, program(dir, "add.asm", "add $3, $1, $2\njr $31\n"))
+}
+
+#[test]
+fn the_time_limit_holds_while_a_run_spins_with_a_huge_fuel() {
+    let dir = tempfile::tempdir().expect("tempdir");
+    let (spin, add) = spin_and_add(&dir);
     let start = std::time::Instant::now();
     let (_, v) = compare_files(&spin, &add, &["--fuel", "10000000000", "--timeout", "2"]);
     let took = start.elapsed();
@@ -658,12 +663,7 @@ fn interrupted(args: &[&std::ffi::OsStr], after: std::time::Duration) -> (i32, S
 #[test]
 fn ctrl_c_stops_a_spinning_comparison_and_reports_what_was_covered() {
     let dir = tempfile::tempdir().expect("tempdir");
-    let spin = program(
-        &dir,
-        "spin.asm",
-        "lis $5\n.word 1\ntop: add $4, $4, $5\nbeq $0, $0, top\n",
-    );
-    let add = program(&dir, "add.asm", "add $3, $1, $2\njr $31\n");
+    let (spin, add) = spin_and_add(&dir);
     let os = |s: &'static str| std::ffi::OsStr::new(s);
     let (code, out, err) = interrupted(
         &[
