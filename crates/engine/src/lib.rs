@@ -57,7 +57,9 @@ macro_rules! internal_modules {
     };
 }
 
-internal_modules!(bmc, check, concolic, equiv, io, options, report, solver, term, trace, verdict);
+internal_modules!(
+    bmc, check, concolic, equiv, io, options, report, semantics, solver, term, trace, verdict
+);
 
 pub use tamarin_mips as mips;
 

@@ -275,7 +275,7 @@ fn check_program_with(
         &mut store,
         machine.regs(),
         &[(reg(1), v1), (reg(2), v2)],
-        program.byte_len(),
+        program.words().clone(),
         DEFAULT_TERMINATION,
         false,
     );

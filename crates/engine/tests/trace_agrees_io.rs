@@ -102,11 +102,10 @@ proptest! {
             &mut store,
             m.regs(),
             &symbolic,
-            program.byte_len(),
+            program.words().clone(),
             DEFAULT_TERMINATION,
             false,
         )
-        .with_image(program.words().clone())
         .with_memory(memory)
         .with_stdin(stdin_terms);
         let outcome = m.run_to_outcome(&mut tracer);

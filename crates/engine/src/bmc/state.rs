@@ -7,6 +7,8 @@
 
 use std::collections::BTreeMap;
 
+use crate::semantics::machine::initial_word;
+use crate::semantics::SymMemory;
 use crate::term::{BinOp, Node, Term, TermStore};
 
 /// The memory of a state: `base` (an array term; `None`: the initial memory) with
@@ -15,6 +17,33 @@ use crate::term::{BinOp, Node, Term, TermStore};
 pub struct Mem {
     pub base: Option<Term>,
     pub overlay: BTreeMap<u32, Term>,
+}
+
+/// A state's memory with what reading it needs: the program image and the initial
+/// memory as an array.
+pub struct MemView<'m> {
+    pub mem: &'m mut Mem,
+    pub image: &'m [u32],
+    pub initial_array: Term,
+}
+
+impl SymMemory<TermStore> for MemView<'_> {
+    fn read(&mut self, s: &mut TermStore, addr: u32) -> Term {
+        let image = self.image;
+        read(s, self.mem, addr, &|a| initial_word(image, a))
+    }
+
+    fn write(&mut self, _: &mut TermStore, addr: u32, v: Term) {
+        self.mem.overlay.insert(addr, v);
+    }
+
+    fn array(&mut self, s: &mut TermStore) -> Term {
+        materialize(s, self.mem, self.initial_array)
+    }
+
+    fn set_array(&mut self, m: Term) {
+        self.mem.base = Some(m);
+    }
 }
 
 /// The machine at `pc` for the inputs satisfying [`State::guard`].

@@ -13,13 +13,14 @@
 use std::collections::BTreeMap;
 use tamarin_mips::cpu::{Stop, INPUT_ADDR, OUTPUT_ADDR};
 use tamarin_mips::memory::MEM_SIZE;
-use tamarin_mips::{Instr, Program, Reg};
+use tamarin_mips::{Program, Reg};
 
-use super::state::{self, Key, Mem, State};
+use super::state::{self, Key, Mem, MemView, State};
 use crate::io::Observable;
+use crate::semantics::machine::{bad_address, initial_memory, initial_word};
+use crate::semantics::{self as sem, alu, Cs241, Effect, Isa, Regs};
 use crate::solver::Answer;
 use crate::term::{BinOp, Evaluator, Node, Term, TermStore};
-use crate::trace::{address_checks, initial_memory, is_instruction};
 pub use crate::verdict::{Uncovered, UnrollStats};
 
 /// Most targets of one input-dependent jump that the unroller enumerates.
@@ -69,15 +70,19 @@ pub fn unroll(
     setup: &Setup<'_>,
     ask: &mut dyn FnMut(&mut TermStore, &[Term]) -> Answer,
 ) -> Summary {
-    let mut u = Unroller::new(store, setup);
+    let mut u = Unroller::<Cs241>::new(store, setup);
     u.run(ask);
     u.summary
 }
 
-struct Unroller<'s, 'a> {
+/// The unroller proper, for any instruction set: it follows [`Effect`]s and never
+/// looks at an instruction.
+struct Unroller<'s, 'a, I: Isa> {
     s: &'s mut TermStore,
     setup: &'a Setup<'a>,
     image: std::sync::Arc<[u32]>,
+    /// The image decoded.
+    ops: Vec<Option<I::Instr>>,
     image_end: u32,
     initial_array: Term,
     fuel_term: Term,
@@ -92,9 +97,10 @@ struct Unroller<'s, 'a> {
     summary: Summary,
 }
 
-impl<'s, 'a> Unroller<'s, 'a> {
+impl<'s, 'a, I: Isa> Unroller<'s, 'a, I> {
     fn new(s: &'s mut TermStore, setup: &'a Setup<'a>) -> Self {
         let image = setup.program.words().clone();
+        let ops = image.iter().map(|&w| I::decode(w)).collect();
         let image_end = setup.program.byte_len();
         let zero = s.word(0);
         let initial_array = initial_memory(s, &image);
@@ -138,6 +144,7 @@ impl<'s, 'a> Unroller<'s, 'a> {
             s,
             setup,
             image,
+            ops,
             image_end,
             initial_array,
             fuel_term,
@@ -235,16 +242,17 @@ impl<'s, 'a> Unroller<'s, 'a> {
     }
 
     fn observe(&mut self, st: &mut State, what: &Observable) -> Vec<Term> {
-        match *what {
-            Observable::Reg(r) => vec![st.regs[r.index() & 31]],
-            Observable::Hi => vec![st.hi],
-            Observable::Lo => vec![st.lo],
-            Observable::Output => st.output.clone(),
-            Observable::Mem { from, to } => (from..=to)
-                .step_by(4)
-                .map(|a| self.read(&st.mem, a))
-                .collect(),
-        }
+        let regs = Regs {
+            gpr: &st.regs,
+            hi: st.hi,
+            lo: st.lo,
+        };
+        let mut mem = MemView {
+            mem: &mut st.mem,
+            image: &self.image,
+            initial_array: self.initial_array,
+        };
+        sem::observe(self.s, regs, &mut mem, &st.output, what)
     }
 
     fn read(&mut self, mem: &Mem, addr: u32) -> Term {
@@ -289,14 +297,8 @@ impl<'s, 'a> Unroller<'s, 'a> {
     /// there is not an instruction end as errors; where the word depends on the inputs,
     /// those on which it is another instruction than the image's are uncovered. `None`
     /// when no input of `st` is left to execute it.
-    fn fetch(&mut self, st: &mut State, pc: u32) -> Option<Instr> {
-        let image_op = self
-            .setup
-            .program
-            .ops()
-            .get((pc / 4) as usize)
-            .copied()
-            .flatten();
+    fn fetch(&mut self, st: &mut State, pc: u32) -> Option<I::Instr> {
+        let image_op = self.ops.get((pc / 4) as usize).copied().flatten();
         if pc < self.image_end && !self.volatile_code.contains(&pc) {
             if image_op.is_none() {
                 let g = st.guard(self.s);
@@ -306,7 +308,7 @@ impl<'s, 'a> Unroller<'s, 'a> {
         }
         let word = self.read(&st.mem, pc);
         if let Some(v) = self.s.as_const(word) {
-            let op = Instr::decode(v as u32);
+            let op = I::decode(v as u32);
             if op.is_none() {
                 let g = st.guard(self.s);
                 self.end_error(g);
@@ -316,7 +318,7 @@ impl<'s, 'a> Unroller<'s, 'a> {
         // Code fetched from an input-dependent word (an array over the code, or a
         // store): every word that is not an instruction fails alike; the image's own
         // instruction runs as such; any other instruction is not followed.
-        let valid = is_instruction(self.s, word);
+        let valid = I::is_instruction(self.s, word);
         let invalid = self.s.not(valid);
         self.fail_if(st, invalid);
         let Some(op) = image_op.filter(|_| !st.is_dead(self.s)) else {
@@ -324,7 +326,7 @@ impl<'s, 'a> Unroller<'s, 'a> {
             self.uncover(Uncovered::SymbolicCode, g);
             return None;
         };
-        let k = self.s.word(op.encode());
+        let k = self.s.word(I::encode(op));
         let same = self.s.eq(word, k);
         let other = self.s.not(same);
         if let Some(rest) = self.split(st, other) {
@@ -356,68 +358,32 @@ impl<'s, 'a> Unroller<'s, 'a> {
         &mut self,
         mut st: State,
         pc: u32,
-        instr: Instr,
+        instr: I::Instr,
         ask: &mut dyn FnMut(&mut TermStore, &[Term]) -> Answer,
     ) {
-        use Instr::*;
         let next = pc.wrapping_add(4);
         st.pc = next;
-        let r = |st: &State, x: Reg| st.regs[x.index() & 31];
-        match instr {
-            Add { d, s, t } | Sub { d, s, t } | Slt { d, s, t } | Sltu { d, s, t } => {
-                let (a, b) = (r(&st, s), r(&st, t));
-                let v = match instr {
-                    Add { .. } => self.s.bin(BinOp::Add, a, b),
-                    Sub { .. } => self.s.bin(BinOp::Sub, a, b),
-                    _ => {
-                        let op = if matches!(instr, Slt { .. }) {
-                            BinOp::Slt
-                        } else {
-                            BinOp::Ult
-                        };
-                        let c = self.s.bin(op, a, b);
-                        let (one, zero) = (self.s.word(1), self.s.word(0));
-                        self.s.ite(c, one, zero)
-                    }
-                };
-                Self::set(&mut st, d, v);
+        let regs = Regs {
+            gpr: &st.regs,
+            hi: st.hi,
+            lo: st.lo,
+        };
+        match I::effect(self.s, regs, pc, instr) {
+            Effect::Set(d, v) => Self::set(&mut st, d, v),
+            Effect::SetHiLo { hi, lo } => {
+                st.hi = hi;
+                st.lo = lo;
             }
-            Mult { s, t } | Multu { s, t } => {
-                let (a, b) = (r(&st, s), r(&st, t));
-                let (wa, wb) = if matches!(instr, Mult { .. }) {
-                    (self.s.sign_ext(32, a), self.s.sign_ext(32, b))
-                } else {
-                    (self.s.zero_ext(32, a), self.s.zero_ext(32, b))
-                };
-                let p = self.s.bin(BinOp::Mul, wa, wb);
-                st.hi = self.s.extract(63, 32, p);
-                st.lo = self.s.extract(31, 0, p);
-            }
-            Div { s, t } | Divu { s, t } => {
-                let (a, b) = (r(&st, s), r(&st, t));
-                let zero = self.s.word(0);
-                let is_zero = self.s.eq(b, zero);
+            Effect::Divide { divisor, hi, lo } => {
+                let is_zero = alu::is_zero(self.s, divisor);
                 self.fail_if(&mut st, is_zero);
                 if st.is_dead(self.s) {
                     return;
                 }
-                let (q, m) = if matches!(instr, Div { .. }) {
-                    (BinOp::SDiv, BinOp::SRem)
-                } else {
-                    (BinOp::UDiv, BinOp::URem)
-                };
-                st.lo = self.s.bin(q, a, b);
-                st.hi = self.s.bin(m, a, b);
+                st.hi = hi;
+                st.lo = lo;
             }
-            Mfhi { d } => {
-                let v = st.hi;
-                Self::set(&mut st, d, v);
-            }
-            Mflo { d } => {
-                let v = st.lo;
-                Self::set(&mut st, d, v);
-            }
-            Lis { d } => {
+            Effect::Literal(d) => {
                 if next >= MEM_SIZE {
                     let g = st.guard(self.s);
                     return self.end_error(g);
@@ -426,36 +392,30 @@ impl<'s, 'a> Unroller<'s, 'a> {
                 Self::set(&mut st, d, v);
                 st.pc = next.wrapping_add(4);
             }
-            Lw { t, i, s } => {
-                let a = self.address(&st, s, i);
+            Effect::Load { dest, addr: a } => {
                 if let Some(mut reading) = self.split_access(&mut st, a, INPUT_ADDR) {
-                    let v = match self.setup.stdin.get(reading.reads) {
-                        Some(&b) => {
-                            reading.reads += 1;
-                            self.s.zero_ext(24, b)
-                        }
-                        None => self.s.word(u32::MAX),
-                    };
-                    Self::set(&mut reading, t, v);
+                    let byte = self.setup.stdin.get(reading.reads).copied();
+                    if byte.is_some() {
+                        reading.reads += 1;
+                    }
+                    let v = alu::input_word(self.s, byte);
+                    Self::set(&mut reading, dest, v);
                     self.push(reading);
                 }
                 if st.is_dead(self.s) {
                     return;
                 }
-                let v = match self.s.as_const(a) {
-                    Some(k) => self.read(&st.mem, k as u32),
-                    None => {
-                        let m = state::materialize(self.s, &mut st.mem, self.initial_array);
-                        self.s.select(m, a)
-                    }
+                let mut mem = MemView {
+                    mem: &mut st.mem,
+                    image: &self.image,
+                    initial_array: self.initial_array,
                 };
-                Self::set(&mut st, t, v);
+                let v = sem::load(self.s, &mut mem, a);
+                Self::set(&mut st, dest, v);
             }
-            Sw { t, i, s } => {
-                let a = self.address(&st, s, i);
-                let v = r(&st, t);
+            Effect::Store { addr: a, value: v } => {
                 if let Some(mut writing) = self.split_access(&mut st, a, OUTPUT_ADDR) {
-                    let byte = self.s.extract(7, 0, v);
+                    let byte = alu::output_byte(self.s, v);
                     writing.output.push(byte);
                     self.push(writing);
                 }
@@ -464,14 +424,14 @@ impl<'s, 'a> Unroller<'s, 'a> {
                 }
                 self.store_word(&mut st, a, v);
             }
-            Beq { s, t, i } | Bne { s, t, i } => {
-                let eq = self.s.eq(r(&st, s), r(&st, t));
-                let taken = if matches!(instr, Beq { .. }) {
-                    eq
-                } else {
-                    self.s.not(eq)
-                };
-                let target = next.wrapping_add((i as i32 as u32) << 2);
+            Effect::Branch {
+                a,
+                b,
+                when_equal,
+                target,
+            } => {
+                let eq = alu::equal(self.s, a, b);
+                let taken = if when_equal { eq } else { self.s.not(eq) };
                 let forks = st.decide(self.s, taken).is_none();
                 if let Some(mut jumping) = self.split(&mut st, taken) {
                     jumping.pc = target;
@@ -489,11 +449,10 @@ impl<'s, 'a> Unroller<'s, 'a> {
                     self.push(jumping);
                 }
             }
-            Jr { s } | Jalr { s } => {
-                let target = r(&st, s);
-                if matches!(instr, Jalr { .. }) {
-                    let link = self.s.word(next);
-                    Self::set(&mut st, Reg::RA, link);
+            Effect::Jump { target, link } => {
+                if let Some(r) = link {
+                    let l = self.s.word(next);
+                    Self::set(&mut st, r, l);
                 }
                 return self.jump(st, target, ask);
             }
@@ -546,12 +505,6 @@ impl<'s, 'a> Unroller<'s, 'a> {
         }
     }
 
-    /// `base + i` for an access.
-    fn address(&mut self, st: &State, s: Reg, i: i16) -> Term {
-        let off = self.s.word(i as i32 as u32);
-        self.s.bin(BinOp::Add, st.regs[s.index() & 31], off)
-    }
-
     /// Splits an access at `a` three ways, as the machine checks it: the inputs on which
     /// `a` is the I/O address `io` (returned as a new state), those on which it faults
     /// (ended as errors), and the rest (left in `st`).
@@ -567,33 +520,31 @@ impl<'s, 'a> Unroller<'s, 'a> {
 
     /// Splits off the inputs on which an access at `a` (not the I/O address) faults.
     fn check_access(&mut self, st: &mut State, a: Term) {
-        let (aligned, in_range) = address_checks(self.s, a);
-        let ok = self.s.and(aligned, in_range);
-        let bad = self.s.not(ok);
+        let bad = bad_address(self.s, a);
         self.fail_if(st, bad);
     }
 
     fn store_word(&mut self, st: &mut State, a: Term, v: Term) {
-        let end = self.s.word(self.image_end);
         match self.s.as_const(a) {
-            Some(k) => {
-                let k = k as u32;
-                if k < self.image_end {
-                    // From now on code at `k` is fetched from memory.
-                    self.volatile_code.insert(k);
-                }
-                st.mem.overlay.insert(k, v);
+            Some(k) if (k as u32) < self.image_end => {
+                // From now on code at `k` is fetched from memory.
+                self.volatile_code.insert(k as u32);
             }
+            Some(_) => {}
             None => {
+                let end = self.s.word(self.image_end);
                 let in_code = self.s.bin(BinOp::Ult, a, end);
                 let g = st.guard(self.s);
                 let c = self.s.and(g, in_code);
                 self.uncover(Uncovered::CodeWrite, c);
-                let m = state::materialize(self.s, &mut st.mem, self.initial_array);
-                let m = self.s.store(m, a, v);
-                st.mem.base = Some(m);
             }
         }
+        let mut mem = MemView {
+            mem: &mut st.mem,
+            image: &self.image,
+            initial_array: self.initial_array,
+        };
+        sem::store(self.s, &mut mem, a, v);
     }
 
     /// Continues `st` at every target that `target` can take.
@@ -651,9 +602,7 @@ impl<'s, 'a> Unroller<'s, 'a> {
             done.pc = self.setup.termination;
             self.push(done);
         }
-        let (aligned, in_range) = address_checks(self.s, t);
-        let ok = self.s.and(aligned, in_range);
-        let bad = self.s.not(ok);
+        let bad = bad_address(self.s, t);
         self.fail_if(&mut st, bad);
         if st.is_dead(self.s) {
             return;
@@ -736,11 +685,6 @@ impl<'s, 'a> Unroller<'s, 'a> {
         self.uncover(Uncovered::JumpTargets, rest);
         cases
     }
-}
-
-/// The word at `addr` of the initial memory.
-fn initial_word(image: &[u32], addr: u32) -> u32 {
-    image.get((addr / 4) as usize).copied().unwrap_or(0)
 }
 
 /// The targets of a jump through an `ite` tree with constant leaves (what merging

@@ -447,7 +447,6 @@ impl<'o> Search<'o> {
 
     /// Runs one side with tracing; returns its outcome, what it observed, and its leaf.
     fn run_side(&mut self, side: usize, inputs: &[u32]) -> (Outcome, Vec<Observed>, usize) {
-        let image_end = self.sides[side].program.byte_len();
         let termination = self.opts.termination;
         let record = self.opts.dump_trace;
         let symbolic = self.layout.symbolic_registers();
@@ -468,11 +467,10 @@ impl<'o> Search<'o> {
             &mut self.store,
             s.machine.regs(),
             &symbolic,
-            image_end,
+            s.program.words().clone(),
             termination,
             record,
         )
-        .with_image(s.program.words().clone())
         .with_memory(memory)
         .with_stdin(stdin_terms)
         .with_limits(TraceLimits {

@@ -23,14 +23,11 @@ use tamarin_mips::memory::MEM_SIZE;
 use tamarin_mips::{Instr, Reg};
 
 use crate::io::Observable;
+use crate::semantics::machine::{self, address_checks, initial_memory, initial_word};
+use crate::semantics::{alu, Cs241, Domain, Effect, Isa, Regs, Shadow, SymMemory};
 use crate::term::{BinOp, Term, TermStore};
 
-/// A register's shadow: a concrete value, or a term over the inputs.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum Val {
-    Conc(u32),
-    Sym(Term),
-}
+pub use crate::semantics::Val;
 
 /// Why a path condition was recorded.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
@@ -95,20 +92,61 @@ impl Default for TraceLimits {
     }
 }
 
+/// The tracer's memory: `base` (the memory array as of the last access at an
+/// input-dependent address; `None`: the initial memory) overlaid with `overlay`, the
+/// words stored at concrete addresses since.
+struct TraceMemory {
+    base: Option<Term>,
+    overlay: FxHashMap<u32, Val>,
+    image: Arc<[u32]>,
+}
+
+impl SymMemory<Shadow<'_>> for TraceMemory {
+    fn read(&mut self, d: &mut Shadow<'_>, addr: u32) -> Val {
+        if let Some(&v) = self.overlay.get(&addr) {
+            return v;
+        }
+        match self.base {
+            Some(m) => {
+                let k = d.0.word(addr);
+                let t = d.0.select(m, k);
+                d.value(t)
+            }
+            None => Val::Conc(initial_word(&self.image, addr)),
+        }
+    }
+
+    fn write(&mut self, _: &mut Shadow<'_>, addr: u32, v: Val) {
+        self.overlay.insert(addr, v);
+    }
+
+    fn array(&mut self, d: &mut Shadow<'_>) -> Term {
+        let mut m = match self.base {
+            Some(m) => m,
+            None => initial_memory(d.0, &self.image),
+        };
+        let mut stores: Vec<(u32, Val)> = self.overlay.drain().collect();
+        stores.sort_unstable_by_key(|&(a, _)| a);
+        for (a, v) in stores {
+            let (a, v) = (d.0.word(a), d.term(v));
+            m = d.0.store(m, a, v);
+        }
+        self.base = Some(m);
+        m
+    }
+
+    fn set_array(&mut self, m: Term) {
+        self.base = Some(m);
+    }
+}
+
 /// The shadow state and the conditions of one run.
 pub struct SymTracer<'s> {
     store: &'s mut TermStore,
     regs: [Val; 32],
     hi: Val,
     lo: Val,
-    /// Memory is `base` (the memory array as of the last access at an input-dependent
-    /// address; `None`: the initial memory) overlaid with `overlay`, the words stored
-    /// at concrete addresses since.
-    base: Option<Term>,
-    overlay: FxHashMap<u32, Val>,
-    /// The program image, for the initial memory array (`None`: accesses at
-    /// input-dependent addresses are pinned to the address the run used).
-    image: Option<Arc<[u32]>>,
+    mem: TraceMemory,
     /// Whether some word of memory may depend on the inputs through a store at an
     /// input-dependent address.
     sym_stores: bool,
@@ -137,13 +175,14 @@ pub struct SymTracer<'s> {
 }
 
 impl<'s> SymTracer<'s> {
-    /// A tracer for a machine in state `initial`, where the registers in `inputs` hold
-    /// the given input terms. `record_steps` keeps a readable log for `--dump-trace`.
+    /// A tracer for a machine in state `initial` running the program `image`, where
+    /// the registers in `inputs` hold the given input terms. `record_steps` keeps a
+    /// readable log for `--dump-trace`.
     pub fn new(
         store: &'s mut TermStore,
         initial: &Registers,
         inputs: &[(Reg, Term)],
-        image_end: u32,
+        image: Arc<[u32]>,
         termination: u32,
         record_steps: bool,
     ) -> Self {
@@ -154,14 +193,17 @@ impl<'s> SymTracer<'s> {
                 regs[r.index()] = Val::Sym(t);
             }
         }
+        let image_end = (image.len() as u32).saturating_mul(4);
         SymTracer {
             store,
             regs,
             hi: Val::Conc(initial.hi),
             lo: Val::Conc(initial.lo),
-            base: None,
-            overlay: FxHashMap::default(),
-            image: None,
+            mem: TraceMemory {
+                base: None,
+                overlay: FxHashMap::default(),
+                image,
+            },
             sym_stores: false,
             sym_words: false,
             written: FxHashSet::default(),
@@ -181,21 +223,14 @@ impl<'s> SymTracer<'s> {
         }
     }
 
-    /// Gives the tracer the program image, so that loads and stores at
-    /// input-dependent addresses are encoded precisely as array reads and writes.
-    pub fn with_image(mut self, image: Arc<[u32]>) -> Self {
-        self.image = Some(image);
-        self
-    }
-
     /// Words of memory that hold input terms at the start (an array input).
     pub fn with_memory(mut self, words: Vec<(u32, Term)>) -> Self {
         for (addr, t) in words {
-            let v = self.as_val(t);
+            let v = Shadow(self.store).value(t);
             if matches!(v, Val::Sym(_)) {
                 self.sym_words = true;
             }
-            self.overlay.insert(addr, v);
+            self.mem.overlay.insert(addr, v);
             if addr >= self.image_end {
                 self.written.insert(addr);
             }
@@ -211,42 +246,18 @@ impl<'s> SymTracer<'s> {
 
     /// The terms of an observable at this point of the run (after it ends: its result).
     pub fn observe(&mut self, what: &Observable) -> Vec<Term> {
-        match *what {
-            Observable::Reg(r) => {
-                let v = self.reg(r);
-                vec![self.term(v)]
-            }
-            Observable::Hi => vec![self.term(self.hi)],
-            Observable::Lo => vec![self.term(self.lo)],
-            Observable::Output => self.outputs.clone(),
-            Observable::Mem { from, to } => (from..=to)
-                .step_by(4)
-                .map(|a| {
-                    let v = self.read_word(a);
-                    self.term(v)
-                })
-                .collect(),
-        }
-    }
-
-    /// The shadow of the word at concrete address `addr` (initial memory: the image).
-    fn read_word(&mut self, addr: u32) -> Val {
-        if let Some(&v) = self.overlay.get(&addr) {
-            return v;
-        }
-        match self.base {
-            Some(m) => {
-                let k = self.store.word(addr);
-                let t = self.store.select(m, k);
-                self.as_val(t)
-            }
-            None => Val::Conc(
-                self.image
-                    .as_ref()
-                    .and_then(|i| i.get((addr / 4) as usize).copied())
-                    .unwrap_or(0),
-            ),
-        }
+        let regs = Regs {
+            gpr: &self.regs,
+            hi: self.hi,
+            lo: self.lo,
+        };
+        crate::semantics::observe(
+            &mut Shadow(self.store),
+            regs,
+            &mut self.mem,
+            &self.outputs,
+            what,
+        )
     }
 
     /// Bounds what tracing this run may cost.
@@ -279,10 +290,7 @@ impl<'s> SymTracer<'s> {
 
     /// The term for a shadow value.
     pub fn term(&mut self, v: Val) -> Term {
-        match v {
-            Val::Conc(c) => self.store.word(c),
-            Val::Sym(t) => t,
-        }
+        Shadow(self.store).term(v)
     }
 
     /// The store the tracer builds in.
@@ -336,123 +344,13 @@ impl<'s> SymTracer<'s> {
         }
     }
 
-    fn binary(&mut self, op: BinOp, a: Val, b: Val) -> Val {
-        if let (Val::Conc(x), Val::Conc(y)) = (a, b) {
-            let r = match op {
-                BinOp::Add => x.wrapping_add(y),
-                BinOp::Sub => x.wrapping_sub(y),
-                _ => {
-                    let (tx, ty) = (self.store.word(x), self.store.word(y));
-                    let t = self.store.bin(op, tx, ty);
-                    return self.as_val(t);
-                }
-            };
-            return Val::Conc(r);
-        }
-        let (ta, tb) = (self.term(a), self.term(b));
-        let t = self.store.bin(op, ta, tb);
-        self.as_val(t)
-    }
-
-    fn as_val(&mut self, t: Term) -> Val {
-        match self.store.as_const(t) {
-            Some(c) => Val::Conc(c as u32),
-            None => Val::Sym(t),
-        }
-    }
-
-    /// `1` if `cond`, else `0`, as a word.
-    fn flag(&mut self, cond: Term) -> Val {
-        let (one, zero) = (self.store.word(1), self.store.word(0));
-        let t = self.store.ite(cond, one, zero);
-        self.as_val(t)
-    }
-
-    fn compare(&mut self, op: BinOp, a: Val, b: Val) -> Val {
-        if let (Val::Conc(x), Val::Conc(y)) = (a, b) {
-            let r = match op {
-                BinOp::Slt => (x as i32) < (y as i32),
-                _ => x < y,
-            };
-            return Val::Conc(r as u32);
-        }
-        let (ta, tb) = (self.term(a), self.term(b));
-        let c = self.store.bin(op, ta, tb);
-        self.flag(c)
-    }
-
-    fn multiply(&mut self, pc: u32, instr: Instr, s: Val, t: Val, signed: bool) {
-        if let (Val::Conc(x), Val::Conc(y)) = (s, t) {
-            let p = if signed {
-                (x as i32 as i64).wrapping_mul(y as i32 as i64) as u64
-            } else {
-                x as u64 * y as u64
-            };
-            self.set_hilo(pc, instr, Val::Conc((p >> 32) as u32), Val::Conc(p as u32));
-            return;
-        }
-        let (a, b) = (self.term(s), self.term(t));
-        let (wa, wb) = if signed {
-            (self.store.sign_ext(32, a), self.store.sign_ext(32, b))
-        } else {
-            (self.store.zero_ext(32, a), self.store.zero_ext(32, b))
-        };
-        let p = self.store.bin(BinOp::Mul, wa, wb);
-        let hi = self.store.extract(63, 32, p);
-        let lo = self.store.extract(31, 0, p);
-        let (hi, lo) = (self.as_val(hi), self.as_val(lo));
-        self.set_hilo(pc, instr, hi, lo);
-    }
-
-    fn divide(&mut self, pc: u32, instr: Instr, s: Val, t: Val, signed: bool) {
-        if let Val::Sym(d) = t {
-            let zero = self.store.word(0);
-            let nz = self.store.ne(d, zero);
-            self.cond(pc, nz, CondKind::Divisor);
-        }
-        let (q, r) = if signed {
-            (BinOp::SDiv, BinOp::SRem)
-        } else {
-            (BinOp::UDiv, BinOp::URem)
-        };
-        let lo = self.binary(q, s, t);
-        let hi = self.binary(r, s, t);
-        self.set_hilo(pc, instr, hi, lo);
-    }
-
-    /// The symbolic address `base + i`, if the base depends on the inputs.
-    fn address(&mut self, s: Reg, i: i16) -> Option<Term> {
-        match self.reg(s) {
-            Val::Conc(_) => None,
-            Val::Sym(b) => {
-                let off = self.store.word(i as i32 as u32);
-                Some(self.store.bin(BinOp::Add, b, off))
-            }
-        }
-    }
-
     /// Pins a symbolic access address to the concrete one the run used.
-    fn pin_address(&mut self, pc: u32, a: Term, addr: u32) {
-        let k = self.store.word(addr);
-        let c = self.store.eq(a, k);
-        self.cond(pc, c, CondKind::Address);
-    }
-
-    /// The memory as one array term: the base (or the initial memory) with the
-    /// overlay's stores applied. Becomes the new base.
-    fn memory_term(&mut self, image: &[u32]) -> Term {
-        let mut m = match self.base {
-            Some(m) => m,
-            None => initial_memory(self.store, image),
-        };
-        let mut stores: Vec<(u32, Val)> = self.overlay.drain().collect();
-        stores.sort_unstable_by_key(|&(a, _)| a);
-        for (a, v) in stores {
-            let (a, v) = (self.store.word(a), self.term(v));
-            m = self.store.store(m, a, v);
+    fn pin_address(&mut self, pc: u32, a: Val, addr: u32) {
+        if let Val::Sym(a) = a {
+            let k = self.store.word(addr);
+            let c = self.store.eq(a, k);
+            self.cond(pc, c, CondKind::Address);
         }
-        self.base = Some(m);
-        m
     }
 
     /// The condition that a successful access at symbolic address `a` went where it did:
@@ -466,59 +364,38 @@ impl<'s> SymTracer<'s> {
         self.store.and(aligned, in_range)
     }
 
-    /// The value a load from `addr` gave (`value` concretely), for base `s` plus `i`.
-    fn load(&mut self, pc: u32, s: Reg, i: i16, addr: u32, value: u32) -> Val {
-        match (self.address(s, i), self.image.clone()) {
-            (None, _) => match self.overlay.get(&addr) {
-                Some(&v) => v,
-                None => match self.base {
-                    None => Val::Conc(value),
-                    Some(m) => {
-                        let k = self.store.word(addr);
-                        let t = self.store.select(m, k);
-                        self.as_val(t)
-                    }
-                },
-            },
-            (Some(a), Some(image)) => {
-                let c = self.access_class(a, addr);
-                self.cond(pc, c, CondKind::Address);
-                let m = self.memory_term(&image);
-                let t = self.store.select(m, a);
-                self.as_val(t)
-            }
-            (Some(a), None) => {
-                self.pin_address(pc, a, addr);
-                self.overlay.get(&addr).copied().unwrap_or(Val::Conc(value))
-            }
+    /// The value a load from `addr` (at `a` symbolically) gave; `value` is the word
+    /// the machine read.
+    fn load(&mut self, pc: u32, a: Val, addr: u32, value: u32) -> Val {
+        if let Val::Sym(t) = a {
+            let c = self.access_class(t, addr);
+            self.cond(pc, c, CondKind::Address);
         }
+        let v = crate::semantics::load(&mut Shadow(self.store), &mut self.mem, a);
+        debug_assert!(
+            !matches!(v, Val::Conc(c) if c != value),
+            "the shadow of {addr:#x} is {v:?}, the machine read {value:#x}"
+        );
+        v
     }
 
-    /// Records a store of register `t` to `addr`, for base `s` plus `i`.
-    fn store_word(&mut self, pc: u32, instr: Instr, s: Reg, i: i16, t: Reg, addr: u32) {
-        let v = self.reg(t);
-        match (self.address(s, i), self.image.clone()) {
-            (Some(a), Some(image)) => {
-                let c = self.access_class(a, addr);
-                self.cond(pc, c, CondKind::Address);
-                let m = self.memory_term(&image);
-                let tv = self.term(v);
-                let m = self.store.store(m, a, tv);
-                self.base = Some(m);
-                self.sym_stores = true;
-                self.sym_words = true;
-                self.log(pc, instr, dump::Dest::Memory, m);
-            }
-            (addr_term, _) => {
-                if let Some(a) = addr_term {
-                    self.pin_address(pc, a, addr);
-                }
-                self.overlay.insert(addr, v);
-                if let Val::Sym(tv) = v {
-                    self.sym_words = true;
-                    self.log(pc, instr, dump::Dest::Mem(addr), tv);
-                }
-            }
+    /// Records a store of `v` to `addr` (at `a` symbolically).
+    fn store_word(&mut self, pc: u32, instr: Instr, a: Val, v: Val, addr: u32) {
+        if addr >= self.image_end {
+            self.written.insert(addr);
+        }
+        if let Val::Sym(t) = a {
+            let c = self.access_class(t, addr);
+            self.cond(pc, c, CondKind::Address);
+            self.sym_stores = true;
+            self.sym_words = true;
+        } else if let Val::Sym(tv) = v {
+            self.sym_words = true;
+            self.log(pc, instr, dump::Dest::Mem(addr), tv);
+        }
+        crate::semantics::store(&mut Shadow(self.store), &mut self.mem, a, v);
+        if let (Val::Sym(_), Some(m)) = (a, self.mem.base) {
+            self.log(pc, instr, dump::Dest::Memory, m);
         }
     }
 
@@ -528,7 +405,7 @@ impl<'s> SymTracer<'s> {
         if !self.sym_words {
             return;
         }
-        let word = match (self.overlay.get(&addr), self.base) {
+        let word = match (self.mem.overlay.get(&addr), self.mem.base) {
             (Some(&Val::Sym(t)), _) => t,
             (Some(&Val::Conc(_)), _) | (None, None) => return,
             (None, Some(m)) => {
@@ -536,12 +413,12 @@ impl<'s> SymTracer<'s> {
                 self.store.select(m, k)
             }
         };
-        let c = if Instr::decode(value).is_some() || addr != pc {
+        let c = if Cs241::decode(value).is_some() || addr != pc {
             let k = self.store.word(value);
             self.store.eq(word, k)
         } else {
             // Every word that is not an instruction fails alike: one class.
-            let valid = is_instruction(self.store, word);
+            let valid = Cs241::is_instruction(self.store, word);
             self.store.not(valid)
         };
         self.cond(pc, c, CondKind::Address);
@@ -566,8 +443,7 @@ impl<'s> SymTracer<'s> {
         let not_term = s.not(is_term);
         if !target.is_multiple_of(4) || target >= MEM_SIZE {
             // Any bad address fails the same way: one class.
-            let ok = s.and(aligned, in_range);
-            let bad = s.not(ok);
+            let bad = machine::bad_address(s, t);
             return s.and(bad, not_term);
         }
         // Aligned, in memory, outside the image and never written: a zero word, so the
@@ -588,24 +464,103 @@ impl<'s> SymTracer<'s> {
         c
     }
 
-    /// The condition under which symbolic access address `a` faults like `fault`.
-    fn access_fault_class(&mut self, a: Term, kind: FaultKind, io: u32) -> Term {
-        let (aligned, in_range) = address_checks(self.store, a);
-        let s = &mut *self.store;
-        if kind == FaultKind::UnalignedAccess {
-            return s.not(aligned);
+    /// Follows one effect along the run, which did `event`: the concrete facts the run
+    /// fixed and that depend on the inputs become path conditions.
+    fn apply(&mut self, pc: u32, instr: Instr, effect: Effect<Val>, event: Event) {
+        match effect {
+            Effect::Set(d, v) => self.set(pc, instr, d, v),
+            Effect::SetHiLo { hi, lo } => self.set_hilo(pc, instr, hi, lo),
+            Effect::Divide { divisor, hi, lo } => {
+                if let Val::Sym(_) = divisor {
+                    let z = alu::is_zero(&mut Shadow(self.store), divisor);
+                    let nz = self.store.not(z);
+                    self.cond(pc, nz, CondKind::Divisor);
+                }
+                self.set_hilo(pc, instr, hi, lo);
+            }
+            Effect::Literal(d) => {
+                let v = match event {
+                    Event::Literal(v) => v,
+                    _ => 0,
+                };
+                self.pin_fetched(pc, pc.wrapping_add(4), v);
+                self.set(pc, instr, d, Val::Conc(v));
+            }
+            Effect::Load { dest, addr: a } => match event {
+                Event::Load { addr, value } => {
+                    let v = self.load(pc, a, addr, value);
+                    self.set(pc, instr, dest, v);
+                }
+                Event::Input(byte) => {
+                    self.pin_address(pc, a, INPUT_ADDR);
+                    let symbolic = byte.and(self.stdin.get(self.reads).copied());
+                    let v = match symbolic {
+                        Some(b) => alu::input_word(&mut Shadow(self.store), Some(b)),
+                        None => Val::Conc(byte.map_or(u32::MAX, u32::from)),
+                    };
+                    if byte.is_some() {
+                        self.reads += 1;
+                    }
+                    self.set(pc, instr, dest, v);
+                }
+                _ => {}
+            },
+            Effect::Store { addr: a, value } => match event {
+                Event::Store { addr, .. } => self.store_word(pc, instr, a, value, addr),
+                Event::Output(_) => {
+                    self.pin_address(pc, a, OUTPUT_ADDR);
+                    let byte = alu::output_byte(&mut Shadow(self.store), value);
+                    self.outputs.push(byte);
+                }
+                _ => {}
+            },
+            Effect::Branch {
+                a, b, when_equal, ..
+            } => {
+                if let (Val::Conc(_), Val::Conc(_)) = (a, b) {
+                    return;
+                }
+                let taken = matches!(event, Event::Branch { taken: true });
+                let equal = alu::equal(&mut Shadow(self.store), a, b);
+                let holds = if when_equal == taken {
+                    equal
+                } else {
+                    self.store.not(equal)
+                };
+                self.cond(pc, holds, CondKind::Branch);
+            }
+            Effect::Jump { target: t, link } => {
+                let (target, next) = match event {
+                    Event::Jump { target, link } => (target, link),
+                    _ => return,
+                };
+                if let Val::Sym(t) = t {
+                    // The class of a zero-memory target depends on what was written
+                    // since, so only exact classes are remembered.
+                    let c = match self.jumps.get(&(t, target)) {
+                        Some(&c) => c,
+                        None => {
+                            let c = self.jump_class(t, target);
+                            if target < self.image_end || target == self.termination {
+                                self.jumps.insert((t, target), c);
+                            }
+                            c
+                        }
+                    };
+                    self.cond(pc, c, CondKind::JumpTarget);
+                }
+                if let (Some(r), Some(l)) = (link, next) {
+                    self.set(pc, instr, r, Val::Conc(l));
+                }
+            }
         }
-        let out = s.not(in_range);
-        let io = s.word(io);
-        let not_io = s.ne(a, io);
-        let c = s.and(aligned, out);
-        s.and(c, not_io)
     }
 }
 
+/// The glue between the CS241 emulator's hooks and the semantics: the tracer proper
+/// ([`SymTracer::apply`]) never looks at an instruction.
 impl Tracer for SymTracer<'_> {
     fn exec(&mut self, pc: u32, instr: Instr, event: Event) {
-        use Instr::*;
         if self.gave_up.is_some() {
             return;
         }
@@ -623,122 +578,15 @@ impl Tracer for SymTracer<'_> {
             }
         }
         if self.sym_words {
-            self.pin_fetched(pc, pc, instr.encode());
+            self.pin_fetched(pc, pc, Cs241::encode(instr));
         }
-        match instr {
-            Add { d, s, t } => {
-                let v = self.binary(BinOp::Add, self.reg(s), self.reg(t));
-                self.set(pc, instr, d, v);
-            }
-            Sub { d, s, t } => {
-                let v = self.binary(BinOp::Sub, self.reg(s), self.reg(t));
-                self.set(pc, instr, d, v);
-            }
-            Slt { d, s, t } => {
-                let v = self.compare(BinOp::Slt, self.reg(s), self.reg(t));
-                self.set(pc, instr, d, v);
-            }
-            Sltu { d, s, t } => {
-                let v = self.compare(BinOp::Ult, self.reg(s), self.reg(t));
-                self.set(pc, instr, d, v);
-            }
-            Mult { s, t } => self.multiply(pc, instr, self.reg(s), self.reg(t), true),
-            Multu { s, t } => self.multiply(pc, instr, self.reg(s), self.reg(t), false),
-            Div { s, t } => self.divide(pc, instr, self.reg(s), self.reg(t), true),
-            Divu { s, t } => self.divide(pc, instr, self.reg(s), self.reg(t), false),
-            Mfhi { d } => self.set(pc, instr, d, self.hi),
-            Mflo { d } => self.set(pc, instr, d, self.lo),
-            Lis { d } => {
-                let v = match event {
-                    Event::Literal(v) => v,
-                    _ => 0,
-                };
-                self.pin_fetched(pc, pc.wrapping_add(4), v);
-                self.set(pc, instr, d, Val::Conc(v));
-            }
-            Lw { t, i, s } => match event {
-                Event::Load { addr, value } => {
-                    let v = self.load(pc, s, i, addr, value);
-                    self.set(pc, instr, t, v);
-                }
-                Event::Input(byte) => {
-                    if let Some(a) = self.address(s, i) {
-                        self.pin_address(pc, a, INPUT_ADDR);
-                    }
-                    let v = match (byte, self.stdin.get(self.reads).copied()) {
-                        (Some(_), Some(b)) => {
-                            let w = self.store.zero_ext(24, b);
-                            self.as_val(w)
-                        }
-                        _ => Val::Conc(byte.map_or(u32::MAX, u32::from)),
-                    };
-                    if byte.is_some() {
-                        self.reads += 1;
-                    }
-                    self.set(pc, instr, t, v);
-                }
-                _ => {}
-            },
-            Sw { t, i, s } => match event {
-                Event::Store { addr, .. } => {
-                    if addr >= self.image_end {
-                        self.written.insert(addr);
-                    }
-                    self.store_word(pc, instr, s, i, t, addr);
-                }
-                Event::Output(_) => {
-                    if let Some(a) = self.address(s, i) {
-                        self.pin_address(pc, a, OUTPUT_ADDR);
-                    }
-                    let v = self.reg(t);
-                    let byte = match v {
-                        Val::Conc(c) => self.store.constant(8, c as u64),
-                        Val::Sym(w) => self.store.extract(7, 0, w),
-                    };
-                    self.outputs.push(byte);
-                }
-                _ => {}
-            },
-            Beq { s, t, .. } | Bne { s, t, .. } => {
-                if let (Val::Conc(_), Val::Conc(_)) = (self.reg(s), self.reg(t)) {
-                    return;
-                }
-                let taken = matches!(event, Event::Branch { taken: true });
-                let (a, b) = (self.reg(s), self.reg(t));
-                let (ta, tb) = (self.term(a), self.term(b));
-                let equal = self.store.eq(ta, tb);
-                let holds = if matches!(instr, Beq { .. }) == taken {
-                    equal
-                } else {
-                    self.store.not(equal)
-                };
-                self.cond(pc, holds, CondKind::Branch);
-            }
-            Jr { s } | Jalr { s } => {
-                let (target, link) = match event {
-                    Event::Jump { target, link } => (target, link),
-                    _ => return,
-                };
-                if let Val::Sym(t) = self.reg(s) {
-                    // The class of a zero-memory target depends on what was written
-                    // since, so only exact classes are remembered.
-                    let c = match self.jumps.get(&(t, target)) {
-                        Some(&c) => c,
-                        None => {
-                            let c = self.jump_class(t, target);
-                            if target < self.image_end || target == self.termination {
-                                self.jumps.insert((t, target), c);
-                            }
-                            c
-                        }
-                    };
-                    self.cond(pc, c, CondKind::JumpTarget);
-                }
-                if let Some(link) = link {
-                    self.set(pc, instr, Reg::RA, Val::Conc(link));
-                }
-            }
-        }
+        let regs = Regs {
+            gpr: &self.regs,
+            hi: self.hi,
+            lo: self.lo,
+        };
+        let effect = Cs241::effect(&mut Shadow(self.store), regs, pc, instr);
+        self.apply(pc, instr, effect, event);
     }
 
     fn fault(&mut self, instr: Option<Instr>, fault: Fault) {
@@ -748,7 +596,7 @@ impl Tracer for SymTracer<'_> {
         // The failing word (an instruction that faults, or a word that is not one) may
         // itself depend on the inputs.
         match instr {
-            Some(i) => self.pin_fetched(fault.pc, fault.pc, i.encode()),
+            Some(i) => self.pin_fetched(fault.pc, fault.pc, Cs241::encode(i)),
             None if fault.kind == FaultKind::InvalidInstruction => {
                 self.pin_fetched(fault.pc, fault.pc, fault.value)
             }
@@ -756,68 +604,30 @@ impl Tracer for SymTracer<'_> {
         }
         let Some(instr) = instr else { return };
         let pc = fault.pc;
-        match (instr, fault.kind) {
-            (Instr::Div { t, .. } | Instr::Divu { t, .. }, FaultKind::DivisionByZero) => {
-                if let Val::Sym(d) = self.reg(t) {
-                    let zero = self.store.word(0);
-                    let z = self.store.eq(d, zero);
+        let regs = Regs {
+            gpr: &self.regs,
+            hi: self.hi,
+            lo: self.lo,
+        };
+        let effect = Cs241::effect(&mut Shadow(self.store), regs, pc, instr);
+        match (effect, fault.kind) {
+            (Effect::Divide { divisor, .. }, FaultKind::DivisionByZero) => {
+                if let Val::Sym(_) = divisor {
+                    let z = alu::is_zero(&mut Shadow(self.store), divisor);
                     self.cond(pc, z, CondKind::Divisor);
                 }
             }
-            (Instr::Lw { s, i, .. }, k) | (Instr::Sw { s, i, .. }, k) => {
-                let io = if matches!(instr, Instr::Lw { .. }) {
-                    INPUT_ADDR
-                } else {
-                    OUTPUT_ADDR
-                };
-                if let Some(a) = self.address(s, i) {
-                    let c = self.access_fault_class(a, k, io);
-                    self.cond(pc, c, CondKind::Address);
-                }
+            (Effect::Load { addr: Val::Sym(a), .. }, k) => {
+                let c = machine::access_fault(self.store, a, k == FaultKind::UnalignedAccess, INPUT_ADDR);
+                self.cond(pc, c, CondKind::Address);
+            }
+            (Effect::Store { addr: Val::Sym(a), .. }, k) => {
+                let c = machine::access_fault(self.store, a, k == FaultKind::UnalignedAccess, OUTPUT_ADDR);
+                self.cond(pc, c, CondKind::Address);
             }
             _ => {}
         }
     }
-}
-
-/// Whether address `a` is word-aligned, and whether it lies inside memory: the two
-/// checks the machine makes of every access and every jump target.
-pub fn address_checks(s: &mut TermStore, a: Term) -> (Term, Term) {
-    let three = s.word(3);
-    let zero = s.word(0);
-    let low = s.bin(BinOp::BvAnd, a, three);
-    let aligned = s.eq(low, zero);
-    let mem = s.word(MEM_SIZE);
-    let in_range = s.bin(BinOp::Ult, a, mem);
-    (aligned, in_range)
-}
-
-/// The machine's initial memory as an array term: the image's words from address 0
-/// (those inside memory), zero everywhere else. Both engines start from it.
-pub fn initial_memory(s: &mut TermStore, image: &[u32]) -> Term {
-    let zero = s.word(0);
-    let mut m = s.const_array(zero);
-    for (k, &w) in image.iter().enumerate() {
-        if w != 0 && (k as u64) * 4 < MEM_SIZE as u64 {
-            let (a, v) = (s.word(4 * k as u32), s.word(w));
-            m = s.store(m, a, v);
-        }
-    }
-    m
-}
-
-/// The condition that `word` encodes an instruction (the machine's decoder, as a
-/// term).
-pub fn is_instruction(s: &mut TermStore, word: Term) -> Term {
-    let mut any = s.bool(false);
-    for (mask, pattern) in tamarin_mips::isa::PATTERNS {
-        let m = s.word(mask);
-        let p = s.word(pattern);
-        let bits = s.bin(BinOp::BvAnd, word, m);
-        let is = s.eq(bits, p);
-        any = s.or(any, is);
-    }
-    any
 }
 
 fn store_len_plus(len: usize, extra: usize) -> usize {
