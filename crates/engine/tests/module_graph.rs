@@ -55,8 +55,8 @@ fn uses(files: &[PathBuf], known: &BTreeSet<String>) -> BTreeSet<String> {
                     out.insert(name);
                 }
                 // `use crate::{a, b}` names several.
-                if rest.starts_with('{') {
-                    let inside = rest[1..].split('}').next().unwrap_or("");
+                if let Some(list) = rest.strip_prefix('{') {
+                    let inside = list.split('}').next().unwrap_or("");
                     for part in inside.split(',') {
                         let name = part.trim().split("::").next().unwrap_or("").trim();
                         if known.contains(name) {
