@@ -182,6 +182,8 @@ fn the_help_tells_the_exit_statuses() {
         let text = String::from_utf8_lossy(&out.stdout);
         assert!(text.contains("3 incomplete"), "{cmd}: {text}");
         assert!(text.contains("2 trouble"), "{cmd}: {text}");
+        // One statement of the contract, not a second that could contradict it.
+        assert_eq!(text.matches("Exit status").count(), 1, "{cmd}: {text}");
     }
     let out = tamarin()
         .arg("compare")

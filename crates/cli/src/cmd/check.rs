@@ -20,9 +20,6 @@ use crate::diag::{CliError, EXIT_FOUND, EXIT_INCOMPLETE, EXIT_OK};
 /// memory access, a jump or fall-through to a bad address, a word that is not an
 /// instruction. Each failing site is reported once, with the first inputs found, after
 /// replaying them.
-///
-/// Exit status: 0 when nothing fails and the search was complete, 1 when something
-/// fails, 3 when nothing was found but the search was incomplete, 2 on bad input.
 #[derive(Debug, ClapArgs)]
 pub struct Args {
     /// The program (.asm/.s assembly or .mips/.bin binary).

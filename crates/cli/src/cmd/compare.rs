@@ -20,9 +20,6 @@ use crate::args::OutputFormat;
 use crate::diag::{CliError, EXIT_FOUND, EXIT_INCOMPLETE, EXIT_OK};
 
 /// Compare two programs: find inputs on which they differ, or prove that they agree.
-///
-/// Exit status: 0 when no difference was found (equivalent or possibly-equivalent),
-/// 1 when the programs are disequivalent, 2 on bad input or usage.
 #[derive(Debug, ClapArgs)]
 pub struct Args {
     /// The first program (.asm/.s assembly or .mips/.bin binary).
