@@ -172,7 +172,7 @@ fn summarize(store: &mut TermStore, layout: &InputLayout, program: &Program) -> 
     // uncovered), so a short limit keeps the rare hard program from dominating.
     let mut config = SolverConfig::default();
     config.timeout = std::time::Duration::from_millis(300);
-    let mut solver = build_chain(&config, None);
+    let mut solver = build_chain(&config, Default::default(), Vec::new());
     unroll(store, &setup, &mut |s: &mut TermStore, q| {
         solver.check(s, q)
     })

@@ -51,6 +51,13 @@ enum Step {
     Not(usize),
     And(usize, usize),
     Or(usize, usize),
+    /// A read at `at` of a memory filled with `fill` and then stored into at each
+    /// address with each value, in turn (only in 32-bit queries).
+    Read {
+        fill: usize,
+        stores: Vec<(usize, usize)>,
+        at: usize,
+    },
 }
 
 const BV_OPS: [BinOp; 8] = [
@@ -84,6 +91,8 @@ fn step() -> impl Strategy<Value = Step> {
         1 => ix().prop_map(Step::Not),
         1 => (ix(), ix()).prop_map(|(a, b)| Step::And(a, b)),
         1 => (ix(), ix()).prop_map(|(a, b)| Step::Or(a, b)),
+        1 => (ix(), proptest::collection::vec((ix(), ix()), 0..4), ix())
+            .prop_map(|(fill, stores, at)| Step::Read { fill, stores, at }),
     ]
 }
 
@@ -110,6 +119,20 @@ fn build(width: u8, steps: &[Step], picks: &[usize]) -> Query {
     let half = width / 2;
     for st in steps {
         let bv = |i: usize| bvs[i % bvs.len()];
+        match st {
+            // Memory holds 32-bit words at 32-bit addresses.
+            Step::Read { .. } if width != 32 => continue,
+            Step::Read { fill, stores, at } => {
+                let mut m = s.const_array(bv(*fill));
+                for &(a, v) in stores {
+                    m = s.store(m, bv(a), bv(v));
+                }
+                let t = s.select(m, bv(*at));
+                bvs.push(t);
+                continue;
+            }
+            _ => {}
+        }
         match *st {
             Step::Const(k) => {
                 let t = s.constant(width, k);
@@ -178,7 +201,7 @@ fn build(width: u8, steps: &[Step], picks: &[usize]) -> Query {
                 let t = s.or(bools[a % bools.len()], bools[b % bools.len()]);
                 bools.push(t);
             }
-            Step::Not(_) | Step::And(..) | Step::Or(..) => {}
+            Step::Not(_) | Step::And(..) | Step::Or(..) | Step::Read { .. } => {}
         }
     }
     if bools.is_empty() {
@@ -194,8 +217,8 @@ fn build(width: u8, steps: &[Step], picks: &[usize]) -> Query {
 }
 
 /// The answer of the terms, from the engine's backend.
-fn backend(q: &Query) -> Answer {
-    Z3Solver::new(Z3Mode::Fresh, TIMEOUT).check(&q.store, &q.assertions)
+fn backend(q: &mut Query) -> Answer {
+    Z3Solver::new(Z3Mode::Fresh, TIMEOUT).check(&mut q.store, &q.assertions)
 }
 
 /// Whether every assertion holds at `values`.
@@ -285,8 +308,8 @@ fn z3_binary(text: &str) -> Option<String> {
     Some(line.trim().to_string())
 }
 
-fn check_query(q: &Query) -> Result<(), TestCaseError> {
-    let text = to_smtlib(&q.store, &q.assertions, "a random query\nsecond line");
+fn check_query(q: &mut Query) -> Result<(), TestCaseError> {
+    let text = to_smtlib(&mut q.store, &q.assertions, "a random query\nsecond line");
     prop_assert!(text.contains("(check-sat)"));
     prop_assert!(text.starts_with("; a random query\n; second line\n"));
     let ours = backend(q);
@@ -331,7 +354,7 @@ proptest! {
         steps in proptest::collection::vec(step(), 1..24),
         picks in proptest::collection::vec(any::<usize>(), 1..4),
     ) {
-        check_query(&build(width, &steps, &picks))?;
+        check_query(&mut build(width, &steps, &picks))?;
     }
 }
 
@@ -348,21 +371,21 @@ fn fixed_queries_with_both_answers() {
     let c1 = s.eq(sum, seven);
     let c2 = s.bin(BinOp::Ult, a, three);
     let c3 = s.eq(a, five);
-    let sat = Query {
+    let mut sat = Query {
         store: s,
         assertions: vec![c1, c2],
         width: 32,
     };
-    check_query(&sat).unwrap();
-    let text = to_smtlib(&sat.store, &sat.assertions, "");
+    check_query(&mut sat).unwrap();
+    let text = to_smtlib(&mut sat.store, &sat.assertions, "");
     assert_eq!(parsed(&text, 2, &[]).0, SatResult::Sat);
-    let unsat = Query {
+    let mut unsat = Query {
         store: sat.store,
         assertions: vec![c1, c2, c3],
         width: 32,
     };
-    check_query(&unsat).unwrap();
-    let text = to_smtlib(&unsat.store, &unsat.assertions, "");
+    check_query(&mut unsat).unwrap();
+    let text = to_smtlib(&mut unsat.store, &unsat.assertions, "");
     assert_eq!(parsed(&text, 3, &[]).0, SatResult::Unsat);
     // Division by zero means the same in the text: x / 0 == all ones is valid.
     let mut s = TermStore::new();
@@ -371,13 +394,13 @@ fn fixed_queries_with_both_answers() {
     let q = s.bin(BinOp::UDiv, x, zero);
     let ones = s.word(u32::MAX);
     let wrong = s.ne(q, ones);
-    let q = Query {
+    let mut q = Query {
         store: s,
         assertions: vec![wrong],
         width: 32,
     };
-    check_query(&q).unwrap();
-    assert_eq!(backend(&q), Answer::Unsat);
+    check_query(&mut q).unwrap();
+    assert_eq!(backend(&mut q), Answer::Unsat);
 }
 
 fn paper(name: &str) -> tamarin_mips::Program {

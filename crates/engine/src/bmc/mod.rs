@@ -26,7 +26,7 @@ use tamarin_mips::Program;
 use crate::io::{InputLayout, InputSpec};
 use crate::options::Options;
 use crate::report::{Observer, Report, Stats};
-use crate::solver::{build_chain, eliminate, Answer, CountingSolver, Solver};
+use crate::solver::{build_chain, Answer, CountingSolver, Solver, SolverStats};
 use crate::term::{BinOp, Term, TermStore};
 use crate::verdict::{self, Counterexample, Coverage, Engine, Incomplete, Proof};
 
@@ -47,14 +47,12 @@ struct Checker<'o> {
     opts: &'o Options,
     store: TermStore,
     layout: InputLayout,
-    domain: Vec<Term>,
+    /// Every query, the unrolling's included (jump targets, pruning).
     solver: CountingSolver<Box<dyn Solver>>,
     start: Instant,
-    unknown: (u64, String),
-    /// Queries of the comparison itself (the unrolling asks others).
-    queries: u64,
-    /// Queries of the unrolling (jump targets, pruning).
-    side_queries: u64,
+    /// The answers to the comparison's own queries: their unknowns are reasons, the
+    /// unrolling's are not (see [`Checker::summarize`]).
+    asked: SolverStats,
     replays: u64,
 }
 
@@ -64,16 +62,14 @@ impl<'o> Checker<'o> {
         let layout = InputLayout::declare(&mut store, &opts.inputs, opts.stdin_len);
         let domain = layout.domain(&mut store);
         let start = Instant::now();
+        let stop = opts.machine_config(start).stop;
         Checker {
             opts,
             store,
             layout,
-            domain,
-            solver: build_chain(&opts.solver, opts.timeout.map(|t| start + t)),
+            solver: build_chain(&opts.solver, stop, domain),
             start,
-            unknown: (0, String::new()),
-            queries: 0,
-            side_queries: 0,
+            asked: SolverStats::default(),
             replays: 0,
         }
     }
@@ -109,10 +105,10 @@ impl<'o> Checker<'o> {
                 }
             }
         }
-        if self.unknown.0 > 0 {
+        if self.asked.unknown > 0 {
             incomplete.push(Incomplete::SolverUnknown {
-                queries: self.unknown.0,
-                reason: self.unknown.1.clone(),
+                queries: self.asked.unknown,
+                reason: self.asked.first_unknown.clone().unwrap_or_default(),
             });
         }
         let proof = Proof {
@@ -120,14 +116,14 @@ impl<'o> Checker<'o> {
             paths: (sl.stats.ends, sr.stats.ends),
             out_of_fuel: (sl.stats.out_of_fuel, sr.stats.out_of_fuel),
             encoding: Some((sl.stats, sr.stats)),
-            queries: self.queries + self.side_queries,
+            queries: self.solver.stats.queries,
             fuel: self.opts.fuel,
         };
         let stats = Stats {
             runs: self.replays,
             paths: (sl.stats.ends, sr.stats.ends),
-            difference_queries: self.queries,
-            solver: self.solver.stats,
+            difference_queries: self.asked.queries,
+            solver: self.solver.stats.clone(),
             solver_name: self.solver.describe(),
             warnings: self.solver.warnings(),
             solver_failure: self.solver.failure(),
@@ -164,23 +160,12 @@ impl<'o> Checker<'o> {
                 .saturating_add(self.opts.max_encoding_terms / 2),
             stop: self.stop(),
         };
-        let stop = self.stop();
         let mut summary = {
-            let Checker {
-                store,
-                solver,
-                domain,
-                side_queries,
-                ..
-            } = self;
+            let Checker { store, solver, .. } = self;
             // An unknown here costs no coverage: an undecided feasibility check keeps
             // the state, undecided jump targets become an uncovered part. So these
-            // unknowns are not reasons of their own.
-            let mut side_unknown = (0, String::new());
-            let mut ask = |s: &mut TermStore, q: &[Term]| {
-                *side_queries += 1;
-                ask_solver(solver, domain, &mut side_unknown, stop, s, q)
-            };
+            // unknowns are not reasons of their own (they are not in `asked`).
+            let mut ask = |s: &mut TermStore, q: &[Term]| solver.check(s, q);
             unroll::unroll(store, &setup, &mut ask)
         };
         if let Some(c) = self.array_misfit(image_end, fits) {
@@ -212,17 +197,11 @@ impl<'o> Checker<'o> {
         self.config().stop
     }
 
+    /// Asks one of the comparison's own queries.
     fn ask(&mut self, query: &[Term]) -> Answer {
-        self.queries += 1;
-        let stop = self.stop();
-        ask_solver(
-            &mut self.solver,
-            &self.domain,
-            &mut self.unknown,
-            stop,
-            &mut self.store,
-            query,
-        )
+        let answer = self.solver.check(&mut self.store, query);
+        self.asked.count(&answer);
+        answer
     }
 
     /// Replays the inputs of a model on both programs.
@@ -276,44 +255,6 @@ impl<'o> Checker<'o> {
 /// Whether `v`, read as signed, is within `-bound..=bound`.
 fn small(v: u32, bound: u32) -> bool {
     (v as i32).unsigned_abs() <= bound
-}
-
-/// Sends one query (with the input domain) through the chain, counting unknowns; past
-/// the time limit (or after an interrupt), every answer is unknown.
-fn ask_solver(
-    solver: &mut CountingSolver<Box<dyn Solver>>,
-    domain: &[Term],
-    unknown: &mut (u64, String),
-    stop: Stop,
-    store: &mut TermStore,
-    query: &[Term],
-) -> Answer {
-    if stop.reached() {
-        let why = if stop.deadline.is_some_and(|d| Instant::now() >= d) {
-            "the time limit of the comparison passed"
-        } else {
-            "the comparison was interrupted"
-        };
-        unknown.0 += 1;
-        if unknown.1.is_empty() {
-            unknown.1 = why.into();
-        }
-        return Answer::Unknown(why.into());
-    }
-    let mut q = query.to_vec();
-    q.extend_from_slice(domain);
-    let (rewritten, recovery) = eliminate::eliminate(store, &q);
-    let mut a = solver.check(store, &rewritten);
-    if let Some(r) = recovery {
-        a = r.recover(store, a);
-    }
-    if let Answer::Unknown(why) = &a {
-        unknown.0 += 1;
-        if unknown.1.is_empty() {
-            unknown.1 = why.clone();
-        }
-    }
-    a
 }
 
 /// One condition per kind of uncovered part.

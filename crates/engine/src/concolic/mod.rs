@@ -24,7 +24,7 @@ use tamarin_mips::Program;
 
 use crate::io::{observe, InputLayout, InputValues, Observed};
 
-use crate::solver::{build_chain, eliminate, Answer, CountingSolver, Solver};
+use crate::solver::{build_chain, Answer, CountingSolver, Solver};
 use crate::term::{Term, TermStore};
 use crate::trace::{self, PathCond, SymTracer, TraceLimits};
 use crate::verdict::{self, Counterexample, Coverage, Incomplete, Proof};
@@ -78,7 +78,6 @@ struct Search<'o> {
     observer: &'o mut dyn Observer,
     store: TermStore,
     layout: InputLayout,
-    domain: Vec<Term>,
     jump_targets: FxHashSet<Term>,
     restarts_tried: u64,
     sides: Vec<SideState>,
@@ -86,7 +85,6 @@ struct Search<'o> {
     pairs_seen: FxHashSet<(usize, usize)>,
     pending_pairs: Vec<(usize, usize)>,
     stats: Stats,
-    unknown: (u64, String),
     start: Instant,
     last_progress: Instant,
     found: Option<(Counterexample, usize, usize)>,
@@ -148,14 +146,12 @@ impl<'o> Search<'o> {
                 leaves: Vec::new(),
             })
             .collect();
-        let deadline = opts.timeout.map(|t| now + t);
-        let solver = build_chain(&opts.solver, deadline);
+        let solver = build_chain(&opts.solver, config.stop, domain);
         Search {
             opts,
             observer,
             store,
             layout,
-            domain,
             jump_targets: FxHashSet::default(),
             restarts_tried: 0,
             sides,
@@ -166,7 +162,6 @@ impl<'o> Search<'o> {
             solver,
             pairs_seen: FxHashSet::default(),
             pending_pairs: Vec::new(),
-            unknown: (0, String::new()),
             start: now,
             last_progress: now,
             found: None,
@@ -297,7 +292,7 @@ impl<'o> Search<'o> {
             })
             .collect();
         self.stats.paths = self.path_counts();
-        self.stats.solver = self.solver.stats;
+        self.stats.solver = self.solver.stats.clone();
         self.stats.warnings = self.solver.warnings();
         self.stats.solver_failure = self.solver.failure();
         self.stats.jump_targets = self.jump_targets.len() as u64;
@@ -372,26 +367,14 @@ impl<'o> Search<'o> {
     }
 
     fn ask(&mut self, query: &[Term]) -> Answer {
-        if let Some(limit) = self.opts.timeout {
-            if self.start.elapsed() >= limit {
-                self.check_budget();
-                return Answer::Unknown("the time limit of the comparison passed".into());
-            }
+        let answer = self.solver.check(&mut self.store, query);
+        // Past the time limit or after an interrupt the chain answers unknown without
+        // asking; the search stops for that reason too (the final proof step asks
+        // without looking at the budget between queries).
+        if matches!(answer, Answer::Unknown(_)) && self.config().stop.reached() {
+            self.check_budget();
         }
-        let mut query = query.to_vec();
-        query.extend_from_slice(&self.domain);
-        let (rewritten, recovery) = eliminate::eliminate(&mut self.store, &query);
-        let mut a = self.solver.check(&self.store, &rewritten);
-        if let Some(r) = recovery {
-            a = r.recover(&self.store, a);
-        }
-        if let Answer::Unknown(why) = &a {
-            self.unknown.0 += 1;
-            if self.unknown.1.is_empty() {
-                self.unknown.1 = why.clone();
-            }
-        }
-        a
+        answer
     }
 
     fn inputs_of(&self, values: &[u64]) -> Vec<u32> {
@@ -707,14 +690,14 @@ impl<'o> Search<'o> {
                 depth: self.opts.depth,
             });
         }
-        if self.unknown.0 > 0 || unknown_nodes > 0 {
+        let solver = &self.solver.stats;
+        if solver.unknown > 0 || unknown_nodes > 0 {
             incomplete.push(Incomplete::SolverUnknown {
-                queries: self.unknown.0.max(unknown_nodes),
-                reason: if self.unknown.1.is_empty() {
-                    "unknown".into()
-                } else {
-                    self.unknown.1.clone()
-                },
+                queries: solver.unknown.max(unknown_nodes),
+                reason: solver
+                    .first_unknown
+                    .clone()
+                    .unwrap_or_else(|| "unknown".into()),
             });
         }
         if diverged > 0 || self.stats.restarts > 0 {
@@ -762,7 +745,7 @@ impl<'o> Search<'o> {
         self.stats.paths = self.path_counts();
         self.stats.out_of_fuel_paths = proof.out_of_fuel;
         self.stats.jump_targets = self.jump_targets.len() as u64;
-        self.stats.solver = self.solver.stats;
+        self.stats.solver = self.solver.stats.clone();
         self.stats.warnings = self.solver.warnings();
         self.stats.solver_failure = self.solver.failure();
         self.stats.total = self.start.elapsed();

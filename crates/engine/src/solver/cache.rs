@@ -45,7 +45,7 @@ fn pad(values: &[u64], n: usize) -> Vec<u64> {
 }
 
 impl<S: Solver> Solver for CachingSolver<S> {
-    fn check(&mut self, store: &TermStore, assertions: &[Term]) -> Answer {
+    fn check(&mut self, store: &mut TermStore, assertions: &[Term]) -> Answer {
         let mut key = assertions.to_vec();
         key.sort_unstable();
         key.dedup();
@@ -107,7 +107,7 @@ mod tests {
     }
 
     impl Solver for Backend {
-        fn check(&mut self, store: &TermStore, _: &[Term]) -> Answer {
+        fn check(&mut self, store: &mut TermStore, _: &[Term]) -> Answer {
             self.calls += 1;
             let mut values = vec![5; 1];
             values.resize(store.var_count(), 0);
@@ -126,13 +126,13 @@ mod tests {
         let is5 = s.eq(x, k5);
         let gt3 = s.bin(BinOp::Ult, k3, x);
         let mut c = CachingSolver::new(Backend { calls: 0 });
-        assert!(matches!(c.check(&s, &[is5]), Answer::Sat(_)));
+        assert!(matches!(c.check(&mut s, &[is5]), Answer::Sat(_)));
         assert!(
-            matches!(c.check(&s, &[is5, is5]), Answer::Sat(_)),
+            matches!(c.check(&mut s, &[is5, is5]), Answer::Sat(_)),
             "same set"
         );
         assert!(
-            matches!(c.check(&s, &[gt3]), Answer::Sat(_)),
+            matches!(c.check(&mut s, &[gt3]), Answer::Sat(_)),
             "x = 5 satisfies it"
         );
         assert_eq!(c.inner.calls, 1);

@@ -1,8 +1,11 @@
 //! The deadline link: every query gets at most the time left of the comparison, and
-//! past the deadline the answer is `Unknown` without asking the backend. With it in the
-//! chain a comparison's time limit holds however long one query could take.
+//! past the deadline, or once the comparison is interrupted, the answer is `Unknown`
+//! without asking the links after it. With it in the chain a comparison's time limit
+//! holds however long one query could take, and Ctrl-C ends a search that is asking.
 
 use std::time::Instant;
+
+use tamarin_mips::cpu::Stop;
 
 use super::{Answer, Solver};
 use crate::term::{Term, TermStore};
@@ -10,38 +13,54 @@ use crate::term::{Term, TermStore};
 /// Why a query past the deadline was not asked.
 pub const TIME_LIMIT_PASSED: &str = "the time limit of the comparison passed";
 
+/// Why a query after an interrupt was not asked.
+pub const INTERRUPTED: &str = "the comparison was interrupted";
+
 /// An unknown answer this close to the deadline is taken to be the clamp's doing.
 const CLAMP_SLACK: std::time::Duration = std::time::Duration::from_millis(50);
 
-/// Clamps each query to the time left before `deadline` (no deadline: passes through).
+/// Clamps each query to the time left before the comparison's deadline, and answers
+/// `Unknown` once its [`Stop`] is reached (nothing to watch: passes through).
 pub struct DeadlineSolver<S> {
     inner: S,
-    deadline: Option<Instant>,
+    stop: Stop,
 }
 
 impl<S: Solver> DeadlineSolver<S> {
-    pub fn new(inner: S, deadline: Option<Instant>) -> Self {
-        DeadlineSolver { inner, deadline }
+    pub fn new(inner: S, stop: Stop) -> Self {
+        DeadlineSolver { inner, stop }
+    }
+
+    /// Why no query may be asked now, if none may.
+    fn stopped(&self) -> Option<&'static str> {
+        if !self.stop.reached() {
+            return None;
+        }
+        Some(if self.stop.deadline.is_some_and(|d| Instant::now() >= d) {
+            TIME_LIMIT_PASSED
+        } else {
+            INTERRUPTED
+        })
     }
 }
 
 impl<S: Solver> Solver for DeadlineSolver<S> {
-    fn check(&mut self, store: &TermStore, assertions: &[Term]) -> Answer {
-        if let Some(d) = self.deadline {
-            let left = d.saturating_duration_since(Instant::now());
-            if left.is_zero() {
-                return Answer::Unknown(TIME_LIMIT_PASSED.into());
-            }
-            self.inner.limit_time(left);
-            let answer = self.inner.check(store, assertions);
-            // A query cut short by the clamp is unknown because of the time limit,
-            // whatever words the backend used: say so, so the advice names --timeout.
-            if matches!(answer, Answer::Unknown(_)) && Instant::now() + CLAMP_SLACK >= d {
-                return Answer::Unknown(TIME_LIMIT_PASSED.into());
-            }
-            return answer;
+    fn check(&mut self, store: &mut TermStore, assertions: &[Term]) -> Answer {
+        if let Some(why) = self.stopped() {
+            return Answer::Unknown(why.into());
         }
-        self.inner.check(store, assertions)
+        let Some(d) = self.stop.deadline else {
+            return self.inner.check(store, assertions);
+        };
+        let left = d.saturating_duration_since(Instant::now());
+        self.inner.limit_time(left);
+        let answer = self.inner.check(store, assertions);
+        // A query cut short by the clamp is unknown because of the time limit,
+        // whatever words the backend used: say so, so the advice names --timeout.
+        if matches!(answer, Answer::Unknown(_)) && Instant::now() + CLAMP_SLACK >= d {
+            return Answer::Unknown(TIME_LIMIT_PASSED.into());
+        }
+        answer
     }
     fn limit_time(&mut self, left: std::time::Duration) {
         self.inner.limit_time(left);
@@ -63,9 +82,10 @@ impl<S: Solver> Solver for DeadlineSolver<S> {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use std::sync::atomic::{AtomicBool, Ordering};
     use std::time::Duration;
 
-    /// Records the limit it was given, and answers sat.
+    /// Records the limit it was given, and answers unsat.
     #[derive(Default)]
     struct Recorder {
         limits: Vec<Duration>,
@@ -73,7 +93,7 @@ mod tests {
     }
 
     impl Solver for Recorder {
-        fn check(&mut self, _: &TermStore, _: &[Term]) -> Answer {
+        fn check(&mut self, _: &mut TermStore, _: &[Term]) -> Answer {
             self.asked += 1;
             Answer::Unsat
         }
@@ -87,17 +107,17 @@ mod tests {
 
     #[test]
     fn each_query_gets_at_most_the_time_left_and_none_after_it() {
-        let store = TermStore::new();
+        let mut store = TermStore::new();
         let soon = Instant::now() + Duration::from_secs(30);
-        let mut s = DeadlineSolver::new(Recorder::default(), Some(soon));
-        assert_eq!(s.check(&store, &[]), Answer::Unsat);
+        let mut s = DeadlineSolver::new(Recorder::default(), Stop::at(Some(soon)));
+        assert_eq!(s.check(&mut store, &[]), Answer::Unsat);
         assert_eq!(s.inner.limits.len(), 1);
         assert!(s.inner.limits[0] <= Duration::from_secs(30));
         assert!(s.inner.limits[0] > Duration::from_secs(20));
 
-        let mut past = DeadlineSolver::new(Recorder::default(), Some(Instant::now()));
+        let mut past = DeadlineSolver::new(Recorder::default(), Stop::at(Some(Instant::now())));
         assert_eq!(
-            past.check(&store, &[]),
+            past.check(&mut store, &[]),
             Answer::Unknown(TIME_LIMIT_PASSED.into())
         );
         assert_eq!(
@@ -105,8 +125,34 @@ mod tests {
             "the backend is not asked past the deadline"
         );
 
-        let mut none = DeadlineSolver::new(Recorder::default(), None);
-        assert_eq!(none.check(&store, &[]), Answer::Unsat);
+        let mut none = DeadlineSolver::new(Recorder::default(), Stop::default());
+        assert_eq!(none.check(&mut store, &[]), Answer::Unsat);
         assert!(none.inner.limits.is_empty());
+    }
+
+    #[test]
+    fn after_an_interrupt_nothing_is_asked() {
+        static FLAG: AtomicBool = AtomicBool::new(false);
+        let mut store = TermStore::new();
+        let later = Instant::now() + Duration::from_secs(600);
+        for deadline in [None, Some(later)] {
+            FLAG.store(false, Ordering::Relaxed);
+            let stop = Stop::at(deadline).with_flag(Some(&FLAG));
+            let mut s = DeadlineSolver::new(Recorder::default(), stop);
+            assert_eq!(s.check(&mut store, &[]), Answer::Unsat);
+            FLAG.store(true, Ordering::Relaxed);
+            assert_eq!(
+                s.check(&mut store, &[]),
+                Answer::Unknown(INTERRUPTED.into())
+            );
+            assert_eq!(s.inner.asked, 1);
+        }
+        // Both: the time limit is the reason.
+        let stop = Stop::at(Some(Instant::now())).with_flag(Some(&FLAG));
+        let mut s = DeadlineSolver::new(Recorder::default(), stop);
+        assert_eq!(
+            s.check(&mut store, &[]),
+            Answer::Unknown(TIME_LIMIT_PASSED.into())
+        );
     }
 }

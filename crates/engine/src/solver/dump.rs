@@ -1,5 +1,6 @@
 //! Writes every query that passes through as a standalone SMT-LIB 2 file, with the
-//! answer the chain gave as a comment, so a query can be replayed with `z3 FILE`.
+//! answer the chain gave as a comment, so a query can be replayed with `z3 FILE`. The
+//! text reads memory as the backends do (through the one array lowering).
 
 use std::path::PathBuf;
 
@@ -27,7 +28,7 @@ impl<S: Solver> DumpingSolver<S> {
 }
 
 impl<S: Solver> Solver for DumpingSolver<S> {
-    fn check(&mut self, store: &TermStore, assertions: &[Term]) -> Answer {
+    fn check(&mut self, store: &mut TermStore, assertions: &[Term]) -> Answer {
         let answer = self.inner.check(store, assertions);
         self.count += 1;
         let comment = format!(

@@ -1,23 +1,29 @@
-//! The solver layer: one small trait, a Z3 backend, and wrappers that add caching,
-//! query dumps and accounting, composed into a chain as KLEE does.
+//! The solver layer: one small trait, two backends (Z3 in process, an SMT-LIB solver
+//! over a pipe), and links that each add one thing to the query path, composed into a
+//! chain as KLEE does (see [`build_chain`]). The engines only ask the chain.
 //!
 //! Architecture invariant: `Unknown` (a timeout, a resource limit, a backend failure)
 //! is never turned into `Unsat`. Callers treat it as "this region was not covered".
 
 mod cache;
 mod deadline;
+mod domain;
 mod dump;
 pub mod eliminate;
 mod process;
 mod z3;
 
 pub use self::cache::CachingSolver;
-pub use self::deadline::{DeadlineSolver, TIME_LIMIT_PASSED};
+pub use self::deadline::{DeadlineSolver, INTERRUPTED, TIME_LIMIT_PASSED};
+pub use self::domain::DomainSolver;
 pub use self::dump::DumpingSolver;
+pub use self::eliminate::EliminatingSolver;
 pub use self::process::ProcessSolver;
 pub use self::z3::{Z3Mode, Z3Solver};
 
 use std::time::{Duration, Instant};
+
+use tamarin_mips::cpu::Stop;
 
 use crate::term::{Term, TermStore};
 
@@ -50,8 +56,10 @@ impl Answer {
 /// Decides conjunctions of Boolean terms.
 pub trait Solver {
     /// Is the conjunction of `assertions` satisfiable? A model gives a value for every
-    /// input of the store (inputs the query does not mention get 0).
-    fn check(&mut self, store: &TermStore, assertions: &[Term]) -> Answer;
+    /// input of the store (inputs the query does not mention get 0). A link may add
+    /// terms to the store on the way (a rewritten query, memory read as `ite` chains);
+    /// terms are never changed, so the caller's stay what they were.
+    fn check(&mut self, store: &mut TermStore, assertions: &[Term]) -> Answer;
 
     /// A short description of the backend and chain, for reports.
     fn describe(&self) -> String;
@@ -80,7 +88,7 @@ pub trait Solver {
 }
 
 impl<S: Solver + ?Sized> Solver for Box<S> {
-    fn check(&mut self, store: &TermStore, assertions: &[Term]) -> Answer {
+    fn check(&mut self, store: &mut TermStore, assertions: &[Term]) -> Answer {
         (**self).check(store, assertions)
     }
     fn describe(&self) -> String {
@@ -101,7 +109,7 @@ impl<S: Solver + ?Sized> Solver for Box<S> {
 }
 
 /// Counts of what reached the solver chain.
-#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
 pub struct SolverStats {
     /// Queries asked of the chain.
     pub queries: u64,
@@ -110,11 +118,29 @@ pub struct SolverStats {
     pub sat: u64,
     pub unsat: u64,
     pub unknown: u64,
+    /// Why the first unknown answer was unknown (`None` while every answer was known).
+    pub first_unknown: Option<String>,
     /// Time spent in the chain.
     pub time: Duration,
 }
 
-/// The outermost link: counts queries and time.
+impl SolverStats {
+    /// Counts one answer (not its time, nor cache hits).
+    pub fn count(&mut self, answer: &Answer) {
+        self.queries += 1;
+        match answer {
+            Answer::Sat(_) => self.sat += 1,
+            Answer::Unsat => self.unsat += 1,
+            Answer::Unknown(why) => {
+                self.unknown += 1;
+                self.first_unknown.get_or_insert_with(|| why.clone());
+            }
+        }
+    }
+}
+
+/// The outermost link: counts queries, answers and time, and keeps the first unknown's
+/// reason, so an engine reads what it reports from here.
 pub struct CountingSolver<S> {
     inner: S,
     pub stats: SolverStats,
@@ -130,16 +156,11 @@ impl<S: Solver> CountingSolver<S> {
 }
 
 impl<S: Solver> Solver for CountingSolver<S> {
-    fn check(&mut self, store: &TermStore, assertions: &[Term]) -> Answer {
+    fn check(&mut self, store: &mut TermStore, assertions: &[Term]) -> Answer {
         let start = Instant::now();
         let answer = self.inner.check(store, assertions);
         self.stats.time += start.elapsed();
-        self.stats.queries += 1;
-        match answer {
-            Answer::Sat(_) => self.stats.sat += 1,
-            Answer::Unsat => self.stats.unsat += 1,
-            Answer::Unknown(_) => self.stats.unknown += 1,
-        }
+        self.stats.count(&answer);
         self.stats.cache_hits = self.inner.cache_hits();
         answer
     }
@@ -197,7 +218,7 @@ impl Default for SolverConfig {
 struct Unavailable(String);
 
 impl Solver for Unavailable {
-    fn check(&mut self, _: &TermStore, _: &[Term]) -> Answer {
+    fn check(&mut self, _: &mut TermStore, _: &[Term]) -> Answer {
         Answer::Unknown(self.0.clone())
     }
     fn describe(&self) -> String {
@@ -205,12 +226,27 @@ impl Solver for Unavailable {
     }
 }
 
-/// Composes the whole chain in one place: counting → deadline → caches → dumping →
-/// backend. Every query is counted (the engines read the counts), gets at most the time
-/// left before `deadline` (the comparison's time limit), and none is asked after it.
+/// Composes the whole chain in one place, outermost first:
+///
+/// 1. [`CountingSolver`]: counts every query, answer and the time spent (the engines
+///    read their reports from it);
+/// 2. [`DeadlineSolver`]: past `stop`'s deadline or after its interrupt every answer is
+///    `Unknown` without asking further; before it, a query gets at most the time left;
+/// 3. [`DomainSolver`]: adds `domain`, the terms that bound the inputs (an array's
+///    length), to every query;
+/// 4. [`EliminatingSolver`]: replaces an input that occurs only in one sum by a fresh
+///    input and maps the model back. It sees the domain (an input the domain bounds is
+///    not free), and it comes before the caches and the dump, so that they work on the
+///    query the backend is asked and a dump shows it;
+/// 5. [`CachingSolver`] (with `config.caching`);
+/// 6. [`DumpingSolver`] (with `config.dump_dir`): writes what reaches the backend;
+/// 7. the backend: [`Z3Solver`] in process, or [`ProcessSolver`] with
+///    `config.external`. Both read memory through the one array lowering
+///    ([`crate::term::lower_arrays`]).
 pub fn build_chain(
     config: &SolverConfig,
-    deadline: Option<Instant>,
+    stop: Stop,
+    domain: Vec<Term>,
 ) -> CountingSolver<Box<dyn Solver>> {
     let backend: Box<dyn Solver> = match &config.external {
         None => Box::new(
@@ -231,5 +267,71 @@ pub fn build_chain(
     } else {
         dumped
     };
-    CountingSolver::new(Box::new(DeadlineSolver::new(cached, deadline)))
+    let eliminating = EliminatingSolver::new(cached);
+    let bounded = DomainSolver::new(eliminating, domain);
+    CountingSolver::new(Box::new(DeadlineSolver::new(bounded, stop)))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::term::{BinOp, Evaluator};
+
+    #[test]
+    fn the_chain_adds_the_domain_eliminates_and_counts() {
+        let mut s = TermStore::new();
+        let x = s.new_var("$1", 32);
+        let y = s.new_var("$2", 32);
+        let eight = s.word(8);
+        let domain = vec![s.bin(BinOp::Ult, x, eight)];
+        let mut chain = build_chain(&SolverConfig::default(), Stop::default(), domain);
+        let nine = s.word(9);
+        let outside = s.eq(x, nine);
+        assert_eq!(chain.check(&mut s, &[outside]), Answer::Unsat);
+        // `$2` occurs only in the sum: eliminated, and recovered.
+        let sum = s.bin(BinOp::Add, x, y);
+        let k = s.word(5);
+        let two = s.word(2);
+        let q = [s.eq(sum, k), s.bin(BinOp::Ult, two, x)];
+        let Answer::Sat(m) = chain.check(&mut s, &q) else {
+            panic!("sat")
+        };
+        let mut ev = Evaluator::new(&s, &m.values);
+        assert!(q.iter().all(|&c| ev.holds(c)));
+        assert!(m.values[0] < 8, "within the domain: {:?}", m.values);
+        assert_eq!(
+            (chain.stats.queries, chain.stats.sat, chain.stats.unsat),
+            (2, 1, 1)
+        );
+        assert_eq!(chain.stats.first_unknown, None);
+    }
+
+    #[test]
+    fn past_the_deadline_every_answer_is_unknown_and_counted() {
+        let mut s = TermStore::new();
+        let t = s.bool(true);
+        let stop = Stop::at(Some(Instant::now()));
+        let mut chain = build_chain(&SolverConfig::default(), stop, Vec::new());
+        for _ in 0..2 {
+            assert_eq!(
+                chain.check(&mut s, &[t]),
+                Answer::Unknown(TIME_LIMIT_PASSED.into())
+            );
+        }
+        assert_eq!((chain.stats.queries, chain.stats.unknown), (2, 2));
+        assert_eq!(
+            chain.stats.first_unknown.as_deref(),
+            Some(TIME_LIMIT_PASSED)
+        );
+    }
+
+    #[test]
+    fn the_first_unknown_reason_is_kept() {
+        let mut stats = SolverStats::default();
+        stats.count(&Answer::Unsat);
+        stats.count(&Answer::Unknown("timeout".into()));
+        stats.count(&Answer::Unknown("canceled".into()));
+        assert_eq!(stats.unknown, 2);
+        assert_eq!(stats.first_unknown.as_deref(), Some("timeout"));
+    }
 }

@@ -12,7 +12,10 @@ use std::time::Duration;
 use wait_timeout::ChildExt;
 
 use super::{Answer, Model, Solver};
-use crate::term::{to_smtlib, Term, TermStore};
+use crate::term::{lower_arrays, malformed_memory, to_smtlib, Term, TermStore};
+
+/// Why a query whose memory is not a store chain over a constant array is unknown.
+const MALFORMED: &str = "internal error: a malformed memory read reached the solver";
 
 /// A command line that runs an SMT-LIB 2 solver reading standard input.
 pub struct ProcessSolver {
@@ -75,7 +78,7 @@ impl ProcessSolver {
     pub fn probe(&self) -> Result<(), String> {
         let mut store = TermStore::new();
         let t = store.bool(true);
-        match self.run(&store, &[t])? {
+        match self.run(&mut store, &[t])? {
             Answer::Sat(_) => Ok(()),
             Answer::Unsat => Err("it answered `unsat` to a script asserting true".into()),
             Answer::Unknown(why) => Err(format!(
@@ -85,9 +88,14 @@ impl ProcessSolver {
         }
     }
 
-    fn run(&self, store: &TermStore, assertions: &[Term]) -> Result<Answer, String> {
-        let mut script = to_smtlib(store, assertions, "");
-        let vars = store.vars_of(assertions);
+    fn run(&self, store: &mut TermStore, assertions: &[Term]) -> Result<Answer, String> {
+        // The inputs to ask for are those of the text, which reads memory as ite chains.
+        let lowered = lower_arrays(store, assertions);
+        if malformed_memory(store, &lowered) {
+            return Ok(Answer::Unknown(MALFORMED.into()));
+        }
+        let mut script = to_smtlib(store, &lowered, "");
+        let vars = store.vars_of(&lowered);
         if !vars.is_empty() {
             let names: Vec<String> = vars
                 .iter()
@@ -243,7 +251,7 @@ fn tokenize(text: &str) -> Vec<String> {
 }
 
 impl Solver for ProcessSolver {
-    fn check(&mut self, store: &TermStore, assertions: &[Term]) -> Answer {
+    fn check(&mut self, store: &mut TermStore, assertions: &[Term]) -> Answer {
         let answer = self.run(store, assertions);
         self.limit = None;
         match answer {
@@ -306,5 +314,18 @@ mod tests {
         assert!(parse_answer(&s, &[0], "(error \"x\")\nsat\n()").is_err());
         assert!(parse_answer(&s, &[0], "(set-logic QF_BV)\n").is_err());
         assert!(parse_answer(&s, &[0], "maybe").is_err());
+    }
+
+    #[test]
+    fn a_malformed_memory_read_is_unknown_without_running_the_solver() {
+        let mut p = ProcessSolver::from_name("no-such-solver-command", Duration::from_secs(1))
+            .expect("a command line");
+        let mut s = TermStore::new();
+        let x = s.new_var("x", 32);
+        let not_memory = s.new_var("m", 32);
+        let r = s.select(not_memory, x);
+        let q = s.eq(r, x);
+        assert_eq!(p.check(&mut s, &[q]), Answer::Unknown(MALFORMED.into()));
+        assert_eq!(p.failure(), None, "the command was not run");
     }
 }

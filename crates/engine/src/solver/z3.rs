@@ -2,6 +2,8 @@
 //!
 //! One context serves a whole comparison: terms are lowered once and the lowered
 //! ASTs are kept for later queries (the store only grows, so indices stay valid).
+//! Memory is read through the one array lowering ([`ArrayLowering`]) first, so Z3
+//! sees bit-vectors only.
 
 use std::time::{Duration, Instant};
 
@@ -9,7 +11,7 @@ use z3::ast::{Bool, BV};
 use z3::{Params, SatResult};
 
 use super::{Answer, Model, Solver};
-use crate::term::{BinOp, Node, Term, TermStore};
+use crate::term::{ArrayLowering, BinOp, Node, Term, TermStore};
 
 /// How queries are put to Z3.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -29,8 +31,9 @@ pub enum Z3Mode {
 enum Lowered {
     Bool(Bool),
     Bv(BV),
-    /// Memory arrays are not lowered themselves: each read becomes an `ite` chain
-    /// over the stores (Z3 4.8's array solver answers unknown on constant arrays).
+    /// Memory arrays are not lowered themselves: [`ArrayLowering`] turns each read
+    /// into an `ite` chain over the stores first (Z3 4.8's array solver answers unknown
+    /// on constant arrays), so only a malformed term uses a memory as an operand.
     Memory,
     /// A term that reached an operand of the wrong sort (a bug of the term builder):
     /// any query that uses it is answered `Unknown`, never decided on invented values.
@@ -50,6 +53,8 @@ pub struct Z3Solver {
     rlimit: Option<u32>,
     /// Set while lowering a node whose operand has the wrong sort.
     invalid: std::cell::Cell<bool>,
+    /// Memory reads as `ite` chains, kept for later queries.
+    arrays: ArrayLowering,
     lowered: Vec<Option<Lowered>>,
     vars: Vec<Option<BV>>,
     shared: Option<z3::Solver>,
@@ -66,6 +71,7 @@ impl Z3Solver {
             limit: None,
             rlimit: None,
             invalid: std::cell::Cell::new(false),
+            arrays: ArrayLowering::new(),
             lowered: Vec::new(),
             vars: Vec::new(),
             shared: None,
@@ -194,15 +200,8 @@ impl Z3Solver {
             Node::ZeroExt { by, arg } => Bv(self.bv(arg).zero_ext(by as u32)),
             Node::Ite(c, a, b) => Bv(self.boolean(c).ite(&self.bv(a), &self.bv(b))),
             Node::ConstArray(_) | Node::Store(..) => Lowered::Memory,
-            Node::Select(m, a) => {
-                let (stores, default) = store.store_chain(m);
-                let addr = self.bv(a);
-                let mut acc = default.map_or_else(|| BV::from_u64(0, 32), |d| self.bv(d));
-                for &(j, v) in stores.iter().rev() {
-                    acc = addr.eq(self.bv(j)).ite(&self.bv(v), &acc);
-                }
-                Bv(acc)
-            }
+            // The array lowering leaves a read only where its memory is malformed.
+            Node::Select(..) => Lowered::Invalid,
         }
     }
 
@@ -222,9 +221,11 @@ impl Z3Solver {
 }
 
 impl Solver for Z3Solver {
-    fn check(&mut self, store: &TermStore, assertions: &[Term]) -> Answer {
+    fn check(&mut self, store: &mut TermStore, assertions: &[Term]) -> Answer {
         let timeout = self.query_timeout();
         self.limit = None;
+        let lowered = self.arrays.lower(store, assertions);
+        let (store, assertions) = (&*store, lowered.as_slice());
         if !self.lower(store, assertions, Instant::now() + timeout) {
             return Answer::Unknown("timeout while building the query".into());
         }
@@ -323,4 +324,34 @@ fn has_arithmetic(store: &TermStore, assertions: &[Term]) -> bool {
             )
         )
     })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn memory_reads_are_lowered_and_malformed_ones_are_invalid() {
+        let mut s = TermStore::new();
+        let (x, y) = (s.new_var("x", 32), s.new_var("y", 32));
+        let (zero, seven) = (s.word(0), s.word(7));
+        let m0 = s.const_array(zero);
+        let m1 = s.store(m0, x, seven);
+        let read = s.select(m1, y);
+        let q = [s.eq(read, seven), s.ne(x, y)];
+        let mut z3 = Z3Solver::new(Z3Mode::Fresh, Duration::from_secs(5));
+        assert_eq!(z3.check(&mut s, &q), Answer::Unsat);
+        let q = [s.eq(read, seven)];
+        let Answer::Sat(m) = z3.check(&mut s, &q) else {
+            panic!("sat")
+        };
+        assert_eq!(m.values[0], m.values[1]);
+        // A read of something that is not memory has no value: its users are invalid.
+        let not_memory = s.new_var("m", 32);
+        let bad = s.select(not_memory, x);
+        let bad = s.eq(bad, seven);
+        let lowered = z3.arrays.lower(&mut s, &[bad]);
+        assert!(z3.lower(&s, &lowered, Instant::now() + Duration::from_secs(5)));
+        assert!(matches!(z3.get(lowered[0]), Some(Lowered::Invalid)));
+    }
 }

@@ -3,16 +3,19 @@
 //!
 //! Every consumer (the Z3 backend, the SMT-LIB printer, the concrete evaluator, the
 //! readable printer) lowers from this single representation, so they cannot disagree
-//! about what a path condition means. Hash-consing makes a term its own SSA value:
+//! about what a path condition means; the solvers read memory through one rewrite,
+//! [`lower_arrays`]. Hash-consing makes a term its own SSA value:
 //! two equal computations are one [`Term`], and shared subterms are stored once.
 
 mod eval;
+mod lower;
 mod print;
 mod smtlib;
 
 pub use eval::{eval, Evaluator};
+pub use lower::{lower_arrays, ArrayLowering};
 pub use print::Readable;
-pub use smtlib::{symbol as smtlib_symbol, to_smtlib};
+pub use smtlib::{malformed_memory, symbol as smtlib_symbol, to_smtlib};
 
 use rustc_hash::FxHashMap;
 

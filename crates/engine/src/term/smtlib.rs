@@ -2,7 +2,7 @@
 
 use std::fmt::Write;
 
-use super::{Node, Term, TermStore};
+use super::{lower_arrays, Node, Term, TermStore};
 
 fn sort(store: &TermStore, t: Term) -> String {
     match store.width(t) {
@@ -34,15 +34,31 @@ fn atom(store: &TermStore, t: Term) -> String {
     }
 }
 
+/// Whether `roots` still use memory once lowered by [`lower_arrays`]: a read that is not
+/// of a store chain over a constant array (a malformed term), which no text can say.
+pub fn malformed_memory(store: &TermStore, lowered: &[Term]) -> bool {
+    store.reachable(lowered).into_iter().any(|t| {
+        matches!(
+            store.node(t),
+            Node::ConstArray(_) | Node::Store(..) | Node::Select(..)
+        )
+    })
+}
+
 /// A standalone SMT-LIB 2 script asserting every term of `assertions` and checking
 /// satisfiability. Shared subterms become `define-fun`s, so the text stays linear in
-/// the size of the term graph.
-pub fn to_smtlib(store: &TermStore, assertions: &[Term], comment: &str) -> String {
+/// the size of the term graph. Memory is read as `ite` chains over its stores
+/// ([`lower_arrays`], which adds those terms to the store), so the text needs no
+/// array theory; a malformed read (see [`malformed_memory`]) is left out with a
+/// comment, so a solver refuses the text rather than answering another query.
+pub fn to_smtlib(store: &mut TermStore, assertions: &[Term], comment: &str) -> String {
+    let assertions = lower_arrays(store, assertions);
+    let store = &*store;
     let mut out = String::new();
     for line in comment.lines() {
         let _ = writeln!(out, "; {line}");
     }
-    let order = store.reachable(assertions);
+    let order = store.reachable(&assertions);
     // Options before the logic: some solvers (Yices) refuse them afterwards.
     let _ = writeln!(out, "(set-option :produce-models true)");
     let _ = writeln!(out, "(set-logic QF_BV)");
@@ -79,21 +95,10 @@ pub fn to_smtlib(store: &TermStore, assertions: &[Term], comment: &str) -> Strin
                 atom(store, a),
                 atom(store, b)
             ),
-            // Memory is read as an ite chain over its stores, as the Z3 backend does,
-            // so the file needs no array theory.
-            Node::ConstArray(_) | Node::Store(..) => continue,
-            Node::Select(m, a) => {
-                let (stores, default) = store.store_chain(m);
-                let mut acc = default.map_or_else(|| "(_ bv0 32)".to_string(), |d| atom(store, d));
-                for &(j, v) in stores.iter().rev() {
-                    acc = format!(
-                        "(ite (= {} {}) {} {acc})",
-                        atom(store, a),
-                        atom(store, j),
-                        atom(store, v)
-                    );
-                }
-                acc
+            // Left by the lowering only where memory is malformed.
+            Node::ConstArray(_) | Node::Store(..) | Node::Select(..) => {
+                let _ = writeln!(out, "; t{}: malformed memory, not printed", t.index());
+                continue;
             }
         };
         let _ = writeln!(
@@ -104,7 +109,7 @@ pub fn to_smtlib(store: &TermStore, assertions: &[Term], comment: &str) -> Strin
             body
         );
     }
-    for &a in assertions {
+    for &a in &assertions {
         let _ = writeln!(out, "(assert {})", atom(store, a));
     }
     let _ = writeln!(out, "(check-sat)");

@@ -1,0 +1,80 @@
+//! The domain link: adds the terms that bound the inputs (an array input's length is
+//! at most its maximum) to every query, so no model names an input the comparison
+//! cannot run and no engine has to remember to add them.
+
+use super::{Answer, Solver};
+use crate::term::{Term, TermStore};
+
+/// Asks every query together with the input domain.
+pub struct DomainSolver<S> {
+    inner: S,
+    domain: Vec<Term>,
+}
+
+impl<S: Solver> DomainSolver<S> {
+    /// `domain`: Boolean terms every model must satisfy (none: passes through).
+    pub fn new(inner: S, domain: Vec<Term>) -> Self {
+        DomainSolver { inner, domain }
+    }
+}
+
+impl<S: Solver> Solver for DomainSolver<S> {
+    fn check(&mut self, store: &mut TermStore, assertions: &[Term]) -> Answer {
+        if self.domain.is_empty() {
+            return self.inner.check(store, assertions);
+        }
+        let mut query = Vec::with_capacity(assertions.len() + self.domain.len());
+        query.extend_from_slice(assertions);
+        query.extend_from_slice(&self.domain);
+        self.inner.check(store, &query)
+    }
+    fn limit_time(&mut self, left: std::time::Duration) {
+        self.inner.limit_time(left);
+    }
+    fn failure(&self) -> Option<String> {
+        self.inner.failure()
+    }
+    fn describe(&self) -> String {
+        self.inner.describe()
+    }
+    fn cache_hits(&self) -> u64 {
+        self.inner.cache_hits()
+    }
+    fn warnings(&self) -> Vec<String> {
+        self.inner.warnings()
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// Remembers the last query.
+    #[derive(Default)]
+    struct Last(Vec<Term>);
+
+    impl Solver for Last {
+        fn check(&mut self, _: &mut TermStore, assertions: &[Term]) -> Answer {
+            self.0 = assertions.to_vec();
+            Answer::Unsat
+        }
+        fn describe(&self) -> String {
+            "last".into()
+        }
+    }
+
+    #[test]
+    fn every_query_carries_the_domain() {
+        let mut s = TermStore::new();
+        let x = s.new_var("len", 32);
+        let k = s.word(8);
+        let bound = s.bin(crate::term::BinOp::Ult, x, k);
+        let q = s.eq(x, k);
+        let mut d = DomainSolver::new(Last::default(), vec![bound]);
+        assert_eq!(d.check(&mut s, &[q]), Answer::Unsat);
+        assert_eq!(d.inner.0, vec![q, bound]);
+        let mut none = DomainSolver::new(Last::default(), Vec::new());
+        none.check(&mut s, &[q]);
+        assert_eq!(none.inner.0, vec![q]);
+    }
+}
