@@ -7,6 +7,7 @@
 
 use std::io::{self, IsTerminal, Write};
 use std::ops::Range;
+use std::path::Path;
 use std::process::ExitCode;
 
 use ariadne::{CharSet, Color, Config, IndexType, Label, Report, ReportKind, Source};
@@ -111,6 +112,25 @@ impl CliError {
     /// Wraps an error from writing to standard output.
     pub fn stdout(e: io::Error) -> CliError {
         CliError::Stdout(e)
+    }
+
+    /// The engine's refusal of a task, as the tool reports it: bad options are usage
+    /// errors that name the option, and a solver that stops answering like one during
+    /// the search is the solver's failure. `program` is the (first) program's file, for
+    /// an array that cannot be placed.
+    pub fn engine(error: tamarin::Error, program: &Path) -> CliError {
+        match error {
+            tamarin::Error::Setup(e) => {
+                CliError::Usage(format!("--array-base: {e} (for {})", program.display()))
+            }
+            tamarin::Error::Observable { .. } => CliError::Usage(format!("--observe: {error}")),
+            tamarin::Error::Solver { command, message } => CliError::Usage(format!(
+                "--solver {}: {message}",
+                crate::cmd::search::shell_word(command.trim())
+            )),
+            tamarin::Error::SolverFailed { message, .. } => CliError::Solver(message),
+            other => CliError::Usage(other.to_string()),
+        }
     }
 
     /// The exit status this error gives.

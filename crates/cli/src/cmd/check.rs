@@ -41,11 +41,12 @@ pub struct Args {
 pub fn execute(args: Args) -> Result<ExitCode, CliError> {
     let program = super::load_program(&args.program, args.search.input_format.format())?;
     let source = std::fs::read_to_string(&args.program).ok();
-    let opts = args.search.options_for(&[(&args.program, &program)])?;
+    let opts = args.search.options()?;
     let mut observer = CliObserver::new(args.format == OutputFormat::Text);
     let report = check(&program, &opts, &mut observer);
     observer.done();
-    super::search::after_search(&report.exploration.stats)?;
+    let report = report.map_err(|e| CliError::engine(e, &args.program))?;
+    super::search::print_warnings(&report.exploration.stats);
     let mut out = super::stdout();
     match args.format {
         OutputFormat::Text => write_text(&mut out, &args, &program, source.as_deref(), &report),

@@ -53,15 +53,14 @@ pub struct Args {
 pub fn execute(args: Args) -> Result<ExitCode, CliError> {
     let left = super::load_program(&args.left, args.search.input_format.format())?;
     let right = super::load_program(&args.right, args.search.input_format.format())?;
-    let mut opts = args
-        .search
-        .options_for(&[(&args.left, &left), (&args.right, &right)])?;
+    let mut opts = args.search.options()?;
     opts.observe = args.observe.0.clone();
     opts.engine = args.engine.engine();
     let mut observer = CliObserver::new(args.format == OutputFormat::Text);
     let report = tamarin::compare(&left, &right, &opts, &mut observer);
     observer.done();
-    super::search::after_search(&report.stats)?;
+    let report = report.map_err(|e| CliError::engine(e, &args.left))?;
+    super::search::print_warnings(&report.stats);
     let mut out = super::stdout();
     match args.format {
         OutputFormat::Text => write_text(&mut out, &args, &report),

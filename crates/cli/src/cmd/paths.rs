@@ -39,7 +39,7 @@ pub struct Args {
 
 pub fn execute(args: Args) -> Result<ExitCode, CliError> {
     let program = super::load_program(&args.program, args.search.input_format.format())?;
-    let mut opts = args.search.options_for(&[(&args.program, &program)])?;
+    let mut opts = args.search.options()?;
     opts.max_paths = args.max_paths;
     if let Some(dir) = &args.emit_tests {
         super::search::prepare_dir(dir, "--emit-tests", args.search.force)?;
@@ -47,7 +47,8 @@ pub fn execute(args: Args) -> Result<ExitCode, CliError> {
     let mut observer = CliObserver::new(args.format == OutputFormat::Text);
     let e = explore(&program, &opts, &mut observer);
     observer.done();
-    super::search::after_search(&e.stats)?;
+    let e = e.map_err(|e| CliError::engine(e, &args.program))?;
+    super::search::print_warnings(&e.stats);
     if let Some(dir) = &args.emit_tests {
         emit_tests(dir, &args, &e)?;
     }

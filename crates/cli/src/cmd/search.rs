@@ -8,11 +8,11 @@ use std::time::Duration;
 use clap::{Args as ClapArgs, ValueEnum};
 use indicatif::{ProgressBar, ProgressStyle};
 use tamarin::Incomplete;
+use tamarin::SolverConfig;
 use tamarin::{InputSpec, InputValues};
 use tamarin::{Observer, Options, Progress, Side};
-use tamarin::{ProcessSolver, SolverConfig};
 use tamarin_mips::cpu::DEFAULT_TERMINATION;
-use tamarin_mips::{Outcome, Program, Reg, Status};
+use tamarin_mips::{Outcome, Reg, Status};
 
 use crate::args::{
     parse_count, parse_reg, parse_word, parse_word_list, InputFormatOpt, TerminationOpt, WordList,
@@ -97,21 +97,6 @@ pub struct SearchArgs {
 pub const DEFAULT_TIMEOUT_SECS: u64 = 60;
 
 impl SearchArgs {
-    /// The engine's options for these programs: the arguments' options, refused when
-    /// the array cannot be placed for one of the programs whatever its length.
-    pub fn options_for(&self, programs: &[(&Path, &Program)]) -> Result<Options, CliError> {
-        let opts = self.options()?;
-        for (path, program) in programs {
-            if let Some(e) = opts.inputs.placement_error(program) {
-                return Err(CliError::Usage(format!(
-                    "--array-base: {e} (for {})",
-                    path.display()
-                )));
-            }
-        }
-        Ok(opts)
-    }
-
     /// The engine's options these arguments describe.
     pub fn options(&self) -> Result<Options, CliError> {
         let args = self;
@@ -159,11 +144,8 @@ impl SearchArgs {
         opts.termination = args.termination.termination;
         let mut solver = SolverConfig::default();
         solver.timeout = Duration::from_millis(args.solver_timeout.max(1));
+        // Any other solver is a command, which the engine tries before the search.
         if args.solver.trim() != "z3" {
-            let p =
-                ProcessSolver::from_name(&args.solver, solver.timeout).map_err(CliError::Usage)?;
-            p.probe()
-                .map_err(|e| CliError::Usage(format!("--solver {}: {e}", args.solver)))?;
             solver.external = Some(args.solver.clone());
         }
         if let Some(dir) = &args.dump_smt {
@@ -448,15 +430,10 @@ pub fn prepare_dir(dir: &Path, flag: &'static str, force: bool) -> Result<(), Cl
     std::fs::create_dir_all(dir).map_err(fail)
 }
 
-/// Prints the problems a search met that did not stop it; a solver that stopped
-/// answering like one is the tool's failure (exit status 2), not an unknown.
-pub fn after_search(stats: &tamarin::Stats) -> Result<(), CliError> {
+/// Prints the problems a search met that did not stop it.
+pub fn print_warnings(stats: &tamarin::Stats) {
     for w in &stats.warnings {
         eprintln!("warning: {w}");
-    }
-    match &stats.solver_failure {
-        Some(e) => Err(CliError::Solver(e.clone())),
-        None => Ok(()),
     }
 }
 
