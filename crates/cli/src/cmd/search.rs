@@ -357,30 +357,6 @@ pub fn ms(d: Duration) -> f64 {
     d.as_secs_f64() * 1000.0
 }
 
-/// Inputs as a JSON object: `{"$1": n, …}` or `{"array": […]}`, with `"stdin"` when
-/// standard input bytes are inputs.
-pub fn inputs_json(values: &InputValues) -> serde_json::Value {
-    use serde_json::json;
-    let mut m = serde_json::Map::new();
-    match &values.array {
-        Some(elems) => {
-            m.insert(
-                "array".into(),
-                json!(elems.iter().map(|&e| signed(e)).collect::<Vec<_>>()),
-            );
-        }
-        None => {
-            for (n, v) in &values.registers {
-                m.insert(n.clone(), json!(signed(*v)));
-            }
-        }
-    }
-    if !values.stdin.is_empty() {
-        m.insert("stdin".into(), json!(values.stdin));
-    }
-    serde_json::Value::Object(m)
-}
-
 /// The source line (number and text) of the word at `pc`, for assembled programs.
 pub fn source_line<'s>(
     program: &tamarin_mips::Program,
@@ -473,38 +449,6 @@ pub fn reason_text(reason: &Incomplete, cmd: Searcher) -> String {
         Some(a) => format!("{reason} ({a})"),
         None => reason.to_string(),
     }
-}
-
-/// One reason as JSON: its stable `kind`, the `message`, the `advice` if any, and its
-/// numbers.
-pub fn reason_json(reason: &Incomplete, cmd: Searcher) -> serde_json::Value {
-    let mut v = serde_json::json!({
-        "kind": reason.kind(),
-        "message": reason.to_string(),
-    });
-    if let Some(a) = advice(reason, cmd) {
-        v["advice"] = a.into();
-    }
-    let numbers: &[(&str, u64)] = match reason {
-        Incomplete::DepthCut { points, depth } => &[("points", *points), ("depth", *depth as u64)],
-        Incomplete::SolverUnknown { queries, .. } => &[("queries", *queries)],
-        Incomplete::Diverged { runs }
-        | Incomplete::RunBudget { runs }
-        | Incomplete::TraceLimit { runs } => &[("runs", *runs)],
-        Incomplete::PathBudget { paths } => &[("paths", *paths)],
-        Incomplete::Timeout { millis } => &[("millis", *millis)],
-        Incomplete::TooManyPairs { pairs } => &[("pairs", *pairs)],
-        _ => &[],
-    };
-    for &(name, n) in numbers {
-        v[name] = n.into();
-    }
-    v
-}
-
-/// The reasons as a JSON list.
-pub fn reasons_json(reasons: &[Incomplete], cmd: Searcher) -> serde_json::Value {
-    reasons.iter().map(|r| reason_json(r, cmd)).collect()
 }
 
 /// `complete: …` or the list of reasons the search was not.
@@ -619,16 +563,21 @@ mod tests {
             advice(&r, Searcher::Compare),
             Some("raise --timeout, or 0 for none")
         );
-        let v = reason_json(&r, Searcher::Compare);
+        let json = |r: &Incomplete, cmd| {
+            serde_json::to_value(crate::json::Reason::new(r, cmd)).expect("a reason serializes")
+        };
+        let v = json(&r, Searcher::Compare);
         assert_eq!(v["kind"], "solver-unknown");
         assert_eq!(v["queries"], 1);
-        let depth = reason_json(
+        let depth = json(
             &Incomplete::DepthCut {
                 points: 3,
                 depth: 50,
             },
             Searcher::Check,
         );
+        let keys: Vec<&String> = depth.as_object().expect("an object").keys().collect();
+        assert_eq!(keys, ["kind", "message", "advice", "points", "depth"]);
         assert_eq!(depth["kind"], "depth-bound");
         assert_eq!(
             (depth["points"].clone(), depth["depth"].clone()),
