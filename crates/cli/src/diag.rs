@@ -7,12 +7,15 @@
 
 use std::io::{self, IsTerminal, Write};
 use std::ops::Range;
+use std::path::Path;
 use std::process::ExitCode;
 
 use ariadne::{CharSet, Color, Config, IndexType, Label, Report, ReportKind, Source};
 use tamarin_mips::asm::{AsmError, AsmErrors};
 use tamarin_mips::cpu::SetupError;
 use tamarin_mips::LoadError;
+
+use crate::json::{AsmErrorJson, ErrorJson, ErrorReport};
 
 // Exit statuses, as diff(1) has them plus one, the same in every command.
 /// Equivalent, no failure found, a run or translation done.
@@ -113,6 +116,25 @@ impl CliError {
         CliError::Stdout(e)
     }
 
+    /// The engine's refusal of a task, as the tool reports it: bad options are usage
+    /// errors that name the option, and a solver that stops answering like one during
+    /// the search is the solver's failure. `program` is the (first) program's file, for
+    /// an array that cannot be placed.
+    pub fn engine(error: tamarin::Error, program: &Path) -> CliError {
+        match error {
+            tamarin::Error::Setup(e) => {
+                CliError::Usage(format!("--array-base: {e} (for {})", program.display()))
+            }
+            tamarin::Error::Observable { .. } => CliError::Usage(format!("--observe: {error}")),
+            tamarin::Error::Solver { command, message } => CliError::Usage(format!(
+                "--solver {}: {message}",
+                crate::cmd::search::shell_word(command.trim())
+            )),
+            tamarin::Error::SolverFailed { message, .. } => CliError::Solver(message),
+            other => CliError::Usage(other.to_string()),
+        }
+    }
+
     /// The exit status this error gives.
     pub fn exit_status(&self) -> u8 {
         match self {
@@ -124,8 +146,7 @@ impl CliError {
     /// The error as one JSON object, for `--format json`: `{"error": {"kind",
     /// "message", "file", "line", "column"}}` (the last three where they are known; an
     /// assembly error gives its first error's place and every error under "errors").
-    pub fn to_json(&self) -> serde_json::Value {
-        use serde_json::json;
+    pub fn to_json(&self) -> ErrorReport {
         let (kind, file, place) = match self {
             CliError::Load(LoadError::Asm { errors }) => {
                 let first = errors.errors.first().map(|e| (e.line, e.column));
@@ -164,22 +185,28 @@ impl CliError {
             },
             _ => self.to_string(),
         };
-        let mut error = json!({"kind": kind, "message": message});
-        if let Some(f) = file {
-            error["file"] = f.into();
-        }
-        if let Some((line, column)) = place {
-            error["line"] = line.into();
-            error["column"] = column.into();
-        }
-        if let CliError::Load(LoadError::Asm { errors }) = self {
-            error["errors"] = errors
-                .errors
-                .iter()
-                .map(|e| json!({"line": e.line, "column": e.column, "message": e.message}))
-                .collect();
-        }
-        json!({ "schema": SCHEMA_VERSION, "error": error })
+        let errors = match self {
+            CliError::Load(LoadError::Asm { errors }) => Some(
+                errors
+                    .errors
+                    .iter()
+                    .map(|e| AsmErrorJson {
+                        line: e.line,
+                        column: e.column,
+                        message: e.message.clone(),
+                    })
+                    .collect(),
+            ),
+            _ => None,
+        };
+        ErrorReport::new(ErrorJson {
+            kind,
+            message,
+            file,
+            line: place.map(|(line, _)| line),
+            column: place.map(|(_, column)| column),
+            errors,
+        })
     }
 
     /// Prints the error on stderr and gives the exit code to end with.
@@ -217,9 +244,11 @@ fn load_path(e: &LoadError) -> Option<String> {
 
 /// Prints `error` as one JSON line on standard output (for `--format json`); a failure
 /// to write it changes nothing, the message is on stderr anyway.
-pub fn print_json_error(error: &serde_json::Value) {
+pub fn print_json_error(error: &ErrorReport) {
     let mut out = io::stdout().lock();
-    let _ = writeln!(out, "{error}");
+    if serde_json::to_writer(&mut out, error).is_ok() {
+        let _ = writeln!(out);
+    }
     let _ = out.flush();
 }
 

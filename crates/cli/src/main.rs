@@ -14,6 +14,7 @@ mod args;
 mod cmd;
 mod diag;
 mod interrupt;
+mod json;
 
 use std::process::ExitCode;
 
@@ -60,8 +61,7 @@ fn main() -> ExitCode {
                 let text = e.render().to_string();
                 let first = text.lines().next().unwrap_or("bad usage");
                 let message = first.strip_prefix("error: ").unwrap_or(first);
-                diag::print_json_error(&serde_json::json!({"schema": diag::SCHEMA_VERSION,
-                        "error": {"kind": "usage", "message": message}}));
+                diag::print_json_error(&json::ErrorReport::usage(message));
             }
             e.exit();
         }

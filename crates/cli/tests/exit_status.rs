@@ -282,6 +282,45 @@ fn output_directories_must_be_empty_unless_forced() {
 }
 
 #[test]
+fn a_refused_task_clears_no_folder_even_with_force() {
+    let f = files();
+    let dir = tempfile::tempdir().expect("tempdir");
+    let dump = dir.path().join("dump");
+    let tests = dir.path().join("tests");
+    for d in [&dump, &tests] {
+        std::fs::create_dir(d).expect("mkdir");
+        std::fs::write(d.join("keep.txt"), "old").expect("write");
+    }
+    // An array base that no length can place, and a solver that is not one.
+    let refused: [&[&str]; 2] = [
+        &["--frontend", "array", "--array-base", "2"],
+        &["--solver", "cat"],
+    ];
+    for extra in refused {
+        let mut c = tamarin();
+        c.arg("compare")
+            .arg(&f.add)
+            .arg(&f.sub)
+            .arg("--dump-smt")
+            .arg(&dump)
+            .arg("--force")
+            .args(extra);
+        assert_eq!(status(&mut c), 2, "{extra:?}");
+        let mut c = tamarin();
+        c.arg("paths")
+            .arg(&f.branchy)
+            .arg("--emit-tests")
+            .arg(&tests)
+            .arg("--force")
+            .args(extra);
+        assert_eq!(status(&mut c), 2, "{extra:?}");
+        for d in [&dump, &tests] {
+            assert!(d.join("keep.txt").exists(), "{extra:?} cleared {d:?}");
+        }
+    }
+}
+
+#[test]
 fn with_format_json_an_error_is_one_json_object_on_stdout() {
     let f = files();
     let json_error = |args: &[&std::ffi::OsStr]| {

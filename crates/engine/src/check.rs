@@ -45,7 +45,8 @@ impl CheckReport {
     }
 }
 
-/// Finds inputs that make `program` fail.
+/// Finds inputs that make `program` fail. The crate root's `check`, the front door,
+/// checks the task first and turns a solver failure into an error.
 pub fn check(program: &Program, opts: &Options, observer: &mut dyn Observer) -> CheckReport {
     let start = std::time::Instant::now();
     let exploration = explore(program, opts, observer);

@@ -22,7 +22,9 @@ use crate::verdict::{Engine, Incomplete, Verdict};
 /// paths are multiplying and the merged encoding is the better bet.
 pub const AUTO_PATHS: u64 = 256;
 
-/// Compares two programs with the engine that `opts.engine` names.
+/// Compares two programs with the engine that `opts.engine` names. The crate root's
+/// `compare`, the front door, checks the task first and turns a solver failure into an
+/// error.
 pub fn compare(
     left: &Program,
     right: &Program,

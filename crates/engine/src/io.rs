@@ -107,22 +107,36 @@ impl Observable {
                 v.map_err(|_| format!("`{s}` in `{t}` is not an address"))
             };
             let (from, to) = (num(a)?, num(b)?);
-            if from % 4 != 0 || to % 4 != 0 {
-                return Err(format!("`{t}`: addresses must be multiples of 4"));
-            }
-            if from > to || to >= MEM_SIZE {
-                return Err(format!(
-                    "`{t}`: expected A..B with A <= B < {MEM_SIZE:#x} (both included)"
-                ));
-            }
-            if (to - from) / 4 + 1 > MAX_OBSERVED_WORDS {
-                return Err(format!("`{t}` covers more than {MAX_OBSERVED_WORDS} words"));
-            }
-            return Ok(Observable::Mem { from, to });
+            let observable = Observable::Mem { from, to };
+            return match observable.validate() {
+                Ok(()) => Ok(observable),
+                Err(e) => Err(format!("`{t}`: {e}")),
+            };
         }
         Err(format!(
             "`{t}` is not an observable; expected $N, hi, lo, output or mem:A..B"
         ))
+    }
+
+    /// Why no run can show this observable, if none can: a `mem:` range that is not
+    /// word-aligned, is reversed, reaches past the end of memory or covers more than
+    /// [`MAX_OBSERVED_WORDS`] words.
+    pub fn validate(&self) -> Result<(), String> {
+        let Observable::Mem { from, to } = *self else {
+            return Ok(());
+        };
+        if from % 4 != 0 || to % 4 != 0 {
+            return Err("addresses must be multiples of 4".into());
+        }
+        if from > to || to >= MEM_SIZE {
+            return Err(format!(
+                "expected A..B with A <= B < {MEM_SIZE:#x} (both included)"
+            ));
+        }
+        if (to - from) / 4 + 1 > MAX_OBSERVED_WORDS {
+            return Err(format!("it covers more than {MAX_OBSERVED_WORDS} words"));
+        }
+        Ok(())
     }
 }
 
@@ -414,6 +428,14 @@ mod tests {
         ] {
             assert!(Observable::parse(bad).is_err(), "{bad}");
         }
+        // Values built directly are held to the same rules.
+        let mem = |from, to| Observable::Mem { from, to }.validate();
+        assert_eq!(mem(0x100, 0x10c), Ok(()));
+        assert!(mem(1, 8).is_err());
+        assert!(mem(8, 4).is_err());
+        assert!(mem(0, MEM_SIZE).is_err());
+        assert!(mem(0, MAX_OBSERVED_WORDS * 4).is_err());
+        assert_eq!(Observable::Hi.validate(), Ok(()));
     }
 
     #[test]

@@ -11,22 +11,33 @@
 //!   [`Proof`]'s bounds), `Disequivalent` (with a [`Counterexample`] that was replayed
 //!   on both programs) or `PossiblyEquivalent` (with typed [`Incomplete`] reasons, each
 //!   with a stable [`Incomplete::kind`]);
-//! - [`check`] one program for inputs that make it fail;
+//! - [`check`](check()) one program for inputs that make it fail;
 //! - [`explore`] one program's paths, one input per path.
 //!
+//! Each returns an [`Error`] instead when the task cannot be carried out as given: an
+//! input array that cannot be placed, an observable no run can show, or a solver
+//! command that is not a solver (or stops answering like one). A search that merely
+//! ends without a verdict is not an error: its reasons are in the report.
+//!
 //! ```
-//! use tamarin::{compare, mips::asm::assemble, Options, Quiet, Verdict};
+//! use tamarin::{compare, mips::asm::assemble, Error, InputSpec, Options, Quiet, Verdict};
 //!
 //! let left = assemble("left.asm", "add $3, $1, $2\njr $31\n").unwrap();
 //! let right = assemble("right.asm", "add $3, $2, $1\njr $31\n").unwrap();
-//! let report = compare(&left, &right, &Options::default(), &mut Quiet);
+//! let report = compare(&left, &right, &Options::default(), &mut Quiet)?;
 //! assert!(matches!(report.verdict, Verdict::Equivalent(_)));
 //!
 //! let wrong = assemble("wrong.asm", "sub $3, $1, $2\njr $31\n").unwrap();
-//! match compare(&left, &wrong, &Options::default(), &mut Quiet).verdict {
+//! match compare(&left, &wrong, &Options::default(), &mut Quiet)?.verdict {
 //!     Verdict::Disequivalent(cx) => assert_ne!(cx.left.regs.gpr[3], cx.right.regs.gpr[3]),
 //!     other => panic!("expected a difference, got {other:?}"),
 //! }
+//!
+//! // An array at an address that is not a multiple of 4 cannot be placed.
+//! let mut opts = Options::default();
+//! opts.inputs = InputSpec::Array { max_len: 4, base: Some(6) };
+//! assert!(matches!(compare(&left, &right, &opts, &mut Quiet), Err(Error::Setup(_))));
+//! # Ok::<(), Error>(())
 //! ```
 //!
 //! # Inside
@@ -58,14 +69,16 @@ macro_rules! internal_modules {
 }
 
 internal_modules!(
-    bmc, check, concolic, equiv, io, options, report, semantics, solver, term, trace, verdict
+    bmc, check, concolic, equiv, error, io, options, report, semantics, solver, term, trace,
+    verdict
 );
 
 pub use tamarin_mips as mips;
 
-pub use check::{check, CheckReport, Finding};
-pub use concolic::{explore, Exploration, PathReport};
-pub use equiv::{compare, AUTO_PATHS};
+pub use check::{CheckReport, Finding};
+pub use concolic::{Exploration, PathReport};
+pub use equiv::AUTO_PATHS;
+pub use error::Error;
 pub use io::{
     image_word, observe, InputLayout, InputSpec, InputValues, Observable, Observed,
     MAX_OBSERVED_WORDS,
@@ -78,3 +91,61 @@ pub use verdict::{
     outcomes_differ, replay, results_differ, rule, run_observed, Counterexample, Ending, Engine,
     Incomplete, Proof, Rule, Uncovered, UnrollStats, Verdict,
 };
+
+use tamarin_mips::Program;
+
+/// Compares two programs with the engine that [`Options::engine`] names, under the
+/// other options: a [`Report`] whose verdict is `Equivalent`, `Disequivalent` or
+/// `PossiblyEquivalent`.
+///
+/// # Errors
+///
+/// [`Error::Setup`] when the input array cannot be placed for either program,
+/// [`Error::Observable`] for an observable out of range, [`Error::Solver`] when the
+/// solver command cannot be used (all checked before the search), and
+/// [`Error::SolverFailed`] when the solver stopped answering like one during it.
+pub fn compare(
+    left: &Program,
+    right: &Program,
+    opts: &Options,
+    observer: &mut dyn Observer,
+) -> Result<Report, Error> {
+    opts.validate(&[left, right])?;
+    let report = equiv::compare(left, right, opts, observer);
+    opts.solver_failure(&report.stats)?;
+    Ok(report)
+}
+
+/// Finds inputs that make `program` fail, one [`Finding`] per failing site, each
+/// replayed; the report says how complete the search was.
+///
+/// # Errors
+///
+/// As [`compare`]'s, for the one program.
+pub fn check(
+    program: &Program,
+    opts: &Options,
+    observer: &mut dyn Observer,
+) -> Result<CheckReport, Error> {
+    opts.validate(&[program])?;
+    let report = check::check(program, opts, observer);
+    opts.solver_failure(&report.exploration.stats)?;
+    Ok(report)
+}
+
+/// Enumerates the paths of `program` within the fuel and depth, one replayed input
+/// per path; the exploration says how complete the enumeration was.
+///
+/// # Errors
+///
+/// As [`compare`]'s, for the one program.
+pub fn explore(
+    program: &Program,
+    opts: &Options,
+    observer: &mut dyn Observer,
+) -> Result<Exploration, Error> {
+    opts.validate(&[program])?;
+    let exploration = concolic::explore(program, opts, observer);
+    opts.solver_failure(&exploration.stats)?;
+    Ok(exploration)
+}

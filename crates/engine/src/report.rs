@@ -68,8 +68,9 @@ pub struct Stats {
     /// Problems that did not stop the search (for the user's attention).
     pub warnings: Vec<String>,
     /// Why the solver backend did not work, if it did not (its answers then counted
-    /// as unknowns, but a front end should report the tool's failure).
-    pub solver_failure: Option<String>,
+    /// as unknowns): the front door turns it into [`crate::Error::SolverFailed`], so a
+    /// report never carries one.
+    pub(crate) solver_failure: Option<String>,
     pub total: Duration,
 }
 

@@ -282,7 +282,7 @@ fn summarize(
         max_terms: 1_000_000,
         stop: Default::default(),
     };
-    let mut solver = build_chain(&SolverConfig::default(), None);
+    let mut solver = build_chain(&SolverConfig::default(), Default::default(), Vec::new());
     unroll(store, &setup, &mut |s: &mut TermStore, q| {
         solver.check(s, q)
     })

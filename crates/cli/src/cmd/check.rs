@@ -5,14 +5,10 @@ use std::path::PathBuf;
 use std::process::ExitCode;
 
 use clap::Args as ClapArgs;
-use serde_json::{json, Map, Value};
-use tamarin::{check, CheckReport, Finding};
+use tamarin::{check, CheckReport};
 use tamarin_mips::Program;
 
-use super::search::{
-    inputs_json, ms, reasons_json, replay_command, signed, source_line, CliObserver, SearchArgs,
-    Searcher,
-};
+use super::search::{ms, replay_command, source_line, CliObserver, SearchArgs, Searcher};
 use crate::args::OutputFormat;
 use crate::diag::{CliError, EXIT_FOUND, EXIT_INCOMPLETE, EXIT_OK};
 
@@ -38,11 +34,13 @@ pub struct Args {
 pub fn execute(args: Args) -> Result<ExitCode, CliError> {
     let program = super::load_program(&args.program, args.search.input_format.format())?;
     let source = std::fs::read_to_string(&args.program).ok();
-    let opts = args.search.options_for(&[(&args.program, &program)])?;
+    let opts = args.search.options()?;
+    args.search.prepare(&opts, &[&program], &args.program)?;
     let mut observer = CliObserver::new(args.format == OutputFormat::Text);
     let report = check(&program, &opts, &mut observer);
     observer.done();
-    super::search::after_search(&report.exploration.stats)?;
+    let report = report.map_err(|e| CliError::engine(e, &args.program))?;
+    super::search::print_warnings(&report.exploration.stats);
     let mut out = super::stdout();
     match args.format {
         OutputFormat::Text => write_text(&mut out, &args, &program, source.as_deref(), &report),
@@ -114,45 +112,13 @@ fn write_text(
     )
 }
 
-fn finding_json(program: &Program, f: &Finding) -> Value {
-    let mut m = Map::new();
-    m.insert("kind".into(), json!(f.kind.name()));
-    m.insert("pc".into(), json!(signed(f.pc)));
-    if let Some(line) = program.line_of(f.pc) {
-        m.insert("line".into(), json!(line));
-    }
-    m.insert("message".into(), json!(f.message));
-    m.insert("inputs".into(), inputs_json(&f.values));
-    Value::Object(m)
-}
-
 fn write_json(
     out: &mut impl Write,
     args: &Args,
     program: &Program,
     report: &CheckReport,
 ) -> std::io::Result<()> {
-    let s = &report.exploration.stats;
-    let incomplete = reasons_json(report.incomplete(), Searcher::Check);
-    let mut top = json!({
-        "schema": crate::diag::SCHEMA_VERSION,
-        "findings": report.findings.iter().map(|f| finding_json(program, f)).collect::<Vec<_>>(),
-        "complete": report.incomplete().is_empty(),
-        "incomplete": incomplete,
-        "stats": {
-            "paths": s.paths.0,
-            "runs": s.runs,
-            "solver_queries": s.solver.queries,
-            "solver_ms": ms(s.solver.time),
-            "total_ms": ms(s.total),
-        },
-    });
-    if args.report_fuel {
-        top["out_of_fuel"] = json!(report
-            .out_of_fuel
-            .iter()
-            .map(|p| json!({"inputs": inputs_json(&p.values)}))
-            .collect::<Vec<_>>());
-    }
-    writeln!(out, "{top}")
+    let json = crate::json::CheckReport::new(program, report, args.report_fuel);
+    serde_json::to_writer(&mut *out, &json)?;
+    writeln!(out)
 }

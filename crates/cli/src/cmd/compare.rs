@@ -6,15 +6,14 @@ use std::path::PathBuf;
 use std::process::ExitCode;
 
 use clap::Args as ClapArgs;
-use serde_json::{json, Map, Value};
 use tamarin::Report;
 use tamarin::{Engine, Proof, Verdict};
 use tamarin::{Observable, Observed};
-use tamarin_mips::{Outcome, Status};
+use tamarin_mips::Status;
 
 use super::search::{
-    inputs_line, ms, reason_text, reasons_json, replay_command, signed, status_line, word,
-    CliObserver, FrontendKind, SearchArgs, Searcher,
+    inputs_line, ms, reason_text, replay_command, signed, status_line, word, CliObserver,
+    FrontendKind, SearchArgs, Searcher,
 };
 use crate::args::OutputFormat;
 use crate::diag::{CliError, EXIT_FOUND, EXIT_INCOMPLETE, EXIT_OK};
@@ -50,15 +49,15 @@ pub struct Args {
 pub fn execute(args: Args) -> Result<ExitCode, CliError> {
     let left = super::load_program(&args.left, args.search.input_format.format())?;
     let right = super::load_program(&args.right, args.search.input_format.format())?;
-    let mut opts = args
-        .search
-        .options_for(&[(&args.left, &left), (&args.right, &right)])?;
+    let mut opts = args.search.options()?;
     opts.observe = args.observe.0.clone();
     opts.engine = args.engine.engine();
+    args.search.prepare(&opts, &[&left, &right], &args.left)?;
     let mut observer = CliObserver::new(args.format == OutputFormat::Text);
     let report = tamarin::compare(&left, &right, &opts, &mut observer);
     observer.done();
-    super::search::after_search(&report.stats)?;
+    let report = report.map_err(|e| CliError::engine(e, &args.left))?;
+    super::search::print_warnings(&report.stats);
     let mut out = super::stdout();
     match args.format {
         OutputFormat::Text => write_text(&mut out, &args, &report),
@@ -112,15 +111,6 @@ fn shown(o: &Observed) -> String {
             let items: Vec<String> = ws.iter().map(|&w| signed(w).to_string()).collect();
             format!("[{}]", items.join(", "))
         }
-    }
-}
-
-/// An observed value in JSON.
-fn observed_json(o: &Observed) -> Value {
-    match o {
-        Observed::Word(v) => json!(signed(*v)),
-        Observed::Bytes(b) => json!(String::from_utf8_lossy(b)),
-        Observed::Words(ws) => json!(ws.iter().map(|&w| signed(w)).collect::<Vec<_>>()),
     }
 }
 
@@ -252,112 +242,7 @@ fn how_proved(p: &Proof, solver: &str) -> String {
     }
 }
 
-fn side_json(o: &Outcome, observed: &[(String, Value)]) -> Value {
-    let mut m = Map::new();
-    m.insert("status".into(), json!(o.status.name()));
-    m.insert("steps".into(), json!(o.steps));
-    match o.status {
-        Status::Done => {
-            for (name, v) in observed {
-                m.insert(name.clone(), v.clone());
-            }
-        }
-        Status::Error(f) => {
-            m.insert("error".into(), json!(f.to_string()));
-            m.insert("error_kind".into(), json!(f.kind.name()));
-            m.insert("pc".into(), json!(signed(f.pc)));
-        }
-        Status::OutOfFuel | Status::Stopped => {}
-    }
-    Value::Object(m)
-}
-
 fn write_json(out: &mut impl Write, report: &Report) -> std::io::Result<()> {
-    let s = &report.stats;
-    let mut top = Map::new();
-    top.insert("schema".into(), json!(crate::diag::SCHEMA_VERSION));
-    top.insert("verdict".into(), json!(report.verdict.name()));
-    match &report.verdict {
-        Verdict::Disequivalent(cx) => {
-            let mut inputs = Map::new();
-            match &cx.values.array {
-                Some(elems) => {
-                    inputs.insert(
-                        "array".into(),
-                        json!(elems.iter().map(|&e| signed(e)).collect::<Vec<_>>()),
-                    );
-                }
-                None => {
-                    for (n, v) in &cx.values.registers {
-                        inputs.insert(n.clone(), json!(signed(*v)));
-                    }
-                }
-            }
-            if !cx.values.stdin.is_empty() {
-                inputs.insert("stdin".into(), json!(cx.values.stdin));
-            }
-            let left: Vec<(String, Value)> = cx
-                .observed
-                .iter()
-                .map(|(n, a, _)| (n.clone(), observed_json(a)))
-                .collect();
-            let right: Vec<(String, Value)> = cx
-                .observed
-                .iter()
-                .map(|(n, _, b)| (n.clone(), observed_json(b)))
-                .collect();
-            top.insert(
-                "counterexample".into(),
-                json!({
-                    "inputs": inputs,
-                    "left": side_json(&cx.left, &left),
-                    "right": side_json(&cx.right, &right),
-                }),
-            );
-        }
-        Verdict::Equivalent(p) => {
-            let mut proof = json!({
-                "engine": p.engine.name(),
-                "paths": {"left": p.paths.0, "right": p.paths.1},
-                "out_of_fuel_paths": {"left": p.out_of_fuel.0, "right": p.out_of_fuel.1},
-                "queries": p.queries,
-                "fuel": p.fuel,
-                "solver": s.solver_name,
-            });
-            if let (Some((l, r)), Some(obj)) = (&p.encoding, proof.as_object_mut()) {
-                let side = |u: &tamarin::UnrollStats| {
-                    json!({"steps": u.steps, "merges": u.merges, "ends": u.ends,
-                           "peak_states": u.peak_states,
-                           "pruning_queries": u.pruning_queries})
-                };
-                obj.insert(
-                    "encoding".into(),
-                    json!({"left": side(l), "right": side(r)}),
-                );
-            }
-            top.insert("proof".into(), proof);
-        }
-        Verdict::PossiblyEquivalent(reasons) => {
-            top.insert(
-                "incomplete".into(),
-                reasons_json(reasons, Searcher::Compare),
-            );
-        }
-    }
-    top.insert(
-        "stats".into(),
-        json!({
-            "runs": s.runs,
-            "paths": {"left": s.paths.0, "right": s.paths.1},
-            "solver_queries": s.solver.queries,
-            "solver_ms": ms(s.solver.time),
-            "total_ms": ms(s.total),
-            "restarts": s.restarts,
-            "difference_queries": s.difference_queries,
-            "jump_targets": s.jump_targets,
-            "partial_runs": s.partial_runs,
-            "cache_hits": s.solver.cache_hits,
-        }),
-    );
-    writeln!(out, "{}", Value::Object(top))
+    serde_json::to_writer(&mut *out, &crate::json::CompareReport::new(report))?;
+    writeln!(out)
 }

@@ -5,16 +5,15 @@ use std::path::{Path, PathBuf};
 use std::process::ExitCode;
 
 use clap::Args as ClapArgs;
-use serde_json::{json, Map, Value};
-use tamarin::{explore, Exploration, PathReport};
+use tamarin::{explore, Exploration};
 use tamarin_mips::Status;
 
 use super::search::{
-    inputs_json, inputs_line, ms, reasons_json, replay_command, signed, status_line, CliObserver,
-    SearchArgs, Searcher,
+    inputs_line, ms, replay_command, status_line, CliObserver, SearchArgs, Searcher,
 };
 use crate::args::{parse_count, OutputFormat};
 use crate::diag::{CliError, EXIT_INCOMPLETE, EXIT_OK};
+use crate::json::{Inputs, PathResult, PathsReport, TestCase};
 
 /// List one input for every path through a program (within the fuel and depth), each
 /// replayed, with its status, `$3` (or error and pc) and its path conditions.
@@ -39,15 +38,17 @@ pub struct Args {
 
 pub fn execute(args: Args) -> Result<ExitCode, CliError> {
     let program = super::load_program(&args.program, args.search.input_format.format())?;
-    let mut opts = args.search.options_for(&[(&args.program, &program)])?;
+    let mut opts = args.search.options()?;
     opts.max_paths = args.max_paths;
+    args.search.prepare(&opts, &[&program], &args.program)?;
     if let Some(dir) = &args.emit_tests {
         super::search::prepare_dir(dir, "--emit-tests", args.search.force)?;
     }
     let mut observer = CliObserver::new(args.format == OutputFormat::Text);
     let e = explore(&program, &opts, &mut observer);
     observer.done();
-    super::search::after_search(&e.stats)?;
+    let e = e.map_err(|e| CliError::engine(e, &args.program))?;
+    super::search::print_warnings(&e.stats);
     if let Some(dir) = &args.emit_tests {
         emit_tests(dir, &args, &e)?;
     }
@@ -65,32 +66,14 @@ pub fn execute(args: Args) -> Result<ExitCode, CliError> {
     }))
 }
 
-/// What a path's run gives, as JSON fields.
-fn result_json(p: &PathReport) -> Map<String, Value> {
-    let mut m = Map::new();
-    m.insert("status".into(), json!(p.outcome.status.name()));
-    match p.outcome.status {
-        Status::Done => {
-            m.insert("$3".into(), json!(signed(p.outcome.regs.gpr[3])));
-        }
-        Status::Error(f) => {
-            m.insert("error".into(), json!(f.to_string()));
-            m.insert("error_kind".into(), json!(f.kind.name()));
-            m.insert("pc".into(), json!(signed(f.pc)));
-        }
-        Status::OutOfFuel | Status::Stopped => {}
-    }
-    m
-}
-
 fn emit_tests(dir: &Path, args: &Args, e: &Exploration) -> Result<(), CliError> {
     for (k, p) in e.paths.iter().enumerate() {
-        let case = json!({
-            "command": replay_command(&args.search, &args.program, &p.values),
-            "inputs": inputs_json(&p.values),
-            "expected": Value::Object(result_json(p)),
-            "conditions": p.conditions,
-        });
+        let case = TestCase {
+            command: replay_command(&args.search, &args.program, &p.values),
+            inputs: Inputs::new(&p.values),
+            expected: PathResult::new(p),
+            conditions: p.conditions.clone(),
+        };
         let path = dir.join(format!("case-{:03}.json", k + 1));
         let text = serde_json::to_string_pretty(&case).unwrap_or_default();
         std::fs::write(&path, text + "\n").map_err(|source| CliError::Write {
@@ -148,33 +131,6 @@ fn write_text(out: &mut impl Write, args: &Args, e: &Exploration) -> std::io::Re
 }
 
 fn write_json(out: &mut impl Write, e: &Exploration) -> std::io::Result<()> {
-    let paths: Vec<Value> = e
-        .paths
-        .iter()
-        .map(|p| {
-            let mut m = result_json(p);
-            m.insert("inputs".into(), inputs_json(&p.values));
-            m.insert("conditions".into(), json!(p.conditions));
-            if p.partial {
-                m.insert("partial".into(), json!(true));
-            }
-            Value::Object(m)
-        })
-        .collect();
-    let incomplete = reasons_json(&e.incomplete, Searcher::Paths);
-    let s = &e.stats;
-    let top = json!({
-        "schema": crate::diag::SCHEMA_VERSION,
-        "paths": paths,
-        "complete": e.incomplete.is_empty(),
-        "incomplete": incomplete,
-        "stats": {
-            "paths": s.paths.0,
-            "runs": s.runs,
-            "solver_queries": s.solver.queries,
-            "solver_ms": ms(s.solver.time),
-            "total_ms": ms(s.total),
-        },
-    });
-    writeln!(out, "{top}")
+    serde_json::to_writer(&mut *out, &PathsReport::new(e))?;
+    writeln!(out)
 }

@@ -5,8 +5,7 @@ use std::path::PathBuf;
 use std::process::ExitCode;
 
 use clap::Args as ClapArgs;
-use serde::ser::{Serialize, SerializeMap, Serializer};
-use tamarin_mips::cpu::{self, Registers};
+use tamarin_mips::cpu;
 use tamarin_mips::{Config, Outcome, Program, Status, Stop};
 
 use crate::args::{parse_count, FrontendArgs, InputFormatOpt, OutputFormat, TerminationOpt};
@@ -127,70 +126,8 @@ pub fn write_text(
     Ok(())
 }
 
-/// The registers as a JSON object `{"$1": n, …, "$31": n, "hi": n, "lo": n}` of signed
-/// 32-bit values, in that order.
-pub struct JsonRegisters<'a>(pub &'a Registers);
-
-impl Serialize for JsonRegisters<'_> {
-    fn serialize<S: Serializer>(&self, ser: S) -> Result<S::Ok, S::Error> {
-        let mut map = ser.serialize_map(Some(33))?;
-        for r in 1..32 {
-            map.serialize_entry(&format!("${r}"), &(self.0.gpr[r] as i32))?;
-        }
-        map.serialize_entry("hi", &(self.0.hi as i32))?;
-        map.serialize_entry("lo", &(self.0.lo as i32))?;
-        map.end()
-    }
-}
-
-/// The JSON report of one run.
-#[derive(serde::Serialize)]
-pub struct JsonOutcome<'a> {
-    pub status: &'static str,
-    pub steps: u64,
-    pub registers: JsonRegisters<'a>,
-    pub output: String,
-    #[serde(skip_serializing_if = "Option::is_none")]
-    pub error: Option<String>,
-    #[serde(skip_serializing_if = "Option::is_none")]
-    pub error_kind: Option<&'static str>,
-    /// Signed, as every number in the reports.
-    #[serde(skip_serializing_if = "Option::is_none")]
-    pub pc: Option<i32>,
-}
-
-/// The top-level object of `run --format json`: the layout version, then the outcome.
-#[derive(serde::Serialize)]
-struct RunReport<'a> {
-    schema: u32,
-    #[serde(flatten)]
-    outcome: JsonOutcome<'a>,
-}
-
-impl<'a> JsonOutcome<'a> {
-    pub fn new(outcome: &'a Outcome) -> JsonOutcome<'a> {
-        let fault = match outcome.status {
-            Status::Error(f) => Some(f),
-            _ => None,
-        };
-        JsonOutcome {
-            status: outcome.status.name(),
-            steps: outcome.steps,
-            registers: JsonRegisters(&outcome.regs),
-            output: String::from_utf8_lossy(&outcome.output).into_owned(),
-            error: fault.map(|f| f.to_string()),
-            error_kind: fault.map(|f| f.kind.name()),
-            pc: fault.map(|f| f.pc as i32),
-        }
-    }
-}
-
 /// Writes the report as exactly one JSON object and a newline.
 pub fn write_json(w: &mut dyn Write, outcome: &Outcome) -> io::Result<()> {
-    let report = RunReport {
-        schema: crate::diag::SCHEMA_VERSION,
-        outcome: JsonOutcome::new(outcome),
-    };
-    serde_json::to_writer(&mut *w, &report).map_err(io::Error::from)?;
+    serde_json::to_writer(&mut *w, &crate::json::RunReport::new(outcome))?;
     writeln!(w)
 }

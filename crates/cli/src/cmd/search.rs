@@ -8,11 +8,11 @@ use std::time::Duration;
 use clap::{Args as ClapArgs, ValueEnum};
 use indicatif::{ProgressBar, ProgressStyle};
 use tamarin::Incomplete;
+use tamarin::SolverConfig;
 use tamarin::{InputSpec, InputValues};
 use tamarin::{Observer, Options, Progress, Side};
-use tamarin::{ProcessSolver, SolverConfig};
 use tamarin_mips::cpu::DEFAULT_TERMINATION;
-use tamarin_mips::{Outcome, Program, Reg, Status};
+use tamarin_mips::{Outcome, Reg, Status};
 
 use crate::args::{
     parse_count, parse_reg, parse_word, parse_word_list, InputFormatOpt, TerminationOpt, WordList,
@@ -97,21 +97,6 @@ pub struct SearchArgs {
 pub const DEFAULT_TIMEOUT_SECS: u64 = 60;
 
 impl SearchArgs {
-    /// The engine's options for these programs: the arguments' options, refused when
-    /// the array cannot be placed for one of the programs whatever its length.
-    pub fn options_for(&self, programs: &[(&Path, &Program)]) -> Result<Options, CliError> {
-        let opts = self.options()?;
-        for (path, program) in programs {
-            if let Some(e) = opts.inputs.placement_error(program) {
-                return Err(CliError::Usage(format!(
-                    "--array-base: {e} (for {})",
-                    path.display()
-                )));
-            }
-        }
-        Ok(opts)
-    }
-
     /// The engine's options these arguments describe.
     pub fn options(&self) -> Result<Options, CliError> {
         let args = self;
@@ -159,19 +144,29 @@ impl SearchArgs {
         opts.termination = args.termination.termination;
         let mut solver = SolverConfig::default();
         solver.timeout = Duration::from_millis(args.solver_timeout.max(1));
+        // Any other solver is a command, which the engine tries before the search.
         if args.solver.trim() != "z3" {
-            let p =
-                ProcessSolver::from_name(&args.solver, solver.timeout).map_err(CliError::Usage)?;
-            p.probe()
-                .map_err(|e| CliError::Usage(format!("--solver {}: {e}", args.solver)))?;
             solver.external = Some(args.solver.clone());
         }
-        if let Some(dir) = &args.dump_smt {
-            prepare_dir(dir, "--dump-smt", args.force)?;
-            solver.dump_dir = Some(dir.clone());
-        }
+        solver.dump_dir = args.dump_smt.clone();
         opts.solver = solver;
         Ok(opts)
+    }
+
+    /// Checks the task with the engine (so that a refused one changes no file), then
+    /// prepares the `--dump-smt` folder. `first` names the program an error is about.
+    pub fn prepare(
+        &self,
+        opts: &tamarin::Options,
+        programs: &[&tamarin::mips::Program],
+        first: &Path,
+    ) -> Result<(), CliError> {
+        opts.validate(programs)
+            .map_err(|e| CliError::engine(e, first))?;
+        if let Some(dir) = &self.dump_smt {
+            prepare_dir(dir, "--dump-smt", self.force)?;
+        }
+        Ok(())
     }
 }
 
@@ -375,30 +370,6 @@ pub fn ms(d: Duration) -> f64 {
     d.as_secs_f64() * 1000.0
 }
 
-/// Inputs as a JSON object: `{"$1": n, …}` or `{"array": […]}`, with `"stdin"` when
-/// standard input bytes are inputs.
-pub fn inputs_json(values: &InputValues) -> serde_json::Value {
-    use serde_json::json;
-    let mut m = serde_json::Map::new();
-    match &values.array {
-        Some(elems) => {
-            m.insert(
-                "array".into(),
-                json!(elems.iter().map(|&e| signed(e)).collect::<Vec<_>>()),
-            );
-        }
-        None => {
-            for (n, v) in &values.registers {
-                m.insert(n.clone(), json!(signed(*v)));
-            }
-        }
-    }
-    if !values.stdin.is_empty() {
-        m.insert("stdin".into(), json!(values.stdin));
-    }
-    serde_json::Value::Object(m)
-}
-
 /// The source line (number and text) of the word at `pc`, for assembled programs.
 pub fn source_line<'s>(
     program: &tamarin_mips::Program,
@@ -448,15 +419,10 @@ pub fn prepare_dir(dir: &Path, flag: &'static str, force: bool) -> Result<(), Cl
     std::fs::create_dir_all(dir).map_err(fail)
 }
 
-/// Prints the problems a search met that did not stop it; a solver that stopped
-/// answering like one is the tool's failure (exit status 2), not an unknown.
-pub fn after_search(stats: &tamarin::Stats) -> Result<(), CliError> {
+/// Prints the problems a search met that did not stop it.
+pub fn print_warnings(stats: &tamarin::Stats) {
     for w in &stats.warnings {
         eprintln!("warning: {w}");
-    }
-    match &stats.solver_failure {
-        Some(e) => Err(CliError::Solver(e.clone())),
-        None => Ok(()),
     }
 }
 
@@ -496,38 +462,6 @@ pub fn reason_text(reason: &Incomplete, cmd: Searcher) -> String {
         Some(a) => format!("{reason} ({a})"),
         None => reason.to_string(),
     }
-}
-
-/// One reason as JSON: its stable `kind`, the `message`, the `advice` if any, and its
-/// numbers.
-pub fn reason_json(reason: &Incomplete, cmd: Searcher) -> serde_json::Value {
-    let mut v = serde_json::json!({
-        "kind": reason.kind(),
-        "message": reason.to_string(),
-    });
-    if let Some(a) = advice(reason, cmd) {
-        v["advice"] = a.into();
-    }
-    let numbers: &[(&str, u64)] = match reason {
-        Incomplete::DepthCut { points, depth } => &[("points", *points), ("depth", *depth as u64)],
-        Incomplete::SolverUnknown { queries, .. } => &[("queries", *queries)],
-        Incomplete::Diverged { runs }
-        | Incomplete::RunBudget { runs }
-        | Incomplete::TraceLimit { runs } => &[("runs", *runs)],
-        Incomplete::PathBudget { paths } => &[("paths", *paths)],
-        Incomplete::Timeout { millis } => &[("millis", *millis)],
-        Incomplete::TooManyPairs { pairs } => &[("pairs", *pairs)],
-        _ => &[],
-    };
-    for &(name, n) in numbers {
-        v[name] = n.into();
-    }
-    v
-}
-
-/// The reasons as a JSON list.
-pub fn reasons_json(reasons: &[Incomplete], cmd: Searcher) -> serde_json::Value {
-    reasons.iter().map(|r| reason_json(r, cmd)).collect()
 }
 
 /// `complete: …` or the list of reasons the search was not.
@@ -642,16 +576,21 @@ mod tests {
             advice(&r, Searcher::Compare),
             Some("raise --timeout, or 0 for none")
         );
-        let v = reason_json(&r, Searcher::Compare);
+        let json = |r: &Incomplete, cmd| {
+            serde_json::to_value(crate::json::Reason::new(r, cmd)).expect("a reason serializes")
+        };
+        let v = json(&r, Searcher::Compare);
         assert_eq!(v["kind"], "solver-unknown");
         assert_eq!(v["queries"], 1);
-        let depth = reason_json(
+        let depth = json(
             &Incomplete::DepthCut {
                 points: 3,
                 depth: 50,
             },
             Searcher::Check,
         );
+        let keys: Vec<&String> = depth.as_object().expect("an object").keys().collect();
+        assert_eq!(keys, ["kind", "message", "advice", "points", "depth"]);
         assert_eq!(depth["kind"], "depth-bound");
         assert_eq!(
             (depth["points"].clone(), depth["depth"].clone()),

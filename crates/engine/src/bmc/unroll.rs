@@ -94,6 +94,9 @@ struct Unroller<'s, 'a, I: Isa> {
     volatile_code: rustc_hash::FxHashSet<u32>,
     /// How often each branch instruction forked so far.
     forks: rustc_hash::FxHashMap<u32, u32>,
+    /// Terms the side queries added to the store (the solver chain's lowering): not
+    /// the encoding's, so not counted against its budget.
+    asked_terms: usize,
     summary: Summary,
 }
 
@@ -151,6 +154,7 @@ impl<'s, 'a, I: Isa> Unroller<'s, 'a, I> {
             work,
             volatile_code,
             forks: rustc_hash::FxHashMap::default(),
+            asked_terms: 0,
             summary: Summary {
                 done: Vec::new(),
                 error: f,
@@ -164,7 +168,7 @@ impl<'s, 'a, I: Isa> Unroller<'s, 'a, I> {
         let mut pops = 0u64;
         while let Some((_, st)) = self.work.pop_first() {
             pops += 1;
-            let over_terms = self.s.len() > self.setup.max_terms;
+            let over_terms = self.s.len() - self.asked_terms > self.setup.max_terms;
             let over_time = pops.is_multiple_of(256) && self.setup.stop.reached();
             if over_terms || over_time {
                 self.work.insert(st.key(self.s), st);
@@ -460,6 +464,18 @@ impl<'s, 'a, I: Isa> Unroller<'s, 'a, I> {
         self.push(st);
     }
 
+    /// Asks a side query, keeping the terms it adds out of the encoding's budget.
+    fn ask(
+        &mut self,
+        ask: &mut dyn FnMut(&mut TermStore, &[Term]) -> Answer,
+        query: &[Term],
+    ) -> Answer {
+        let before = self.s.len();
+        let answer = ask(self.s, query);
+        self.asked_terms += self.s.len() - before;
+        answer
+    }
+
     /// Notes a fork at `pc`; whether to check feasibility there now: at the 2nd, 4th,
     /// 8th, 16th fork and every 32nd after, so that a loop bounded by a guard stops
     /// within 32 iterations of its feasible trip count, and a loop bounded only by the
@@ -481,7 +497,7 @@ impl<'s, 'a, I: Isa> Unroller<'s, 'a, I> {
         }
         let g = st.guard(self.s);
         self.summary.stats.pruning_queries += 1;
-        !matches!(ask(self.s, &[g]), Answer::Unsat)
+        !matches!(self.ask(ask, &[g]), Answer::Unsat)
     }
 
     /// Moves the inputs of `st` satisfying `cond` into a new state (returned unless
@@ -668,7 +684,7 @@ impl<'s, 'a, I: Isa> Unroller<'s, 'a, I> {
             if cases.len() >= MAX_JUMP_TARGETS {
                 break;
             }
-            match ask(self.s, &query) {
+            match self.ask(ask, &query) {
                 Answer::Sat(m) => {
                     let k = Evaluator::new(self.s, &m.values).eval(target) as u32;
                     let kt = self.s.word(k);

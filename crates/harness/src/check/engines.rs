@@ -68,14 +68,20 @@ pub(super) fn run_compare(
     let over_limit = opts
         .timeout
         .is_some_and(|t| time > t + opts.solver.timeout + Duration::from_millis(250));
-    let report = match result {
+    // A task the engine refuses is the harness's own mistake (it builds only tasks that
+    // can be carried out), counted with the crashes: no verdict came back.
+    let failed = match result {
+        Ok(Ok(r)) => Ok(r),
+        Ok(Err(e)) => Err(("refused its task", e.to_string())),
+        Err(p) => Err(("panicked", panic_message(&*p))),
+    };
+    let report = match failed {
         Ok(r) => r,
-        Err(p) => {
-            let msg = panic_message(&*p);
+        Err((how, msg)) => {
             findings.push(Finding {
                 kind: FindingKind::Crash,
                 engine,
-                detail: format!("compare {what} panicked: {msg}"),
+                detail: format!("compare {what} {how}: {msg}"),
                 inputs: None,
             });
             return Direction {

@@ -13,7 +13,7 @@ pub enum Kind {
     Disequivalent,
     Equivalent,
     PossiblyEquivalent,
-    /// `compare` panicked.
+    /// `compare` panicked or refused its task (no verdict came back).
     Crash,
 }
 
@@ -55,7 +55,7 @@ pub struct Direction {
     pub proof: Option<Engine>,
     /// Short names of the reasons for incompleteness (possibly-equivalent only).
     pub incomplete: Vec<String>,
-    /// The readable reasons, or the panic message of a crash.
+    /// The readable reasons, or the panic message or error of a crash.
     pub detail: String,
     pub runs: u64,
     pub time: Duration,
@@ -85,7 +85,7 @@ pub enum FindingKind {
     /// (g) Equivalent with a huge fuel, while a counterexample found with the ordinary
     /// fuel replays.
     MoreFuelEquivalent,
-    /// `compare` panicked.
+    /// `compare` panicked or refused its task (no verdict came back).
     Crash,
 }
 

@@ -1,0 +1,99 @@
+//! Why the front door refuses a task: [`Error`].
+//!
+//! A task that can be carried out gives a report, whatever it finds; a search that ends
+//! without a verdict is not an error but a `PossiblyEquivalent` verdict (or an
+//! incomplete exploration) with its reasons. An error is a task that cannot be carried
+//! out as given: inputs that cannot be placed, an observable no run can show, or a
+//! solver that is not one.
+
+use tamarin_mips::cpu::SetupError;
+use tamarin_mips::Program;
+
+use crate::io::Observable;
+use crate::options::Options;
+use crate::report::Stats;
+use crate::solver::ProcessSolver;
+
+/// Why [`compare`](crate::compare), [`check`](crate::check()) or
+/// [`explore`](crate::explore) could not do their job.
+#[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
+#[non_exhaustive]
+pub enum Error {
+    /// The input array cannot be placed for a program, whatever its length: its base is
+    /// not a multiple of 4 or lies past the end of memory (see
+    /// [`InputSpec::placement_error`](crate::InputSpec::placement_error)). A length that
+    /// runs past the end of memory is not an error: it is a property of some inputs,
+    /// which the engines report as such.
+    #[error("cannot place the input array: {0}")]
+    Setup(SetupError),
+    /// An observable that no run can show: a `mem:` range that is not word-aligned, is
+    /// reversed, reaches past the end of memory or covers more than
+    /// [`MAX_OBSERVED_WORDS`](crate::MAX_OBSERVED_WORDS) words (the rules of
+    /// [`Observable::parse`]).
+    #[error("cannot observe `{observable}`: {message}")]
+    Observable {
+        observable: Observable,
+        message: String,
+    },
+    /// The solver command (see
+    /// [`SolverConfig::external`](crate::SolverConfig::external)) cannot be used: it
+    /// cannot be split into words, cannot be started, or does not answer a first query
+    /// like an SMT-LIB solver. Checked before the search begins.
+    #[error("the solver `{command}` cannot be used: {message}")]
+    Solver { command: String, message: String },
+    /// The solver stopped answering like one during the search. Its answers were taken
+    /// as unknowns, so nothing wrong was concluded, but the report would only list
+    /// them: the run is the tool's failure, not the programs'.
+    #[error("the solver `{command}` failed during the search: {message}")]
+    SolverFailed { command: String, message: String },
+}
+
+impl Options {
+    /// Refuses a task that cannot be carried out for `programs` (the two programs of a
+    /// comparison, or the one that is checked or explored): an input array that cannot
+    /// be placed, an observable out of range, or a solver command that does not work.
+    /// The entries call it first; a front end that prepares output (clears a folder)
+    /// before the search calls it before that, so a refused task changes nothing.
+    pub fn validate(&self, programs: &[&Program]) -> Result<(), Error> {
+        for program in programs {
+            if let Some(e) = self.inputs.placement_error(program) {
+                return Err(Error::Setup(e));
+            }
+        }
+        for &observable in &self.observe {
+            if let Err(message) = observable.validate() {
+                return Err(Error::Observable {
+                    observable,
+                    message,
+                });
+            }
+        }
+        if let Some(command) = &self.solver.external {
+            let unusable = |message| Error::Solver {
+                command: command.clone(),
+                message,
+            };
+            ProcessSolver::from_name(command, self.solver.timeout)
+                .map_err(unusable)?
+                .probe()
+                .map_err(unusable)?;
+        }
+        Ok(())
+    }
+
+    /// The error of a search whose solver stopped answering like one (recorded in
+    /// `stats`), if it did.
+    pub(crate) fn solver_failure(&self, stats: &Stats) -> Result<(), Error> {
+        match &stats.solver_failure {
+            Some(message) => Err(Error::SolverFailed {
+                command: self
+                    .solver
+                    .external
+                    .clone()
+                    .unwrap_or_else(|| "z3".to_string()),
+                message: message.clone(),
+            }),
+            None => Ok(()),
+        }
+    }
+}
