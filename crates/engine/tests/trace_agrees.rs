@@ -202,8 +202,11 @@ impl Tracer for Watch<'_> {
         let before = self.inner.conds().len();
         self.inner.exec(pc, instr, event);
         if let Some(mut b) = seen {
-            if self.inner.conds().len() > before {
-                b.cond = Some(before);
+            // The branch's condition comes last (a fetched word that depends on the
+            // inputs is pinned before it).
+            let conds = self.inner.conds();
+            if conds.len() > before && conds[conds.len() - 1].kind == CondKind::Branch {
+                b.cond = Some(conds.len() - 1);
             }
             self.branches.push(b);
         }
