@@ -334,64 +334,81 @@ fn check_unroller(
     uncovered
 }
 
-#[test]
-fn every_instruction_agrees_across_the_machine_the_tracer_and_the_unroller() {
-    agree_on_every_row(Mode::Symbolic);
+/// One test per row and mode, so rows run side by side and a failure names its row.
+macro_rules! rows {
+    ($($name:ident),* $(,)?) => {
+        mod symbolic {
+            $(#[test] fn $name() { super::agree_on_row(stringify!($name), super::Mode::Symbolic) })*
+        }
+        mod concrete {
+            $(#[test] fn $name() { super::agree_on_row(stringify!($name), super::Mode::Concrete) })*
+        }
+        const ROW_TESTS: &[&str] = &[$(stringify!($name)),*];
+    };
 }
 
-#[test]
-fn every_instruction_agrees_on_concrete_operands() {
-    agree_on_every_row(Mode::Concrete);
-}
+rows!(add, sub, slt, sltu, mult, multu, div, divu, mfhi, mflo, lis, lw, sw, beq, bne, jr, jalr);
 
-fn agree_on_every_row(mode: Mode) {
+#[test]
+fn the_table_runs_every_instruction_and_every_row_has_its_tests() {
     let table = table();
-    // Every instruction of the set has a row.
     let mut seen = std::collections::HashSet::new();
     for (name, text) in &table {
         let program = asm::assemble(&format!("{name}.asm"), text).expect("assembles");
-        for op in program.ops().iter().flatten() {
-            seen.insert(std::mem::discriminant(op));
-        }
-        let mut store = TermStore::new();
-        let layout = InputLayout::declare(&mut store, &InputSpec::default(), 2);
-        let all: Vec<(Vec<u32>, Run)> = points()
-            .into_iter()
-            .map(|p| {
-                let r = run(&program, &layout, &p);
-                (p, r)
-            })
-            .collect();
-        let traced: Vec<Traced> = all
-            .iter()
-            .map(|(p, r)| trace(name, &program, &layout, &mut store, p, r, mode))
-            .collect();
-        let checked = check_traces(name, &store, &traced, &all, mode);
-        assert!(
-            checked >= all.len(),
-            "{name}: every traced point checks itself"
-        );
-        let uncovered = match mode {
-            Mode::Symbolic => {
-                let summary = summarize(&mut store, &layout, &program, &all[0].0, mode);
-                check_unroller(name, &summary, &store, &all)
-            }
-            Mode::Concrete => all
-                .chunks(1)
-                .map(|one| {
-                    let summary = summarize(&mut store, &layout, &program, &one[0].0, mode);
-                    check_unroller(name, &summary, &store, one)
-                })
-                .sum(),
-        };
-        assert!(
-            uncovered < all.len() / 4,
-            "{name}: {uncovered} points uncovered"
-        );
+        seen.extend(program.ops().iter().flatten().map(std::mem::discriminant));
     }
     assert_eq!(seen.len(), ALL_INSTRUCTIONS, "every instruction is run");
-    let names: std::collections::BTreeSet<&str> = table.iter().map(|(n, _)| *n).collect();
-    assert_eq!(names.len(), ALL_INSTRUCTIONS, "a row for every instruction");
+    let names: Vec<&str> = table.iter().map(|(n, _)| *n).collect();
+    assert_eq!(
+        names, ROW_TESTS,
+        "a test for every row, and a row for every instruction"
+    );
+    assert_eq!(names.len(), ALL_INSTRUCTIONS);
+}
+
+/// The machine, the tracer and the unroller on one row, at every point.
+fn agree_on_row(name: &str, mode: Mode) {
+    let text = table()
+        .into_iter()
+        .find(|(n, _)| *n == name)
+        .map(|(_, t)| t)
+        .expect("a row of the table");
+    let program = asm::assemble(&format!("{name}.asm"), &text).expect("assembles");
+    let mut store = TermStore::new();
+    let layout = InputLayout::declare(&mut store, &InputSpec::default(), 2);
+    let all: Vec<(Vec<u32>, Run)> = points()
+        .into_iter()
+        .map(|p| {
+            let r = run(&program, &layout, &p);
+            (p, r)
+        })
+        .collect();
+    let traced: Vec<Traced> = all
+        .iter()
+        .map(|(p, r)| trace(name, &program, &layout, &mut store, p, r, mode))
+        .collect();
+    let checked = check_traces(name, &store, &traced, &all, mode);
+    assert!(
+        checked >= all.len(),
+        "{name}: every traced point checks itself"
+    );
+    let uncovered = match mode {
+        Mode::Symbolic => {
+            let summary = summarize(&mut store, &layout, &program, &all[0].0, mode);
+            check_unroller(name, &summary, &store, &all)
+        }
+        Mode::Concrete => all
+            .chunks(1)
+            .map(|one| {
+                let summary = summarize(&mut store, &layout, &program, &one[0].0, mode);
+                check_unroller(name, &summary, &store, one)
+            })
+            .sum(),
+    };
+    assert!(
+        uncovered < all.len() / 4,
+        "{name}: {uncovered} points uncovered"
+    );
 }
 
 /// How many instructions CS241 MIPS has (the decoder's table).
