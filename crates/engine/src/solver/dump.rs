@@ -49,19 +49,7 @@ impl<S: Solver> Solver for DumpingSolver<S> {
         answer
     }
 
-    fn limit_time(&mut self, left: std::time::Duration) {
-        self.inner.limit_time(left)
-    }
-    fn failure(&self) -> Option<String> {
-        self.inner.failure()
-    }
-    fn describe(&self) -> String {
-        self.inner.describe()
-    }
 
-    fn cache_hits(&self) -> u64 {
-        self.inner.cache_hits()
-    }
 
     fn warnings(&self) -> Vec<String> {
         let mut w = self.inner.warnings();
@@ -70,4 +58,5 @@ impl<S: Solver> Solver for DumpingSolver<S> {
         }
         w
     }
+    pass_on!(limit_time, failure, describe, cache_hits);
 }

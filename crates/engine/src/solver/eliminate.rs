@@ -148,21 +148,7 @@ impl<S: Solver> Solver for EliminatingSolver<S> {
             None => answer,
         }
     }
-    fn limit_time(&mut self, left: std::time::Duration) {
-        self.inner.limit_time(left);
-    }
-    fn failure(&self) -> Option<String> {
-        self.inner.failure()
-    }
-    fn describe(&self) -> String {
-        self.inner.describe()
-    }
-    fn cache_hits(&self) -> u64 {
-        self.inner.cache_hits()
-    }
-    fn warnings(&self) -> Vec<String> {
-        self.inner.warnings()
-    }
+    pass_on!(limit_time, failure, describe, cache_hits, warnings);
 }
 
 #[cfg(test)]

@@ -5,6 +5,38 @@
 //! Architecture invariant: `Unknown` (a timeout, a resource limit, a backend failure)
 //! is never turned into `Unsat`. Callers treat it as "this region was not covered".
 
+/// The methods of [`Solver`] that a link of the chain passes on to the next one
+/// (its `inner`) unchanged, written once: `pass_on!(limit_time, describe, …)` inside
+/// the link's `impl Solver`.
+macro_rules! pass_on {
+    ($($method:ident),* $(,)?) => { $(pass_on!(@ $method);)* };
+    (@ limit_time) => {
+        fn limit_time(&mut self, left: std::time::Duration) {
+            self.inner.limit_time(left)
+        }
+    };
+    (@ failure) => {
+        fn failure(&self) -> Option<String> {
+            self.inner.failure()
+        }
+    };
+    (@ describe) => {
+        fn describe(&self) -> String {
+            self.inner.describe()
+        }
+    };
+    (@ cache_hits) => {
+        fn cache_hits(&self) -> u64 {
+            self.inner.cache_hits()
+        }
+    };
+    (@ warnings) => {
+        fn warnings(&self) -> Vec<String> {
+            self.inner.warnings()
+        }
+    };
+}
+
 mod cache;
 mod deadline;
 mod domain;
@@ -164,18 +196,7 @@ impl<S: Solver> Solver for CountingSolver<S> {
         self.stats.cache_hits = self.inner.cache_hits();
         answer
     }
-    fn limit_time(&mut self, left: Duration) {
-        self.inner.limit_time(left)
-    }
-    fn describe(&self) -> String {
-        self.inner.describe()
-    }
-    fn failure(&self) -> Option<String> {
-        self.inner.failure()
-    }
-    fn warnings(&self) -> Vec<String> {
-        self.inner.warnings()
-    }
+    pass_on!(limit_time, failure, describe, warnings);
 }
 
 /// Which solver chain to build.
