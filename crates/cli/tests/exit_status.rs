@@ -68,6 +68,7 @@ struct Files {
     div: PathBuf,
     branchy: PathBuf,
     bad: PathBuf,
+    needle: PathBuf,
 }
 
 fn files() -> Files {
@@ -83,6 +84,12 @@ fn files() -> Files {
         "beq $1, $0, a\nadd $3, $3, $1\na:\nbeq $2, $0, b\nadd $3, $3, $2\nb:\nbne $1, $2, c\nadd $3, $0, $0\nc:\njr $31\n",
     );
     let bad = write(&dir, "bad.asm", "add $3, $1\n");
+    // Its second path needs the solver: no edge input reaches it, no one input decides it.
+    let needle = write(
+        &dir,
+        "needle.asm",
+        "lis $4\n.word 12345\nadd $5, $1, $2\nbne $5, $4, done\nlis $3\n.word 1\ndone:\njr $31\n",
+    );
     Files {
         _dir: dir,
         add,
@@ -91,6 +98,7 @@ fn files() -> Files {
         div,
         branchy,
         bad,
+        needle,
     }
 }
 
@@ -103,7 +111,7 @@ fn compare_exits_0_1_2_3() {
     assert_eq!(compare(&f.add, &f.add_too, &[]), 0);
     assert_eq!(compare(&f.add, &f.sub, &[]), 1);
     assert_eq!(compare(&f.add, &f.bad, &[]), 2);
-    let cut = ["--depth", "1", "--engine", "concolic"];
+    let cut = ["--max-runs", "1", "--engine", "concolic"];
     assert_eq!(compare(&f.branchy, &f.branchy, &cut), 3);
     assert_eq!(compare(&f.add, &f.add, &["--solver", "cat"]), 2);
     assert_eq!(compare(&f.add, &f.add, &["--fuel", "-1"]), 2);
@@ -395,9 +403,9 @@ fn a_solver_that_stops_answering_like_one_is_trouble_not_an_unknown() {
         let mut c = tamarin();
         if cmd == "compare" {
             // A program against itself: only the solver can close the other paths.
-            c.arg(cmd).arg(&f.div).arg(&f.div);
+            c.arg(cmd).arg(&f.needle).arg(&f.needle);
         } else {
-            c.arg(cmd).arg(&f.div);
+            c.arg(cmd).arg(&f.needle);
         }
         let out = c.args(["--solver", fake]).output().expect("run tamarin");
         let stderr = String::from_utf8_lossy(&out.stderr);

@@ -1011,7 +1011,10 @@ fn unknown_flags_and_bad_usage() {
 fn dump_smt_at_a_regular_file() {
     let dir = TempDir::new().unwrap();
     let file = write(&dir, "queries.txt", "keep me\n");
-    let (left, right) = (example("fig5-left.asm"), example("fig5-right.asm"));
+    let (left, right) = (
+        example("../needle/left.asm"),
+        example("../needle/right.asm"),
+    );
     fails(
         "--dump-smt FILE",
         tamarin()

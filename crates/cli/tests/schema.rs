@@ -93,7 +93,15 @@ fn every_command_s_reports_follow_their_schema() {
         (vec!["compare", &l5, &r5], 1),
         (vec!["compare", &div, &l1], 1),
         (
-            vec!["compare", &l8, &l8, "--depth", "0", "--engine", "concolic"],
+            vec![
+                "compare",
+                &l8,
+                &l8,
+                "--max-runs",
+                "1",
+                "--engine",
+                "concolic",
+            ],
             3,
         ),
         (

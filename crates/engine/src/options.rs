@@ -16,7 +16,11 @@ use crate::verdict;
 pub struct Options {
     /// Steps per run (default 10000).
     pub fuel: u64,
-    /// Path conditions per query (default 50).
+    /// Path conditions per path that the bug hunt explores first (default 50). In a
+    /// comparison it orders the search and bounds only the hunt: once every path
+    /// within it is explored and nothing differs, the proof follows the deeper paths
+    /// too, bounded by the fuel, the time limit and the path budget. Exploring one
+    /// program alone (`check`, `explore`) stops at it.
     pub depth: usize,
     /// The first inputs, in the order of the input variables (default all 0).
     pub init_inputs: Vec<u32>,

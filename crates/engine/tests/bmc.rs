@@ -68,11 +68,12 @@ fn a_small_term_budget_is_a_reason_and_auto_keeps_both_engines_reasons() {
     let rs = reasons(&bmc(&p, &p, &opts));
     assert!(encoding_reason(&rs, "budget"), "{rs:?}");
     opts.engine = Engine::Auto;
-    opts.depth = 3;
+    opts.max_paths = Some(3);
     let report = tamarin::equiv::compare(&p, &p, &opts, &mut Quiet);
     let rs = reasons(&report);
     assert!(
-        rs.iter().any(|r| matches!(r, Incomplete::DepthCut { .. })),
+        rs.iter()
+            .any(|r| matches!(r, Incomplete::PathBudget { .. })),
         "{rs:?}"
     );
     assert!(encoding_reason(&rs, "budget"), "{rs:?}");

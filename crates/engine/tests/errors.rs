@@ -13,11 +13,12 @@ fn add() -> Program {
     assemble("add.asm", "add $3, $1, $2\njr $31\n").unwrap()
 }
 
-/// A program with two paths: only the solver can tell the second one's inputs.
+/// A program with two paths: only the solver can tell the second one's inputs (no
+/// edge input reaches it, and no single input decides it).
 fn branchy() -> Program {
     assemble(
         "branchy.asm",
-        "beq $1, $0, zero\nadd $3, $1, $2\njr $31\nzero:\nsub $3, $1, $2\njr $31\n",
+        "lis $4\n.word 12345\nadd $5, $1, $2\nbeq $5, $4, there\nadd $3, $1, $2\njr $31\nthere:\nsub $3, $1, $2\njr $31\n",
     )
     .unwrap()
 }

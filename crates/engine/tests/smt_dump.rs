@@ -467,19 +467,22 @@ fn comparison_dumps_replayable_queries() {
     let dir = tempfile::tempdir().expect("tempdir");
     let mut opts = Options::default();
     opts.solver.dump_dir = Some(dir.path().to_path_buf());
+    // They differ only where $1 + $2 == 12345: a difference only the solver finds.
     let report = compare(
-        &paper("fig5-left.asm"),
-        &paper("fig5-right.asm"),
+        &paper("../needle/left.asm"),
+        &paper("../needle/right.asm"),
         &opts,
         &mut Quiet,
     );
     match &report.verdict {
-        Verdict::Disequivalent(cx) => assert_eq!(cx.inputs[1].1, 100),
+        Verdict::Disequivalent(cx) => {
+            assert_eq!(cx.inputs[0].1.wrapping_add(cx.inputs[1].1), 12345)
+        }
         v => panic!("expected disequivalent, got {v:?}"),
     }
     let n = check_dumps(dir.path());
     assert!(n >= 1, "no queries dumped");
-    // Some query found $2 == 100.
+    // Some query found $1 + $2 == 12345.
     assert!(dumps(dir.path()).iter().any(|(_, _, a)| a == "sat"));
 }
 
@@ -490,8 +493,8 @@ fn without_caches_every_query_is_dumped() {
     opts.solver.dump_dir = Some(dir.path().to_path_buf());
     opts.solver.caching = false;
     let report = compare(
-        &paper("fig12-left.asm"),
-        &paper("fig1-left.asm"),
+        &paper("../needle/left.asm"),
+        &paper("../needle/left.asm"),
         &opts,
         &mut Quiet,
     );
@@ -500,7 +503,9 @@ fn without_caches_every_query_is_dumped() {
         "{:?}",
         report.verdict
     );
+    // Queries the chain decides before the backend (an input fixed by `x == k`) are
+    // not dumped; every other one is.
     let n = check_dumps(dir.path());
-    assert_eq!(n as u64, report.stats.solver.queries);
-    assert!(n >= 1, "fig12 has a second path to find: {n} queries");
+    assert!(n as u64 <= report.stats.solver.queries);
+    assert!(n >= 1, "the needle's path needs the backend: {n} queries");
 }

@@ -32,7 +32,9 @@ pub struct SearchArgs {
     #[arg(long, value_name = "N", value_parser = parse_count,
           allow_negative_numbers = true, default_value_t = 10_000)]
     pub fuel: u64,
-    /// The most path conditions per path that the search explores.
+    /// The most path conditions per path that the bug hunt explores; in `compare` a
+    /// proof goes on past it once the hunt found no difference (`check` and `paths`
+    /// stop at it).
     #[arg(long, value_name = "N", value_parser = parse_count,
           allow_negative_numbers = true, default_value_t = 50)]
     pub depth: u64,

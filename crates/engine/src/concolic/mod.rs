@@ -70,6 +70,21 @@ struct SideState {
     leaves: Vec<Leaf>,
 }
 
+/// The edge values a comparison tries first, in this order, before the solver picks
+/// inputs: where hand-written arithmetic most often goes wrong (signs, overflow).
+const FIRST_EDGES: [u32; 7] = [
+    0,
+    1,
+    u32::MAX,
+    0x8000_0000,
+    0x7FFF_FFFF,
+    0x8000_0001,
+    0x7FFF_FFFE,
+];
+/// The most runs spent on [`FIRST_EDGES`] (many inputs, such as a long array, would
+/// otherwise spend hundreds).
+const MAX_EDGE_RUNS: usize = 64;
+
 /// Fresh inputs for restarts: edge values first, then a fixed pseudo-random sequence.
 const EDGE_VALUES: [u32; 8] = [0, 1, u32::MAX, 0x8000_0000, 0x7FFF_FFFF, 2, 16, 100];
 
@@ -80,6 +95,9 @@ struct Search<'o> {
     layout: InputLayout,
     jump_targets: FxHashSet<Term>,
     restarts_tried: u64,
+    /// Whether the depth bound is lifted: the hunt within it found no difference, and
+    /// the proof follows the deeper paths.
+    unbounded: bool,
     sides: Vec<SideState>,
     solver: CountingSolver<Box<dyn Solver>>,
     pairs_seen: FxHashSet<(usize, usize)>,
@@ -154,6 +172,7 @@ impl<'o> Search<'o> {
             layout,
             jump_targets: FxHashSet::default(),
             restarts_tried: 0,
+            unbounded: false,
             sides,
             stats: Stats {
                 solver_name: solver.describe(),
@@ -188,6 +207,9 @@ impl<'o> Search<'o> {
         let init: Vec<u64> = self.opts.init_inputs.iter().map(|&v| v as u64).collect();
         let init = self.layout.normalise(&init);
         self.try_inputs(&init);
+        if self.sides.len() == 2 {
+            self.try_edges(&init);
+        }
         let n = self.sides.len();
         let mut turn = 0usize;
         while self.found.is_none() && self.stopped.is_none() {
@@ -203,6 +225,9 @@ impl<'o> Search<'o> {
                 .map(|k| (turn + k) % n)
                 .find(|&s| !self.sides[s].stack.is_empty())
             else {
+                if self.lift_depth_bound() {
+                    continue;
+                }
                 break;
             };
             let Some(node) = self.sides[side].stack.pop() else {
@@ -212,6 +237,66 @@ impl<'o> Search<'o> {
             self.explore(side, node);
             turn = (side + 1) % n;
         }
+    }
+
+    /// Runs both programs on edge inputs, in a fixed order: every input at one edge
+    /// value, then each input alone at each edge value (the others as first tried).
+    /// Cheap concrete runs that find the usual sign and overflow slips at once, and
+    /// whose paths the search then needs not ask the solver for.
+    fn try_edges(&mut self, init: &[u32]) {
+        let n = init.len();
+        let mut tried: rustc_hash::FxHashSet<Vec<u32>> = rustc_hash::FxHashSet::default();
+        tried.insert(init.to_vec());
+        let all = FIRST_EDGES.iter().map(|&e| vec![e as u64; n]);
+        let one = (0..n).flat_map(|i| {
+            FIRST_EDGES.iter().map(move |&e| {
+                let mut v: Vec<u64> = init.iter().map(|&x| x as u64).collect();
+                v[i] = e as u64;
+                v
+            })
+        });
+        for values in all.chain(one) {
+            if tried.len() > MAX_EDGE_RUNS || self.found.is_some() {
+                return;
+            }
+            let inputs = self.layout.normalise(&values);
+            if !tried.insert(inputs.clone()) {
+                continue;
+            }
+            self.check_budget();
+            if self.stopped.is_some() {
+                return;
+            }
+            self.try_inputs(&inputs);
+        }
+    }
+
+    /// In a comparison whose hunt within the depth bound ended without a difference,
+    /// reopens the paths it cut there so that the proof follows them (whether it
+    /// did).
+    fn lift_depth_bound(&mut self) -> bool {
+        // Runs the tracer could not follow to their end (too many conditions or terms)
+        // would be as partial deeper down: the bound stays, with both reasons.
+        if self.unbounded
+            || self.sides.len() < 2
+            || self.found.is_some()
+            || self.stats.partial_runs > 0
+        {
+            return false;
+        }
+        self.unbounded = true;
+        let mut reopened = false;
+        for side in 0..self.sides.len() {
+            let cut: Vec<NodeId> = (0..self.sides[side].tree.len())
+                .filter(|&id| self.sides[side].tree.node(id).state == NodeState::Cut)
+                .collect();
+            for id in cut {
+                self.sides[side].tree.node_mut(id).state = NodeState::Open;
+                self.push(side, id);
+                reopened = true;
+            }
+        }
+        reopened
     }
 
     fn run(mut self) -> Report {
@@ -311,7 +396,7 @@ impl<'o> Search<'o> {
         if tree.node(node).state != NodeState::Open || tree.node(node).leaf.is_some() {
             return;
         }
-        if self.sides[side].tree.node(node).depth >= self.opts.depth {
+        if !self.unbounded && self.sides[side].tree.node(node).depth >= self.opts.depth {
             let covered = self.sides[side].tree.children_cover(&mut self.store, node);
             self.sides[side].tree.node_mut(node).state = if covered {
                 NodeState::Closed

@@ -43,6 +43,7 @@ mod domain;
 mod dump;
 pub mod eliminate;
 mod process;
+mod propagate;
 mod z3;
 
 pub use self::cache::CachingSolver;
@@ -51,6 +52,7 @@ pub use self::domain::DomainSolver;
 pub use self::dump::DumpingSolver;
 pub use self::eliminate::EliminatingSolver;
 pub use self::process::ProcessSolver;
+pub use self::propagate::PropagatingSolver;
 pub use self::z3::{Z3Mode, Z3Solver};
 
 use std::time::{Duration, Instant};
@@ -255,13 +257,15 @@ impl Solver for Unavailable {
 ///    `Unknown` without asking further; before it, a query gets at most the time left;
 /// 3. [`DomainSolver`]: adds `domain`, the terms that bound the inputs (an array's
 ///    length), to every query;
-/// 4. [`EliminatingSolver`]: replaces an input that occurs only in one sum by a fresh
+/// 4. [`PropagatingSolver`]: puts the value of every input a query fixes (`x == k`)
+///    into its other conjuncts, so that the store folds them; many queries end here;
+/// 5. [`EliminatingSolver`]: replaces an input that occurs only in one sum by a fresh
 ///    input and maps the model back. It sees the domain (an input the domain bounds is
 ///    not free), and it comes before the caches and the dump, so that they work on the
 ///    query the backend is asked and a dump shows it;
-/// 5. [`CachingSolver`] (with `config.caching`);
-/// 6. [`DumpingSolver`] (with `config.dump_dir`): writes what reaches the backend;
-/// 7. the backend: [`Z3Solver`] in process, or [`ProcessSolver`] with
+/// 6. [`CachingSolver`] (with `config.caching`);
+/// 7. [`DumpingSolver`] (with `config.dump_dir`): writes what reaches the backend;
+/// 8. the backend: [`Z3Solver`] in process, or [`ProcessSolver`] with
 ///    `config.external`. Both read memory through the one array lowering
 ///    ([`crate::term::lower_arrays`]).
 pub fn build_chain(
@@ -289,7 +293,8 @@ pub fn build_chain(
         dumped
     };
     let eliminating = EliminatingSolver::new(cached);
-    let bounded = DomainSolver::new(eliminating, domain);
+    let propagating = PropagatingSolver::new(eliminating);
+    let bounded = DomainSolver::new(propagating, domain);
     CountingSolver::new(Box::new(DeadlineSolver::new(bounded, stop)))
 }
 

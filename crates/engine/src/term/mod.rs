@@ -9,6 +9,7 @@
 
 mod eval;
 mod lower;
+mod normalize;
 mod print;
 mod smtlib;
 
@@ -433,6 +434,17 @@ impl TermStore {
             Ult | Slt if a == b => return self.bool(false),
             _ => {}
         }
+        // Sums (and products by constants) in one canonical shape.
+        let parts = match (op, cb) {
+            (Add, _) => Some([(a, 1), (b, 1)]),
+            (Sub, _) => Some([(a, 1), (b, mask(w))]),
+            _ => None,
+        };
+        if let Some(parts) = parts {
+            if let Some(t) = self.normalized_sum(w, &parts) {
+                return t;
+            }
+        }
         let (a, b) = match op {
             Add | Mul | BvAnd if cb.is_none() => (a.min(b), a.max(b)),
             _ => (a, b),
@@ -623,6 +635,12 @@ impl TermStore {
     pub fn substitute(&mut self, roots: &[Term], from: Term, to: Term) -> Vec<Term> {
         let mut map: FxHashMap<Term, Term> = FxHashMap::default();
         map.insert(from, to);
+        self.substitute_all(roots, map)
+    }
+
+    /// `roots` with every occurrence of each key of `map` replaced by its value,
+    /// rebuilt through the folding constructors.
+    pub fn substitute_all(&mut self, roots: &[Term], mut map: FxHashMap<Term, Term>) -> Vec<Term> {
         for t in self.reachable(roots) {
             if map.contains_key(&t) {
                 continue;

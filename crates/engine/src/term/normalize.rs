@@ -1,0 +1,257 @@
+//! Word-level normalization of sums, so that the same arithmetic written in another
+//! order is the same term and needs no solver (an array summed forward and backward,
+//! `a - b + c` against `c + a - b`, `(x + 3) - (y - 2)` against `x - y + 5`).
+//!
+//! A sum of bit-vectors (`+` and `-` nested any way) is read as a linear combination:
+//! a coefficient per summand (any other term: a variable, a product, a select, an `ite`,
+//! …) plus a constant, all modulo 2^width. When every coefficient is 1 or -1 it is
+//! rebuilt in one canonical shape: the summands in the store's order (added, or
+//! subtracted for -1), then the constant. Modular arithmetic makes this exact: no
+//! rewrite here changes a value.
+//!
+//! Not normalized (built as written): sums in which a summand occurs more than once
+//! with one sign (`x + x` is not turned into `x * 2`: that changed how the merged
+//! encoding unrolls loops that double a jump target, at a large cost in queries);
+//! sums of more than [`MAX_SUMMANDS`] distinct summands or that take more than
+//! [`MAX_VISITS`] nodes to read (so long sums cost linear, not quadratic, time);
+//! products (`a * (b + c)` is not distributed, `x * 3` is one summand); Booleans,
+//! comparisons and divisions (their arguments are normalized sums where they are sums).
+
+use std::collections::BTreeMap;
+
+use super::{mask, BinOp, Node, Term, TermStore};
+
+/// The most distinct summands a normalized sum may have.
+pub const MAX_SUMMANDS: usize = 64;
+/// The most nodes read to normalize one sum.
+pub const MAX_VISITS: usize = 4 * MAX_SUMMANDS;
+
+impl TermStore {
+    /// The sum of `parts` (each term times its coefficient, all of width `w`) in
+    /// canonical form, or `None` when the sum is too long to normalize.
+    pub(super) fn normalized_sum(&mut self, w: u8, parts: &[(Term, u64)]) -> Option<Term> {
+        let m = mask(w);
+        let mut coefficients: BTreeMap<Term, u64> = BTreeMap::new();
+        let mut constant = 0u64;
+        let mut todo = parts.to_vec();
+        let mut visits = 0;
+        while let Some((t, k)) = todo.pop() {
+            visits += 1;
+            if visits > MAX_VISITS {
+                return None;
+            }
+            match self.node(t) {
+                Node::Const { value, .. } => {
+                    constant = constant.wrapping_add(value.wrapping_mul(k)) & m;
+                }
+                Node::Bin(BinOp::Add, x, y) => {
+                    todo.push((x, k));
+                    todo.push((y, k));
+                }
+                Node::Bin(BinOp::Sub, x, y) => {
+                    todo.push((x, k));
+                    todo.push((y, k.wrapping_neg() & m));
+                }
+                _ => {
+                    let c = coefficients.entry(t).or_insert(0);
+                    *c = c.wrapping_add(k) & m;
+                    if coefficients.len() > MAX_SUMMANDS {
+                        return None;
+                    }
+                }
+            }
+        }
+        coefficients.retain(|_, c| *c != 0);
+        if coefficients.values().any(|&c| c != 1 && c != m) {
+            return None;
+        }
+        // Added summands in the store's order, then subtracted ones, then the constant
+        // (first instead when nothing is added: `k - x`, `0 - x`).
+        let (plus, minus): (Vec<Term>, Vec<Term>) = {
+            let (p, n): (Vec<_>, Vec<_>) = coefficients.iter().partition(|&(_, &c)| c == 1);
+            (p.into_iter().map(|(&t, _)| t).collect(), n.into_iter().map(|(&t, _)| t).collect())
+        };
+        let k = self.constant(w, constant);
+        let mut sum = match plus.split_first() {
+            Some((&first, rest)) => rest
+                .iter()
+                .fold(first, |acc, &t| self.intern(Node::Bin(BinOp::Add, acc, t), w)),
+            None if minus.is_empty() => return Some(k),
+            None => k,
+        };
+        for &t in &minus {
+            sum = self.intern(Node::Bin(BinOp::Sub, sum, t), w);
+        }
+        if !plus.is_empty() && constant != 0 {
+            sum = self.intern(Node::Bin(BinOp::Add, sum, k), w);
+        }
+        Some(sum)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::term::eval;
+    use proptest::prelude::*;
+
+    /// A sum written as a tree: leaves are inputs or constants.
+    #[derive(Clone, Debug)]
+    enum Expr {
+        Var(usize),
+        Const(u32),
+        Add(Box<Expr>, Box<Expr>),
+        Sub(Box<Expr>, Box<Expr>),
+        Scale(Box<Expr>, u32),
+        /// A product of two terms: an opaque summand.
+        Mul(Box<Expr>, Box<Expr>),
+    }
+
+    fn expr() -> impl Strategy<Value = Expr> {
+        let leaf = prop_oneof![
+            (0usize..4).prop_map(Expr::Var),
+            prop_oneof![Just(0u32), Just(1), Just(u32::MAX), any::<u32>()].prop_map(Expr::Const),
+        ];
+        leaf.prop_recursive(6, 48, 2, |inner| {
+            prop_oneof![
+                (inner.clone(), inner.clone()).prop_map(|(a, b)| Expr::Add(a.into(), b.into())),
+                (inner.clone(), inner.clone()).prop_map(|(a, b)| Expr::Sub(a.into(), b.into())),
+                (inner.clone(), prop_oneof![Just(2u32), Just(u32::MAX), any::<u32>()])
+                    .prop_map(|(a, k)| Expr::Scale(a.into(), k)),
+                (inner.clone(), inner).prop_map(|(a, b)| Expr::Mul(a.into(), b.into())),
+            ]
+        })
+    }
+
+    fn build(s: &mut TermStore, vars: &[Term], e: &Expr) -> Term {
+        match e {
+            Expr::Var(i) => vars[*i],
+            Expr::Const(k) => s.word(*k),
+            Expr::Add(a, b) | Expr::Sub(a, b) | Expr::Mul(a, b) => {
+                let (x, y) = (build(s, vars, a), build(s, vars, b));
+                let op = match e {
+                    Expr::Add(..) => BinOp::Add,
+                    Expr::Sub(..) => BinOp::Sub,
+                    _ => BinOp::Mul,
+                };
+                s.bin(op, x, y)
+            }
+            Expr::Scale(a, k) => {
+                let x = build(s, vars, a);
+                let k = s.word(*k);
+                s.bin(BinOp::Mul, x, k)
+            }
+        }
+    }
+
+    fn value(e: &Expr, vals: &[u32]) -> u32 {
+        match e {
+            Expr::Var(i) => vals[*i],
+            Expr::Const(k) => *k,
+            Expr::Add(a, b) => value(a, vals).wrapping_add(value(b, vals)),
+            Expr::Sub(a, b) => value(a, vals).wrapping_sub(value(b, vals)),
+            Expr::Scale(a, k) => value(a, vals).wrapping_mul(*k),
+            Expr::Mul(a, b) => value(a, vals).wrapping_mul(value(b, vals)),
+        }
+    }
+
+    fn vars(s: &mut TermStore) -> Vec<Term> {
+        (0..4).map(|i| s.new_var(&format!("x{i}"), 32)).collect()
+    }
+
+    proptest! {
+        /// Normalizing never changes a value.
+        #[test]
+        fn a_normalized_sum_has_the_value_of_the_sum_as_written(
+            e in expr(),
+            vals in prop::collection::vec(any::<u32>(), 4),
+        ) {
+            let mut s = TermStore::new();
+            let vs = vars(&mut s);
+            let t = build(&mut s, &vs, &e);
+            let v64: Vec<u64> = vals.iter().map(|&v| v as u64).collect();
+            prop_assert_eq!(eval(&s, &v64, t), value(&e, &vals) as u64);
+        }
+
+        /// The same sum in another order is the same term.
+        #[test]
+        fn a_sum_in_any_order_is_one_term(
+            parts in prop::collection::vec((0usize..4, any::<bool>(), prop_oneof![Just(1u32), Just(3), any::<u32>()]), 1..12),
+            constant in any::<u32>(),
+            seed in any::<u64>(),
+        ) {
+            let mut s = TermStore::new();
+            let vs = vars(&mut s);
+            let term = |s: &mut TermStore, (i, neg, k): (usize, bool, u32)| {
+                let kk = s.word(k);
+                let t = s.bin(BinOp::Mul, vs[i], kk);
+                (t, neg)
+            };
+            let sum = |s: &mut TermStore, order: &[(usize, bool, u32)]| {
+                let mut acc = s.word(constant);
+                for &p in order {
+                    let (t, neg) = term(s, p);
+                    acc = s.bin(if neg { BinOp::Sub } else { BinOp::Add }, acc, t);
+                }
+                acc
+            };
+            // Distinct summands (a repeated one is kept as written).
+            let mut parts = parts;
+            let mut seen = std::collections::HashSet::new();
+            parts.retain(|&(i, _, k)| seen.insert((i, k)));
+            let forward = sum(&mut s, &parts);
+            let mut shuffled = parts.clone();
+            let mut r = seed;
+            for i in (1..shuffled.len()).rev() {
+                r = r.wrapping_mul(6364136223846793005).wrapping_add(1442695040888963407);
+                shuffled.swap(i, (r >> 33) as usize % (i + 1));
+            }
+            let other = sum(&mut s, &shuffled);
+            prop_assert_eq!(forward, other);
+        }
+    }
+
+    #[test]
+    fn forward_and_backward_array_sums_are_one_term() {
+        let mut s = TermStore::new();
+        let elems: Vec<Term> = (0..16).map(|i| s.new_var(&format!("a{i}"), 32)).collect();
+        let zero = s.word(0);
+        let fwd = elems.iter().fold(zero, |acc, &e| s.bin(BinOp::Add, acc, e));
+        let bwd = elems.iter().rev().fold(zero, |acc, &e| s.bin(BinOp::Add, acc, e));
+        assert_eq!(fwd, bwd);
+    }
+
+    #[test]
+    fn a_repeated_summand_is_kept_as_written() {
+        let mut s = TermStore::new();
+        let x = s.new_var("x", 32);
+        let xx = s.bin(BinOp::Add, x, x);
+        assert_eq!(s.node(xx), Node::Bin(BinOp::Add, x, x));
+        let y = s.new_var("y", 32);
+        // `x - y + y` cancels, whatever the order.
+        let d = s.bin(BinOp::Sub, x, y);
+        assert_eq!(s.bin(BinOp::Add, d, y), x);
+    }
+
+    #[test]
+    fn a_long_sum_is_built_as_written_in_linear_time() {
+        let mut s = TermStore::new();
+        let elems: Vec<Term> = (0..5000).map(|i| s.new_var(&format!("a{i}"), 32)).collect();
+        let zero = s.word(0);
+        let before = s.len();
+        let sum = elems.iter().fold(zero, |acc, &e| s.bin(BinOp::Add, acc, e));
+        // Past the limit each step adds one node (and its normalized prefix stays).
+        assert!(s.len() - before < 5000 + 4 * MAX_SUMMANDS, "{}", s.len() - before);
+        let vals: Vec<u64> = (0..5000).collect();
+        assert_eq!(eval(&s, &vals, sum), (0..5000u64).sum::<u64>() & 0xFFFF_FFFF);
+    }
+
+    #[test]
+    fn subtraction_reads_as_subtraction() {
+        let mut s = TermStore::new();
+        let x = s.new_var("x", 32);
+        let y = s.new_var("y", 32);
+        let d = s.bin(BinOp::Sub, x, y);
+        assert_eq!(s.node(d), Node::Bin(BinOp::Sub, x, y));
+    }
+}
