@@ -413,3 +413,59 @@ fn a_solver_that_stops_answering_like_one_is_trouble_not_an_unknown() {
         assert!(stderr.contains("the solver failed"), "{cmd}: {stderr}");
     }
 }
+
+#[test]
+fn with_a_resource_limit_the_same_command_gives_the_same_answer_under_load() {
+    let dir = tempfile::tempdir().expect("tempdir");
+    // q * b + r == a for b != 0: a nonlinear identity that bit-blasting finds hard.
+    let left = write(
+        &dir,
+        "divid.asm",
+        "add $3, $1, $0\nbeq $2, $0, done\ndivu $1, $2\nmflo $4\nmfhi $5\nmultu $4, $2\nmflo $6\nadd $3, $6, $5\ndone:\njr $31\n",
+    );
+    let right = write(&dir, "same.asm", "add $3, $1, $0\njr $31\n");
+    // Two busy loops beside it (killed however the test ends): a wall-clock limit
+    // would be met at other points.
+    struct Hogs(Vec<std::process::Child>);
+    impl Drop for Hogs {
+        fn drop(&mut self) {
+            for h in &mut self.0 {
+                let _ = h.kill();
+                let _ = h.wait();
+            }
+        }
+    }
+    let hogs = Hogs(
+        (0..2)
+            .map(|_| {
+                std::process::Command::new("sh")
+                    .args(["-c", "while :; do :; done"])
+                    .spawn()
+                    .expect("a busy loop")
+            })
+            .collect(),
+    );
+    let answer = || {
+        let out = tamarin()
+            .arg("compare")
+            .arg(&left)
+            .arg(&right)
+            .args(["--engine", "concolic", "--solver-rlimit", "2000000"])
+            .args(["--solver-timeout", "120000", "--format", "json"])
+            .output()
+            .expect("run tamarin");
+        let v: serde_json::Value = serde_json::from_slice(&out.stdout).expect("one object");
+        (
+            out.status.code(),
+            v["verdict"].clone(),
+            v["incomplete"].clone(),
+            v["stats"]["solver_queries"].clone(),
+        )
+    };
+    let (first, second) = (answer(), answer());
+    drop(hogs);
+    assert_eq!(first, second);
+    assert_eq!(first.0, Some(3), "{first:?}");
+    let advice = first.2[0]["advice"].as_str().unwrap_or_default();
+    assert!(advice.contains("--solver-rlimit"), "{first:?}");
+}

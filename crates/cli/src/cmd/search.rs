@@ -42,6 +42,12 @@ pub struct SearchArgs {
     #[arg(long, value_name = "MS", value_parser = parse_count,
           allow_negative_numbers = true, default_value_t = 5_000)]
     pub solver_timeout: u64,
+    /// Z3's deterministic resource limit per query (`rlimit`, 0 = none): unlike the
+    /// timeout, a query meets it the same way however busy the machine is, so the same
+    /// command gives the same verdict (in-process Z3 only).
+    #[arg(long, value_name = "N", value_parser = parse_count,
+          allow_negative_numbers = true, default_value_t = 0)]
+    pub solver_rlimit: u64,
     /// The first inputs tried: one number per input register (default all 0), or the
     /// first array with --frontend array (default empty).
     #[arg(long, value_name = "N,N,…", value_parser = parse_word_list, allow_hyphen_values = true)]
@@ -146,6 +152,12 @@ impl SearchArgs {
         opts.termination = args.termination.termination;
         let mut solver = SolverConfig::default();
         solver.timeout = Duration::from_millis(args.solver_timeout.max(1));
+        solver.resource_limit = match args.solver_rlimit {
+            0 => None,
+            n => Some(u32::try_from(n).map_err(|_| {
+                CliError::Usage(format!("--solver-rlimit must be at most {}", u32::MAX))
+            })?),
+        };
         // Any other solver is a command, which the engine tries before the search.
         if args.solver.trim() != "z3" {
             solver.external = Some(args.solver.clone());
@@ -444,6 +456,13 @@ pub fn advice(reason: &Incomplete, cmd: Searcher) -> Option<&'static str> {
     }
     match reason.kind() {
         "depth-bound" => Some("raise --depth"),
+        // Z3 says `canceled` when it meets its resource limit.
+        "solver-unknown"
+            if matches!(reason, Incomplete::SolverUnknown { reason, .. }
+                if reason.contains("canceled") || reason.contains("resource")) =>
+        {
+            Some("raise --solver-rlimit, or 0 for none")
+        }
         "solver-unknown" => Some("raise --solver-timeout"),
         "run-budget" => Some("raise --max-runs"),
         "path-budget" if cmd == Searcher::Paths => Some("raise --max-paths"),
