@@ -44,6 +44,7 @@ mod dump;
 pub mod eliminate;
 mod process;
 mod propagate;
+mod unary;
 mod z3;
 
 pub use self::cache::CachingSolver;

@@ -12,6 +12,7 @@
 
 use rustc_hash::FxHashMap;
 
+use super::unary::{self, Unary};
 use super::{Answer, Model, Solver};
 use crate::term::{BinOp, Node, Term, TermStore};
 
@@ -99,23 +100,44 @@ impl<S: Solver> Solver for PropagatingSolver<S> {
             // Equalities fixed in an earlier round stay out of `query`; they come
             // back below.
         }
-        if fixed.is_empty() {
+        let (solved, rest) = match unary::solve(store, &query) {
+            Unary::Unsat => {
+                self.decided += 1;
+                return Answer::Unsat;
+            }
+            Unary::Solved { values, rest } => (values, rest),
+        };
+        if fixed.is_empty() && solved.is_empty() {
             return self.inner.check(store, assertions);
         }
-        if query.is_empty() {
-            self.decided += 1;
-            let mut values = vec![0u64; store.var_count()];
-            for &(index, v, _) in fixed.values() {
-                if let Some(slot) = values.get_mut(index as usize) {
+        let decided_here: Vec<(u32, u64)> = fixed
+            .values()
+            .map(|&(index, v, _)| (index, v))
+            .chain(solved.iter().copied())
+            .collect();
+        let with = |mut m: Model| {
+            for &(index, v) in &decided_here {
+                if let Some(slot) = m.values.get_mut(index as usize) {
                     *slot = v;
                 }
             }
-            return Answer::Sat(Model { values });
+            m
+        };
+        if rest.is_empty() {
+            self.decided += 1;
+            let values = vec![0u64; store.var_count()];
+            return Answer::Sat(with(Model { values }));
         }
+        // What is left mentions none of the inputs decided here by their own
+        // conjuncts; the fixed ones stay asked, so the backend agrees with them.
+        let mut query = rest;
         let mut equalities: Vec<(u32, Term)> = fixed.values().map(|&(i, _, c)| (i, c)).collect();
         equalities.sort_unstable();
         query.extend(equalities.into_iter().map(|(_, c)| c));
-        self.inner.check(store, &query)
+        match self.inner.check(store, &query) {
+            Answer::Sat(m) => Answer::Sat(with(m)),
+            other => other,
+        }
     }
     pass_on!(limit_time, failure, describe, cache_hits, warnings);
 }
