@@ -156,14 +156,20 @@ mod tests {
     use super::*;
     use crate::term::eval;
 
-    #[test]
-    fn a_sum_of_two_inputs_becomes_one_input() {
+    /// `$1 + $2 == 16`: a store, the sum and the query.
+    fn sum_query() -> (TermStore, Term, Vec<Term>) {
         let mut s = TermStore::new();
         let x = s.new_var("$1", 32);
         let y = s.new_var("$2", 32);
         let sum = s.bin(BinOp::Add, x, y);
         let k = s.word(16);
         let q = vec![s.eq(sum, k)];
+        (s, sum, q)
+    }
+
+    #[test]
+    fn a_sum_of_two_inputs_becomes_one_input() {
+        let (mut s, _, q) = sum_query();
         let (r, rec) = eliminate(&mut s, &q);
         let rec = rec.expect("eliminated");
         assert_ne!(r, q);
@@ -272,12 +278,8 @@ mod tests {
 
     #[test]
     fn a_fresh_input_the_query_already_mentions_is_not_reused() {
-        let mut s = TermStore::new();
-        let x = s.new_var("$1", 32);
-        let y = s.new_var("$2", 32);
-        let sum = s.bin(BinOp::Add, x, y);
+        let (mut s, sum, q) = sum_query();
         let k = s.word(16);
-        let q = vec![s.eq(sum, k)];
         let mut fresh = FxHashMap::default();
         let (r, _) = eliminate_with(&mut s, &q, &mut fresh);
         let w = fresh[&sum];
