@@ -165,8 +165,16 @@ fn summarize(store: &mut TermStore, layout: &InputLayout, program: &Program) -> 
         symbolic_registers: layout.symbolic_registers(),
         symbolic_memory,
         stdin: layout.symbolic_stdin().to_vec(),
-        max_terms: 2_000_000,
-        stop: Default::default(),
+        // Deterministic bound on the summary: checking a multi-million-term summary at
+        // a dozen points costs tens of seconds in a debug build (the rest is uncovered).
+        max_terms: 300_000,
+        // The rare random program whose unrolling is slow stops here: what it did not
+        // reach is uncovered, and points there are skipped, so the check stays exact
+        // and the suite's time bounded.
+        stop: tamarin_mips::cpu::Stop {
+            deadline: Some(std::time::Instant::now() + std::time::Duration::from_secs(3)),
+            flag: None,
+        },
     };
     // Side queries only steer the unrolling (an unknown keeps a state or marks a part
     // uncovered), so a short limit keeps the rare hard program from dominating.
@@ -255,8 +263,19 @@ fn agree_on(
     Ok(skipped)
 }
 
+/// 160 cases from a fixed seed, so that the default suite takes the same time on every
+/// run (a rare random program unrolls slowly); `PROPTEST_RNG_SEED` picks other cases,
+/// and the soundness harness explores far more programs.
+fn config() -> ProptestConfig {
+    let mut c = ProptestConfig::with_cases(160);
+    if std::env::var_os("PROPTEST_RNG_SEED").is_none() {
+        c.rng_seed = proptest::test_runner::RngSeed::Fixed(0x7A3A_2026);
+    }
+    c
+}
+
 proptest! {
-    #![proptest_config(ProptestConfig::with_cases(160))]
+    #![proptest_config(config())]
 
     #[test]
     fn merged_encoding_agrees_with_the_machine(

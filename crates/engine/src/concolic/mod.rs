@@ -84,6 +84,10 @@ const FIRST_EDGES: [u32; 7] = [
 /// The most runs spent on [`FIRST_EDGES`] (many inputs, such as a long array, would
 /// otherwise spend hundreds).
 const MAX_EDGE_RUNS: usize = 64;
+/// The fuel the edge runs may spend together, at most: with a large `--fuel`, edge
+/// inputs that spin would otherwise cost that much each (fewer runs, not a clock, so
+/// the search stays the same on any machine).
+const EDGE_FUEL: u64 = 1_000_000;
 
 /// Fresh inputs for restarts: edge values first, then a fixed pseudo-random sequence.
 const EDGE_VALUES: [u32; 8] = [0, 1, u32::MAX, 0x8000_0000, 0x7FFF_FFFF, 2, 16, 100];
@@ -255,8 +259,11 @@ impl<'o> Search<'o> {
                 v
             })
         });
+        let most = usize::try_from(EDGE_FUEL / self.opts.fuel.max(1))
+            .unwrap_or(usize::MAX)
+            .clamp(2, MAX_EDGE_RUNS);
         for values in all.chain(one) {
-            if tried.len() > MAX_EDGE_RUNS || self.found.is_some() {
+            if tried.len() > most || self.found.is_some() {
                 return;
             }
             let inputs = self.layout.normalise(&values);
@@ -267,7 +274,13 @@ impl<'o> Search<'o> {
             if self.stopped.is_some() {
                 return;
             }
+            let partial = self.stats.partial_runs;
             self.try_inputs(&inputs);
+            if self.stats.partial_runs > partial {
+                // The tracer could not follow this run to its end; more edge runs
+                // would cost as much and teach the search nothing.
+                return;
+            }
         }
     }
 
