@@ -35,7 +35,8 @@ pub fn execute(args: Args) -> Result<ExitCode, CliError> {
     let program = super::load_program(&args.program, args.search.input_format.format())?;
     let source = std::fs::read_to_string(&args.program).ok();
     let opts = args.search.options()?;
-    args.search.prepare(&opts, &[&program], &args.program)?;
+    args.search
+        .prepare(&opts, &[&program], &args.program, false)?;
     let mut observer = CliObserver::new(args.format == OutputFormat::Text);
     let report = check(&program, &opts, &mut observer);
     observer.done();

@@ -52,7 +52,8 @@ pub fn execute(args: Args) -> Result<ExitCode, CliError> {
     let mut opts = args.search.options()?;
     opts.observe = args.observe.0.clone();
     opts.engine = args.engine.engine();
-    args.search.prepare(&opts, &[&left, &right], &args.left)?;
+    args.search
+        .prepare(&opts, &[&left, &right], &args.left, false)?;
     let mut observer = CliObserver::new(args.format == OutputFormat::Text);
     let report = tamarin::compare(&left, &right, &opts, &mut observer);
     observer.done();

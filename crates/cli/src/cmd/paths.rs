@@ -40,7 +40,8 @@ pub fn execute(args: Args) -> Result<ExitCode, CliError> {
     let program = super::load_program(&args.program, args.search.input_format.format())?;
     let mut opts = args.search.options()?;
     opts.max_paths = args.max_paths;
-    args.search.prepare(&opts, &[&program], &args.program)?;
+    args.search
+        .prepare(&opts, &[&program], &args.program, args.emit_tests.is_some())?;
     if let Some(dir) = &args.emit_tests {
         super::search::prepare_dir(dir, "--emit-tests", args.search.force)?;
     }

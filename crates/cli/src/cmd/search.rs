@@ -167,16 +167,21 @@ impl SearchArgs {
         Ok(opts)
     }
 
-    /// Checks the task with the engine (so that a refused one changes no file), then
-    /// prepares the `--dump-smt` folder. `first` names the program an error is about.
+    /// Before a folder is cleared (`--dump-smt`, or `--emit-tests` when `emits`), checks
+    /// the task with the engine, so that a refused one changes no file (otherwise the
+    /// entry's own check is enough: the solver is not started twice); then prepares
+    /// the `--dump-smt` folder. `first` names the program an error is about.
     pub fn prepare(
         &self,
         opts: &tamarin::Options,
         programs: &[&tamarin::mips::Program],
         first: &Path,
+        emits: bool,
     ) -> Result<(), CliError> {
-        opts.validate(programs)
-            .map_err(|e| CliError::engine(e, first))?;
+        if emits || self.dump_smt.is_some() {
+            opts.validate(programs)
+                .map_err(|e| CliError::engine(e, first))?;
+        }
         if let Some(dir) = &self.dump_smt {
             prepare_dir(dir, "--dump-smt", self.force)?;
         }

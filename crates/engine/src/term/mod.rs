@@ -435,9 +435,9 @@ impl TermStore {
             _ => {}
         }
         // Sums (and products by constants) in one canonical shape.
-        let parts = match (op, cb) {
-            (Add, _) => Some([(a, 1), (b, 1)]),
-            (Sub, _) => Some([(a, 1), (b, mask(w))]),
+        let parts = match op {
+            Add => Some([(a, 1), (b, 1)]),
+            Sub => Some([(a, 1), (b, mask(w))]),
             _ => None,
         };
         if let Some(parts) = parts {
