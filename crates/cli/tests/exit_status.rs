@@ -450,7 +450,8 @@ fn with_a_resource_limit_the_same_command_gives_the_same_answer_under_load() {
             .arg("compare")
             .arg(&left)
             .arg(&right)
-            .args(["--engine", "concolic", "--solver-rlimit", "2000000"])
+            .args(["--engine", "concolic", "--solver-rlimit", "200000"])
+            .args(["--portfolio", "none"])
             .args(["--solver-timeout", "120000", "--format", "json"])
             .output()
             .expect("run tamarin");

@@ -85,7 +85,10 @@ pub use io::{
 };
 pub use options::Options;
 pub use report::{Observer, Progress, Quiet, Report, Side, Stats};
-pub use solver::{ProcessSolver, SolverConfig, SolverStats, Z3Mode, TIME_LIMIT_PASSED};
+pub use solver::{
+    ProcessSolver, SolverConfig, SolverStats, Z3Mode, DEFAULT_QUERY_TIMEOUT,
+    DEFAULT_RESOURCE_LIMIT, ESCALATION, TIME_LIMIT_PASSED,
+};
 pub use trace::TraceLimits;
 pub use verdict::{
     outcomes_differ, replay, results_differ, rule, run_observed, Counterexample, Ending, Engine,

@@ -115,6 +115,8 @@ fn a_resource_limit_is_deterministic_and_makes_an_unknown_not_a_verdict() {
     let mut opts = Options::default();
     opts.solver.timeout = Duration::from_secs(600);
     opts.solver.resource_limit = Some(10_000);
+    // The portfolio is bounded by the clock, not by the resource limit.
+    opts.solver.portfolio.clear();
     for _ in 0..2 {
         let start = Instant::now();
         let v = compare(&l, &r, &opts, &mut Quiet).verdict;

@@ -82,6 +82,8 @@ fn a_missing_solver_is_reported_not_trusted() {
     assert!(p.probe().is_err());
     let mut opts = Options::default();
     opts.solver.external = Some("no-such-solver-binary".into());
+    // Without the portfolio, which would answer in its place.
+    opts.solver.portfolio.clear();
     // They differ only where $1 + $2 == 12345, which only a solver finds.
     let report = compare(
         &paper("../needle/left.asm"),

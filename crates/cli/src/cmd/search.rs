@@ -8,9 +8,9 @@ use std::time::Duration;
 use clap::{Args as ClapArgs, ValueEnum};
 use indicatif::{ProgressBar, ProgressStyle};
 use tamarin::Incomplete;
-use tamarin::SolverConfig;
 use tamarin::{InputSpec, InputValues};
 use tamarin::{Observer, Options, Progress, Side};
+use tamarin::{SolverConfig, DEFAULT_QUERY_TIMEOUT, DEFAULT_RESOURCE_LIMIT};
 use tamarin_mips::cpu::DEFAULT_TERMINATION;
 use tamarin_mips::{Outcome, Reg, Status};
 
@@ -38,16 +38,24 @@ pub struct SearchArgs {
     #[arg(long, value_name = "N", value_parser = parse_count,
           allow_negative_numbers = true, default_value_t = 50)]
     pub depth: u64,
-    /// Time limit per solver query, in milliseconds.
+    /// Time limit per solver query, in milliseconds (wall clock): behind the resource
+    /// limit a safety net, and the bound of the --portfolio race.
     #[arg(long, value_name = "MS", value_parser = parse_count,
-          allow_negative_numbers = true, default_value_t = 5_000)]
+          allow_negative_numbers = true, default_value_t = DEFAULT_QUERY_TIMEOUT.as_millis() as u64)]
     pub solver_timeout: u64,
-    /// Z3's deterministic resource limit per query (`rlimit`, 0 = none): unlike the
-    /// timeout, a query meets it the same way however busy the machine is, so the same
-    /// command gives the same verdict (in-process Z3 only).
+    /// Z3's deterministic resource limit for a query's first try (`rlimit`, 0 = none);
+    /// a query left unknown is tried again in a fresh solver with 8 times as much.
+    /// Unlike a timeout, a query meets it the same way however busy the machine is, so
+    /// the same command gives the same verdict (in-process Z3 only).
     #[arg(long, value_name = "N", value_parser = parse_count,
-          allow_negative_numbers = true, default_value_t = 0)]
+          allow_negative_numbers = true, default_value_t = DEFAULT_RESOURCE_LIMIT as u64)]
     pub solver_rlimit: u64,
+    /// Solvers that a query Z3 left unknown is put to in parallel, the first definite
+    /// answer winning (comma-separated: yices, cvc5, z3 or command lines; `none` for
+    /// none). Those not installed are skipped. Bounded by --solver-timeout, so what it
+    /// decides may depend on the machine's load.
+    #[arg(long, value_name = "SOLVER,…", default_value = "yices,cvc5")]
+    pub portfolio: String,
     /// The first inputs tried: one number per input register (default all 0), or the
     /// first array with --frontend array (default empty).
     #[arg(long, value_name = "N,N,…", value_parser = parse_word_list, allow_hyphen_values = true)]
@@ -157,6 +165,14 @@ impl SearchArgs {
             n => Some(u32::try_from(n).map_err(|_| {
                 CliError::Usage(format!("--solver-rlimit must be at most {}", u32::MAX))
             })?),
+        };
+        solver.portfolio = match args.portfolio.trim() {
+            "" | "none" => Vec::new(),
+            list => list
+                .split(',')
+                .map(|m| m.trim().to_string())
+                .filter(|m| !m.is_empty())
+                .collect(),
         };
         // Any other solver is a command, which the engine tries before the search.
         if args.solver.trim() != "z3" {

@@ -42,6 +42,7 @@ mod deadline;
 mod domain;
 mod dump;
 pub mod eliminate;
+mod portfolio;
 mod process;
 mod propagate;
 mod unary;
@@ -52,6 +53,7 @@ pub use self::deadline::{DeadlineSolver, INTERRUPTED, TIME_LIMIT_PASSED};
 pub use self::domain::DomainSolver;
 pub use self::dump::DumpingSolver;
 pub use self::eliminate::EliminatingSolver;
+pub use self::portfolio::PortfolioSolver;
 pub use self::process::ProcessSolver;
 pub use self::propagate::PropagatingSolver;
 pub use self::z3::{Z3Mode, Z3Solver};
@@ -206,7 +208,8 @@ impl<S: Solver> Solver for CountingSolver<S> {
 #[derive(Clone, Debug, PartialEq, Eq)]
 #[non_exhaustive]
 pub struct SolverConfig {
-    /// Per-query time limit.
+    /// Per-query time limit (wall clock): with a resource limit, a safety net for the
+    /// backend's tries; the bound of the portfolio's race.
     pub timeout: Duration,
     /// How Z3 is driven.
     pub z3_mode: Z3Mode,
@@ -219,20 +222,39 @@ pub struct SolverConfig {
     /// The backend: `None` for Z3 in process, or a solver command (see
     /// [`ProcessSolver::from_name`]).
     pub external: Option<String>,
-    /// Z3's deterministic resource limit per query (`rlimit`; default none): unlike a
+    /// Z3's deterministic resource limit of a query's first try (`rlimit`): unlike a
     /// timeout, the same query meets it the same way however loaded the machine is.
+    /// The default, [`DEFAULT_RESOURCE_LIMIT`], is about a second of Z3 5's work.
     pub resource_limit: Option<u32>,
+    /// Whether Z3 tries a query it left unknown again, in a fresh solver with
+    /// [`ESCALATION`] times the resource limit (default on).
+    pub escalate: bool,
+    /// Solvers (names or command lines, as for `external`) that a query the backend
+    /// left unknown is put to in parallel; those not installed are skipped. Default:
+    /// Yices 2 and cvc5.
+    pub portfolio: Vec<String>,
 }
+
+/// The first try's resource limit by default: Z3 5.4 spends about a second on it
+/// (BENCHMARKS.md, "Escalation and the portfolio").
+pub const DEFAULT_RESOURCE_LIMIT: u32 = 2_000_000;
+
+/// The per-query time limit by default: a safety net behind the resource limits.
+pub const DEFAULT_QUERY_TIMEOUT: Duration = Duration::from_secs(20);
+
+pub use self::z3::ESCALATION;
 
 impl Default for SolverConfig {
     fn default() -> Self {
         SolverConfig {
-            timeout: Duration::from_secs(5),
+            timeout: DEFAULT_QUERY_TIMEOUT,
             z3_mode: Z3Mode::Auto,
             caching: false,
             dump_dir: None,
             external: None,
-            resource_limit: None,
+            resource_limit: Some(DEFAULT_RESOURCE_LIMIT),
+            escalate: true,
+            portfolio: vec!["yices".into(), "cvc5".into()],
         }
     }
 }
@@ -266,9 +288,12 @@ impl Solver for Unavailable {
 ///    query the backend is asked and a dump shows it;
 /// 6. [`CachingSolver`] (with `config.caching`);
 /// 7. [`DumpingSolver`] (with `config.dump_dir`): writes what reaches the backend;
-/// 8. the backend: [`Z3Solver`] in process, or [`ProcessSolver`] with
-///    `config.external`. Both read memory through the one array lowering
-///    ([`crate::term::lower_arrays`]).
+/// 8. [`PortfolioSolver`] (with installed `config.portfolio` members other than the
+///    backend): what the backend leaves unknown goes to them in parallel;
+/// 9. the backend: [`Z3Solver`] in process (a first try bounded by the resource
+///    limit, then, with `config.escalate`, a fresh solver with more), or
+///    [`ProcessSolver`] with `config.external`. All read memory through the one array
+///    lowering ([`crate::term::lower_arrays`]).
 pub fn build_chain(
     config: &SolverConfig,
     stop: Stop,
@@ -277,12 +302,24 @@ pub fn build_chain(
     let backend: Box<dyn Solver> = match &config.external {
         None => Box::new(
             Z3Solver::new(config.z3_mode, config.timeout)
-                .with_resource_limit(config.resource_limit),
+                .with_resource_limit(config.resource_limit)
+                .with_escalation(config.escalate),
         ),
         Some(cmd) => match ProcessSolver::from_name(cmd, config.timeout) {
             Ok(p) => Box::new(p),
             Err(e) => Box::new(Unavailable(e)),
         },
+    };
+    let members: Vec<ProcessSolver> = config
+        .portfolio
+        .iter()
+        .filter(|m| config.external.as_deref().map(str::trim) != Some(m.trim()))
+        .filter_map(|m| ProcessSolver::from_name(m, config.timeout).ok())
+        .collect();
+    let backend: Box<dyn Solver> = if members.is_empty() {
+        backend
+    } else {
+        Box::new(PortfolioSolver::new(backend, members, config.timeout))
     };
     let dumped: Box<dyn Solver> = match &config.dump_dir {
         Some(dir) => Box::new(DumpingSolver::new(backend, dir.clone())),

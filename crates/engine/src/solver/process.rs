@@ -89,21 +89,33 @@ impl ProcessSolver {
     }
 
     fn run(&self, store: &mut TermStore, assertions: &[Term]) -> Result<Answer, String> {
-        // The inputs to ask for are those of the text, which reads memory as ite chains.
-        let lowered = lower_arrays(store, assertions);
-        if malformed_memory(store, &lowered) {
-            return Ok(Answer::Unknown(MALFORMED.into()));
+        let script = match Script::new(store, assertions) {
+            Ok(s) => s,
+            Err(answer) => return Ok(answer),
+        };
+        let mut running = self.spawn(&script.text)?;
+        // The solver's own limit is the per-query timeout; the process is killed a
+        // little after it, or when the comparison's time runs out, if that is sooner.
+        let wait = match self.limit {
+            Some(left) if left < self.timeout => left,
+            _ => self.timeout + Duration::from_millis(500),
+        };
+        let timed_out = match running.child.wait_timeout(wait) {
+            Ok(Some(_)) => false,
+            Ok(None) => true,
+            Err(e) => return Err(e.to_string()),
+        };
+        if timed_out {
+            running.kill();
+            return Ok(Answer::Unknown("timeout".into()));
         }
-        let mut script = to_smtlib(store, &lowered, "");
-        let vars = store.vars_of(&lowered);
-        if !vars.is_empty() {
-            let names: Vec<String> = vars
-                .iter()
-                .map(|&v| crate::term::smtlib_symbol(store.var_name(v)))
-                .collect();
-            script.push_str(&format!("(get-value ({}))\n", names.join(" ")));
-        }
-        script.push_str("(exit)\n");
+        let out = running.output();
+        parse_answer(store, &script.vars, &out)
+    }
+
+    /// Starts the solver on `script` (written to its standard input by a thread, its
+    /// output read by another, so neither side blocks on a full pipe).
+    pub(super) fn spawn(&self, script: &str) -> Result<Running, String> {
         let mut child = Command::new(&self.program)
             .args(&self.args)
             .stdin(Stdio::piped())
@@ -112,6 +124,7 @@ impl ProcessSolver {
             .spawn()
             .map_err(|e| format!("cannot start `{}`: {e}", self.program))?;
         let mut stdin = child.stdin.take().ok_or("no stdin")?;
+        let script = script.to_string();
         let writer = std::thread::spawn(move || {
             let _ = stdin.write_all(script.as_bytes());
         });
@@ -121,27 +134,83 @@ impl ProcessSolver {
             let _ = stdout.read_to_string(&mut out);
             out
         });
-        // The solver's own limit is the per-query timeout; the process is killed a
-        // little after it, or when the comparison's time runs out, if that is sooner.
-        let wait = match self.limit {
-            Some(left) if left < self.timeout => left,
-            _ => self.timeout + Duration::from_millis(500),
-        };
-        let timed_out = match child.wait_timeout(wait) {
-            Ok(Some(_)) => false,
-            Ok(None) => {
-                let _ = child.kill();
-                let _ = child.wait();
-                true
-            }
-            Err(e) => return Err(e.to_string()),
-        };
-        let _ = writer.join();
-        let out = reader.join().unwrap_or_default();
-        if timed_out {
-            return Ok(Answer::Unknown("timeout".into()));
+        Ok(Running {
+            child,
+            writer,
+            reader,
+        })
+    }
+
+    /// The solver's name as given.
+    pub(super) fn label(&self) -> &str {
+        &self.label
+    }
+
+    /// Whether the program can be found (a path, or a name on `PATH`).
+    pub(super) fn installed(&self) -> bool {
+        let program = std::path::Path::new(&self.program);
+        if program.components().count() > 1 {
+            return program.is_file();
         }
-        parse_answer(store, &vars, &out)
+        std::env::var_os("PATH").is_some_and(|paths| {
+            std::env::split_paths(&paths).any(|dir| dir.join(program).is_file())
+        })
+    }
+}
+
+/// A query as an SMT-LIB script, and the inputs whose values it asks for.
+pub(super) struct Script {
+    pub text: String,
+    pub vars: Vec<u32>,
+}
+
+impl Script {
+    /// The script for `assertions` (memory read as `ite` chains), or the answer
+    /// without a solver when its memory is malformed.
+    pub fn new(store: &mut TermStore, assertions: &[Term]) -> Result<Script, Answer> {
+        // The inputs to ask for are those of the text, which reads memory as ite chains.
+        let lowered = lower_arrays(store, assertions);
+        if malformed_memory(store, &lowered) {
+            return Err(Answer::Unknown(MALFORMED.into()));
+        }
+        let mut text = to_smtlib(store, &lowered, "");
+        let vars = store.vars_of(&lowered);
+        if !vars.is_empty() {
+            let names: Vec<String> = vars
+                .iter()
+                .map(|&v| crate::term::smtlib_symbol(store.var_name(v)))
+                .collect();
+            text.push_str(&format!("(get-value ({}))\n", names.join(" ")));
+        }
+        text.push_str("(exit)\n");
+        Ok(Script { text, vars })
+    }
+
+    /// Reads a solver's output as the answer to this script.
+    pub fn answer(&self, store: &TermStore, out: &str) -> Result<Answer, String> {
+        parse_answer(store, &self.vars, out)
+    }
+}
+
+/// A solver process at work on one script.
+pub(super) struct Running {
+    pub child: std::process::Child,
+    writer: std::thread::JoinHandle<()>,
+    reader: std::thread::JoinHandle<String>,
+}
+
+impl Running {
+    /// Ends the process. Its helper threads end with the pipes; they are not waited
+    /// for, since a process the solver started itself may hold its output open.
+    pub fn kill(mut self) {
+        let _ = self.child.kill();
+        let _ = self.child.wait();
+    }
+
+    /// What a process that has exited printed.
+    pub fn output(self) -> String {
+        let _ = self.writer.join();
+        self.reader.join().unwrap_or_default()
     }
 }
 

@@ -49,8 +49,13 @@ pub struct Z3Solver {
     timeout: Duration,
     /// The next query's limit when the time left is shorter than `timeout`.
     limit: Option<Duration>,
-    /// Z3's deterministic resource limit per query.
+    /// Z3's deterministic resource limit of a query's first try.
     rlimit: Option<u32>,
+    /// Whether a first try that ends unknown is tried again in a fresh solver with
+    /// [`ESCALATION`] times the resource limit.
+    escalate: bool,
+    /// Queries decided only by the second try.
+    escalated: u64,
     /// Set while lowering a node whose operand has the wrong sort.
     invalid: std::cell::Cell<bool>,
     /// Memory reads as `ite` chains, kept for later queries.
@@ -70,6 +75,8 @@ impl Z3Solver {
             timeout,
             limit: None,
             rlimit: None,
+            escalate: false,
+            escalated: 0,
             invalid: std::cell::Cell::new(false),
             arrays: ArrayLowering::new(),
             lowered: Vec::new(),
@@ -85,16 +92,29 @@ impl Z3Solver {
         self
     }
 
+    /// Tries a query that the first try left unknown again, in a fresh solver (its
+    /// formulas simplified as assertions are) with [`ESCALATION`] times the resource
+    /// limit, within the same time limit.
+    pub fn with_escalation(mut self, escalate: bool) -> Z3Solver {
+        self.escalate = escalate;
+        self
+    }
+
+    /// Queries that only the second, escalated try decided.
+    pub fn escalated(&self) -> u64 {
+        self.escalated
+    }
+
     /// This query's limit: the per-query timeout, or the time left if shorter.
     fn query_timeout(&self) -> Duration {
         self.limit.map_or(self.timeout, |l| l.min(self.timeout))
     }
 
-    fn params(&self, timeout: Duration) -> Params {
+    fn params(timeout: Duration, rlimit: Option<u32>) -> Params {
         let mut p = Params::new();
         let ms = timeout.as_millis().clamp(1, u32::MAX as u128) as u32;
         p.set_u32("timeout", ms);
-        if let Some(r) = self.rlimit {
+        if let Some(r) = rlimit {
             p.set_u32("rlimit", r);
         }
         p
@@ -205,63 +225,34 @@ impl Z3Solver {
         }
     }
 
-    fn model(&self, store: &TermStore, model: &z3::Model) -> Model {
-        let values = (0..store.var_count())
-            .map(|i| {
-                self.vars
-                    .get(i)
-                    .and_then(|v| v.as_ref())
-                    .and_then(|v| model.eval(v, true))
-                    .and_then(|v| v.as_u64())
-                    .unwrap_or(0)
-            })
-            .collect();
-        Model { values }
-    }
-}
-
-impl Solver for Z3Solver {
-    fn check(&mut self, store: &mut TermStore, assertions: &[Term]) -> Answer {
-        let timeout = self.query_timeout();
-        self.limit = None;
-        let lowered = self.arrays.lower(store, assertions);
-        let (store, assertions) = (&*store, lowered.as_slice());
-        if !self.lower(store, assertions, Instant::now() + timeout) {
-            return Answer::Unknown("timeout while building the query".into());
-        }
-        let conjuncts: Option<Vec<Bool>> = assertions
-            .iter()
-            .map(|&a| match self.get(a) {
-                Some(Lowered::Bool(b)) => Some(b.clone()),
-                _ => None,
-            })
-            .collect();
-        let Some(conjuncts) = conjuncts else {
-            debug_assert!(false, "an ill-sorted or unlowered term reached Z3");
-            return Answer::Unknown(ILL_SORTED.into());
-        };
-        let incremental = match self.mode {
-            Z3Mode::Fresh => false,
-            Z3Mode::Incremental => true,
-            Z3Mode::Auto => !has_arithmetic(store, assertions),
-        };
+    /// One try: the shared solver with the conjuncts as assumptions (`incremental`), or
+    /// a fresh solver that asserts them.
+    fn try_once(
+        &mut self,
+        store: &TermStore,
+        conjuncts: &[Bool],
+        incremental: bool,
+        timeout: Duration,
+        rlimit: Option<u32>,
+    ) -> Answer {
+        let params = Self::params(timeout, rlimit);
         let solver = if incremental {
             let s = self
                 .shared
                 .take()
                 .unwrap_or_else(|| z3::Solver::new_for_logic("QF_BV").unwrap_or_default());
-            s.set_params(&self.params(timeout));
+            s.set_params(&params);
             s
         } else {
             let s = z3::Solver::new_for_logic("QF_BV").unwrap_or_default();
-            s.set_params(&self.params(timeout));
-            for c in &conjuncts {
+            s.set_params(&params);
+            for c in conjuncts {
                 s.assert(c);
             }
             s
         };
         let result = if incremental {
-            solver.check_assumptions(&conjuncts)
+            solver.check_assumptions(conjuncts)
         } else {
             solver.check()
         };
@@ -291,6 +282,69 @@ impl Solver for Z3Solver {
         answer
     }
 
+    fn model(&self, store: &TermStore, model: &z3::Model) -> Model {
+        let values = (0..store.var_count())
+            .map(|i| {
+                self.vars
+                    .get(i)
+                    .and_then(|v| v.as_ref())
+                    .and_then(|v| model.eval(v, true))
+                    .and_then(|v| v.as_u64())
+                    .unwrap_or(0)
+            })
+            .collect();
+        Model { values }
+    }
+}
+
+impl Solver for Z3Solver {
+    fn check(&mut self, store: &mut TermStore, assertions: &[Term]) -> Answer {
+        let start = Instant::now();
+        let timeout = self.query_timeout();
+        self.limit = None;
+        let lowered = self.arrays.lower(store, assertions);
+        let (store, assertions) = (&*store, lowered.as_slice());
+        if !self.lower(store, assertions, start + timeout) {
+            return Answer::Unknown("timeout while building the query".into());
+        }
+        let conjuncts: Option<Vec<Bool>> = assertions
+            .iter()
+            .map(|&a| match self.get(a) {
+                Some(Lowered::Bool(b)) => Some(b.clone()),
+                _ => None,
+            })
+            .collect();
+        let Some(conjuncts) = conjuncts else {
+            debug_assert!(false, "an ill-sorted or unlowered term reached Z3");
+            return Answer::Unknown(ILL_SORTED.into());
+        };
+        let incremental = match self.mode {
+            Z3Mode::Fresh => false,
+            Z3Mode::Incremental => true,
+            Z3Mode::Auto => !has_arithmetic(store, assertions),
+        };
+        // Without a resource limit the first try is bounded by a quarter of the time,
+        // so that the second has some.
+        let first_timeout = match (self.escalate, self.rlimit) {
+            (true, None) => timeout / 4,
+            _ => timeout,
+        };
+        let first = self.try_once(store, &conjuncts, incremental, first_timeout, self.rlimit);
+        if !self.escalate || !matches!(first, Answer::Unknown(_)) {
+            return first;
+        }
+        let left = timeout.saturating_sub(start.elapsed());
+        if left < MIN_SECOND_TRY {
+            return first;
+        }
+        let rlimit = self.rlimit.map(|r| r.saturating_mul(ESCALATION));
+        let second = self.try_once(store, &conjuncts, false, left, rlimit);
+        if !matches!(second, Answer::Unknown(_)) {
+            self.escalated += 1;
+        }
+        second
+    }
+
     fn limit_time(&mut self, left: Duration) {
         self.limit = Some(left);
     }
@@ -303,9 +357,24 @@ impl Solver for Z3Solver {
                 "incremental QF_BV solver with queries as assumptions, a fresh one for arithmetic"
             }
         };
-        format!("z3 {}, {mode}", z3::full_version())
+        let mut d = format!("z3 {}, {mode}", z3::full_version());
+        if let Some(r) = self.rlimit {
+            d.push_str(&format!(", rlimit {r}"));
+        }
+        if self.escalate {
+            d.push_str(&format!(
+                ", unknowns tried again fresh with {ESCALATION}x the limit"
+            ));
+        }
+        d
     }
 }
+
+/// How much more resource the second try of an escalated query gets than the first.
+pub const ESCALATION: u32 = 8;
+
+/// A second try with less time than this left is not started.
+const MIN_SECOND_TRY: Duration = Duration::from_millis(20);
 
 /// How many queries one shared solver answers before it is renewed (measured: 8 is
 /// about best on the nested family, see BENCHMARKS.md).
