@@ -22,6 +22,13 @@ use crate::verdict::{Engine, Incomplete, Verdict};
 /// paths are multiplying and the merged encoding is the better bet.
 pub const AUTO_PATHS: u64 = 256;
 
+/// When the path search was stopped by [`AUTO_PATHS`] alone, `auto` lets it go on
+/// uncapped for 1/`AUTO_SEARCH_SHARE` of the time left before the merged encoding gets
+/// the rest: a loop of a few thousand trips finishes there, while its encoding spent
+/// all the time it was given (30 s of 50 on a fuel-bounded loop that the path search
+/// proves in 19; BENCHMARKS.md).
+pub const AUTO_SEARCH_SHARE: u32 = 2;
+
 /// Compares two programs with the engine that `opts.engine` names. The crate root's
 /// `compare`, the front door, checks the task first and turns a solver failure into an
 /// error.
@@ -96,16 +103,45 @@ fn auto(left: &Program, right: &Program, opts: &Options, observer: &mut dyn Obse
         && reasons
             .iter()
             .any(|r| matches!(r, Incomplete::PathBudget { .. }));
-    let Some(rest) = remaining(opts, start) else {
-        return first;
-    };
-    let second = comparer(Engine::Bmc).compare(left, right, &rest, observer);
-    let mut stats = add(&first.stats, &second.stats);
-    let Verdict::PossiblyEquivalent(more) = &second.verdict else {
-        return finish(second.verdict, stats, first.input_names, start);
-    };
+    let mut stats = first.stats.clone();
     let mut concolic_reasons = reasons.clone();
-    if cut_by_cap {
+    // With a time limit, a search stopped only by the cap goes on first, uncapped, for
+    // a share of the time: a loop of a few thousand trips finishes there (the
+    // encoding of such a loop is what times out). Without a limit it would never
+    // hand over, so the encoding goes first.
+    let search_first = cut_by_cap && opts.timeout.is_some();
+    let mut searched = false;
+    if search_first {
+        if let Some(mut rest) = remaining(opts, start) {
+            rest.timeout = rest.timeout.map(|t| t / AUTO_SEARCH_SHARE);
+            let second = comparer(Engine::Concolic).compare(left, right, &rest, observer);
+            stats = add(&stats, &second.stats);
+            stats.paths = second.stats.paths;
+            match second.verdict {
+                Verdict::PossiblyEquivalent(mut r) => {
+                    // Its share of the time ran out, not the comparison's.
+                    r.retain(|r| !r.is_time_limit());
+                    concolic_reasons = r;
+                    searched = true;
+                }
+                decided => return finish(decided, stats, first.input_names, start),
+            }
+        }
+    }
+    let Some(rest) = remaining(opts, start) else {
+        return finish(
+            Verdict::PossiblyEquivalent(concolic_reasons),
+            stats,
+            first.input_names,
+            start,
+        );
+    };
+    let merged = comparer(Engine::Bmc).compare(left, right, &rest, observer);
+    stats = add(&stats, &merged.stats);
+    let Verdict::PossiblyEquivalent(more) = &merged.verdict else {
+        return finish(merged.verdict, stats, first.input_names, start);
+    };
+    if cut_by_cap && !searched {
         if let Some(rest) = remaining(opts, start) {
             let third = comparer(Engine::Concolic).compare(left, right, &rest, observer);
             stats = add(&stats, &third.stats);

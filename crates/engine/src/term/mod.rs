@@ -119,12 +119,45 @@ pub enum Node {
     Select(Term, Term),
 }
 
+/// FxHash's word-at-a-time accumulation, finished by splitmix64's mixer so that
+/// every bit of the result depends on every input bit (hashbrown picks buckets and
+/// tags by the top bits). Deterministic: no random state.
+#[derive(Default)]
+pub struct MixHasher(rustc_hash::FxHasher);
+
+impl std::hash::Hasher for MixHasher {
+    fn write(&mut self, bytes: &[u8]) {
+        self.0.write(bytes)
+    }
+    fn write_u8(&mut self, i: u8) {
+        self.0.write_u8(i)
+    }
+    fn write_u32(&mut self, i: u32) {
+        self.0.write_u32(i)
+    }
+    fn write_u64(&mut self, i: u64) {
+        self.0.write_u64(i)
+    }
+    fn write_usize(&mut self, i: usize) {
+        self.0.write_usize(i)
+    }
+    fn finish(&self) -> u64 {
+        let mut z = self.0.finish();
+        z = (z ^ (z >> 30)).wrapping_mul(0xBF58_476D_1CE4_E5B9);
+        z = (z ^ (z >> 27)).wrapping_mul(0x94D0_49BB_1331_11EB);
+        z ^ (z >> 31)
+    }
+}
+
 /// Owns all terms of one comparison.
 #[derive(Default)]
 pub struct TermStore {
     nodes: Vec<Node>,
     widths: Vec<u8>,
-    dedup: FxHashMap<Node, Term>,
+    /// Hash-consing: every node once. Keyed through [`MixHasher`]: nodes are small
+    /// tuples of consecutive indices, which FxHash alone spreads so badly over the
+    /// table's top bits that lookups dominated tracing (BENCHMARKS.md).
+    dedup: std::collections::HashMap<Node, Term, std::hash::BuildHasherDefault<MixHasher>>,
     var_names: Vec<String>,
 }
 
