@@ -414,6 +414,65 @@ fn a_solver_that_stops_answering_like_one_is_trouble_not_an_unknown() {
     }
 }
 
+/// Busy loops beside a test (killed however the test ends): a wall-clock limit would
+/// be met at other points than on an idle machine.
+struct Hogs(Vec<std::process::Child>);
+
+impl Hogs {
+    fn start(n: usize) -> Hogs {
+        Hogs(
+            (0..n)
+                .map(|_| {
+                    std::process::Command::new("sh")
+                        .args(["-c", "while :; do :; done"])
+                        .spawn()
+                        .expect("a busy loop")
+                })
+                .collect(),
+        )
+    }
+}
+
+impl Drop for Hogs {
+    fn drop(&mut self) {
+        for h in &mut self.0 {
+            let _ = h.kill();
+            let _ = h.wait();
+        }
+    }
+}
+
+#[test]
+fn with_the_default_limits_a_proof_is_the_same_twice_under_load() {
+    // A proof through recursion and division (printing a number in decimal two ways)
+    // at the default settings, less the portfolio (the one part bounded by the
+    // clock): the same verdict and the same number of queries beside two busy loops.
+    let proofs = Path::new(env!("CARGO_MANIFEST_DIR")).join("../../examples/proofs");
+    let hogs = Hogs::start(2);
+    let answer = || {
+        let out = tamarin()
+            .arg("compare")
+            .arg(proofs.join("print-rec.asm"))
+            .arg(proofs.join("print-iter.asm"))
+            .args(["--observe", "output", "--portfolio", "none"])
+            .args(["--format", "json"])
+            .output()
+            .expect("run tamarin");
+        let v: serde_json::Value = serde_json::from_slice(&out.stdout).expect("one object");
+        (
+            out.status.code(),
+            v["verdict"].clone(),
+            v["stats"]["solver_queries"].clone(),
+            v["stats"]["paths"].clone(),
+        )
+    };
+    let (first, second) = (answer(), answer());
+    drop(hogs);
+    assert_eq!(first, second);
+    assert_eq!(first.0, Some(0), "{first:?}");
+    assert_eq!(first.1, "equivalent", "{first:?}");
+}
+
 #[test]
 fn with_a_resource_limit_the_same_command_gives_the_same_answer_under_load() {
     let dir = tempfile::tempdir().expect("tempdir");
@@ -424,27 +483,8 @@ fn with_a_resource_limit_the_same_command_gives_the_same_answer_under_load() {
         "add $3, $1, $0\nbeq $2, $0, done\ndivu $1, $2\nmflo $4\nmfhi $5\nmultu $4, $2\nmflo $6\nadd $3, $6, $5\ndone:\njr $31\n",
     );
     let right = write(&dir, "same.asm", "add $3, $1, $0\njr $31\n");
-    // Two busy loops beside it (killed however the test ends): a wall-clock limit
-    // would be met at other points.
-    struct Hogs(Vec<std::process::Child>);
-    impl Drop for Hogs {
-        fn drop(&mut self) {
-            for h in &mut self.0 {
-                let _ = h.kill();
-                let _ = h.wait();
-            }
-        }
-    }
-    let hogs = Hogs(
-        (0..2)
-            .map(|_| {
-                std::process::Command::new("sh")
-                    .args(["-c", "while :; do :; done"])
-                    .spawn()
-                    .expect("a busy loop")
-            })
-            .collect(),
-    );
+    // Two busy loops beside it: a wall-clock limit would be met at other points.
+    let hogs = Hogs::start(2);
     let answer = || {
         let out = tamarin()
             .arg("compare")
