@@ -398,6 +398,43 @@ fn has_arithmetic(store: &TermStore, assertions: &[Term]) -> bool {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::term::Evaluator;
+
+    /// Two factors of 0xC0FFEE below 2^16: Z3 5.4 needs about 690,000 units of its
+    /// resource limit for it, more than a first try of 150,000 and less than 8 times
+    /// that.
+    fn factoring(s: &mut TermStore) -> Vec<Term> {
+        let (x, y) = (s.new_var("x", 32), s.new_var("y", 32));
+        let (one, big, k) = (s.word(1), s.word(0x1_0000), s.word(0xC0_FFEE));
+        let xy = s.bin(BinOp::Mul, x, y);
+        vec![
+            s.eq(xy, k),
+            s.bin(BinOp::Ult, one, x),
+            s.bin(BinOp::Ult, one, y),
+            s.bin(BinOp::Ult, x, big),
+            s.bin(BinOp::Ult, y, big),
+        ]
+    }
+
+    #[test]
+    fn what_the_first_try_leaves_unknown_the_escalated_one_decides() {
+        let mut s = TermStore::new();
+        let q = factoring(&mut s);
+        let limited = |escalate| {
+            Z3Solver::new(Z3Mode::Auto, Duration::from_secs(600))
+                .with_resource_limit(Some(150_000))
+                .with_escalation(escalate)
+        };
+        let mut once = limited(false);
+        assert!(matches!(once.check(&mut s, &q), Answer::Unknown(_)));
+        let mut twice = limited(true);
+        let Answer::Sat(m) = twice.check(&mut s, &q) else {
+            panic!("the second try decides it")
+        };
+        let mut ev = Evaluator::new(&s, &m.values);
+        assert!(q.iter().all(|&c| ev.holds(c)), "{m:?}");
+        assert_eq!(twice.escalated(), 1);
+    }
 
     #[test]
     fn memory_reads_are_lowered_and_malformed_ones_are_invalid() {
