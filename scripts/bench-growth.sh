@@ -241,31 +241,8 @@ setup() {
     esac
 }
 
-# compare ENGINE SOLVER LEFT RIGHT: runs one comparison with the options in opts and
-# sets r_verdict (empty when there is none), r_rc, r_wall and r_problem (empty when the
-# exit status agrees with the verdict).
-compare() {
-    local engine=$1 solver=$2 l=$3 r=$4 start end out
-    local cmd=("$TAMARIN" compare --format json --engine "$engine" --timeout "$LIMIT")
-    [[ $solver != z3 ]] && cmd+=(--solver "$solver")
-    cmd+=("${opts[@]}" "$l" "$r")
-    # A guard in case the tool does not stop at its own time limit.
-    $have_timeout && cmd=(timeout -k 10 $((2 * LIMIT + 60)) "${cmd[@]}")
-    start=$(date +%s.%N)
-    r_rc=0
-    out=$("${cmd[@]}" 2>"$errf") || r_rc=$?
-    end=$(date +%s.%N)
-    r_wall=$(awk -v a="$start" -v b="$end" 'BEGIN { d = b - a; fmt = d < 10 ? "%.2f" : "%.1f"; printf fmt, d }')
-    r_verdict=$(printf '%s' "$out" | grep -o '"verdict": *"[^"]*"' | head -n 1 | cut -d'"' -f4 || true)
-    r_problem=
-    case "$r_rc:$r_verdict" in
-        0:equivalent | 1:disequivalent | 3:possibly-equivalent | 0:possibly-equivalent) ;;
-        2:*) r_problem="exit 2: $(head -n 1 "$errf")" ;;
-        124:* | 137:*) r_problem="killed after $r_wall s (exit $r_rc)" ;;
-        *:) r_problem="exit $r_rc, no verdict: $(head -n 1 "$errf")" ;;
-        *) r_problem="verdict $r_verdict with exit $r_rc" ;;
-    esac
-}
+# shellcheck source=scripts/compare-lib.sh
+source scripts/compare-lib.sh
 
 n_proved=0 n_open=0 n_pair_unsound=0
 n_caught=0 n_missed=0 n_mutant_unsound=0
@@ -323,7 +300,7 @@ table_row() {
         where="$fam $n ($engine/$solver)"
         [[ -t 2 ]] && echo "bench-growth: $where ..." >&2
 
-        compare "$engine" "$solver" "$left" "$right"
+        run_compare "$engine" "$solver" "$left" "$right" "${opts[@]}"
         n_runs=$((n_runs + 1))
         if [[ -n $r_problem ]]; then
             pair_cell="ERROR (exit $r_rc)"
@@ -342,7 +319,7 @@ table_row() {
             esac
         fi
 
-        compare "$engine" "$solver" "$left" "$mutant"
+        run_compare "$engine" "$solver" "$left" "$mutant" "${opts[@]}"
         n_runs=$((n_runs + 1))
         if [[ -n $r_problem ]]; then
             mutant_cell="mutant ERROR (exit $r_rc)"

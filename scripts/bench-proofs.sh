@@ -104,6 +104,8 @@ fi
 have_timeout=false
 command -v timeout >/dev/null && have_timeout=true
 errf=$(mktemp)
+# shellcheck source=scripts/compare-lib.sh
+source scripts/compare-lib.sh
 trap 'rm -f "$errf"' EXIT
 
 n_ok=0 n_open=0 n_wrong=0 n_error=0
@@ -115,26 +117,8 @@ for i in "${!ids[@]}"; do
     [[ -n $ONLY && ! $id =~ $ONLY ]] && continue
     read -r -a opts <<<"${optss[i]}"
     for engine in $ENGINES; do
-        cmd=("$TAMARIN" compare --format json --engine "$engine" --timeout "$LIMIT"
-            "${opts[@]}" "$dir/${lefts[i]}" "$dir/${rights[i]}")
-        # A guard in case the tool does not stop at its own time limit.
-        $have_timeout && cmd=(timeout -k 10 $((2 * LIMIT + 60)) "${cmd[@]}")
-        start=$(date +%s.%N)
-        rc=0
-        out=$("${cmd[@]}" 2>"$errf") || rc=$?
-        end=$(date +%s.%N)
-        wall=$(awk -v a="$start" -v b="$end" 'BEGIN { printf "%.2f", b - a }')
-        verdict=$(printf '%s' "$out" | grep -o '"verdict":"[^"]*"' | head -n 1 | cut -d'"' -f4 || true)
-        # The exit status must agree with the verdict: 0 equivalent, 1 disequivalent,
-        # 3 (or 0) possibly-equivalent, 2 an error.
-        problem=
-        case "$rc:$verdict" in
-            0:equivalent | 1:disequivalent | 3:possibly-equivalent | 0:possibly-equivalent) ;;
-            2:*) problem="exit 2: $(head -n 1 "$errf")" ;;
-            124:* | 137:*) problem="killed after $wall s (exit $rc)" ;;
-            *:) problem="exit $rc, no verdict: $(head -n 1 "$errf")" ;;
-            *) problem="verdict $verdict with exit $rc" ;;
-        esac
+        run_compare "$engine" z3 "$dir/${lefts[i]}" "$dir/${rights[i]}" "${opts[@]}"
+        rc=$r_rc wall=$r_wall verdict=$r_verdict problem=$r_problem
         if [[ -n $problem ]]; then
             result=ERROR
             n_error=$((n_error + 1))
