@@ -319,7 +319,7 @@ pub fn build_chain(
     let backend: Box<dyn Solver> = if members.is_empty() {
         backend
     } else {
-        Box::new(PortfolioSolver::new(backend, members, config.timeout))
+        Box::new(PortfolioSolver::new(backend, members, config.timeout).with_stop(stop))
     };
     let dumped: Box<dyn Solver> = match &config.dump_dir {
         Some(dir) => Box::new(DumpingSolver::new(backend, dir.clone())),

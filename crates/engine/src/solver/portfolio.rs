@@ -13,6 +13,8 @@
 
 use std::time::{Duration, Instant};
 
+use tamarin_mips::cpu::Stop;
+
 use super::process::{Running, Script};
 use super::{Answer, ProcessSolver, Solver};
 use crate::term::{Evaluator, Term, TermStore};
@@ -34,6 +36,8 @@ pub struct PortfolioSolver<S> {
     decided: Vec<u64>,
     /// Sat answers whose model did not satisfy the query.
     bad_models: u64,
+    /// The comparison's deadline and Ctrl-C: a race ends at once when it is reached.
+    stop: Stop,
 }
 
 impl<S: Solver> PortfolioSolver<S> {
@@ -48,7 +52,15 @@ impl<S: Solver> PortfolioSolver<S> {
             timeout,
             limit: None,
             bad_models: 0,
+            stop: Stop::default(),
         }
+    }
+
+    /// Ends every race at once when `stop` is reached (the comparison's deadline, or
+    /// Ctrl-C, which the clock alone does not see).
+    pub fn with_stop(mut self, stop: Stop) -> Self {
+        self.stop = stop;
+        self
     }
 
     /// Queries decided by each member, by name.
@@ -77,7 +89,11 @@ impl<S: Solver> PortfolioSolver<S> {
             .filter_map(|(k, m)| m.spawn(&script.text).ok().map(|r| (k, r)))
             .collect();
         let mut winner = None;
-        while winner.is_none() && !running.is_empty() && Instant::now() < deadline {
+        while winner.is_none()
+            && !running.is_empty()
+            && Instant::now() < deadline
+            && !self.stop.reached()
+        {
             let mut k = 0;
             while k < running.len() {
                 let exited = matches!(running[k].1.child.try_wait(), Ok(Some(_)) | Err(_));
@@ -237,6 +253,23 @@ mod tests {
         let members = vec![fake("10", "unsat\\n")];
         let mut p = PortfolioSolver::new(GivesUp, members, Duration::from_secs(20));
         p.limit_time(Duration::from_millis(300));
+        let start = Instant::now();
+        assert!(matches!(p.check(&mut s, &q), Answer::Unknown(_)));
+        assert!(start.elapsed() < Duration::from_secs(3));
+    }
+
+    #[test]
+    fn an_interrupt_ends_the_race_at_once() {
+        static FLAG: std::sync::atomic::AtomicBool = std::sync::atomic::AtomicBool::new(true);
+        let mut s = TermStore::new();
+        let q = query(&mut s);
+        let members = vec![fake("10", "unsat\\n")];
+        let stop = Stop {
+            deadline: None,
+            flag: Some(&FLAG),
+        };
+        let mut p =
+            PortfolioSolver::new(GivesUp, members, Duration::from_secs(20)).with_stop(stop);
         let start = Instant::now();
         assert!(matches!(p.check(&mut s, &q), Answer::Unknown(_)));
         assert!(start.elapsed() < Duration::from_secs(3));

@@ -24,11 +24,17 @@ pub struct PropagatingSolver<S> {
     inner: S,
     /// Queries decided here, without the backend.
     pub decided: u64,
+    /// The inputs of every conjunct seen (for the unary step).
+    inputs: unary::InputsCache,
 }
 
 impl<S: Solver> PropagatingSolver<S> {
     pub fn new(inner: S) -> Self {
-        PropagatingSolver { inner, decided: 0 }
+        PropagatingSolver {
+            inner,
+            decided: 0,
+            inputs: unary::InputsCache::default(),
+        }
     }
 }
 
@@ -100,7 +106,7 @@ impl<S: Solver> Solver for PropagatingSolver<S> {
             // Equalities fixed in an earlier round stay out of `query`; they come
             // back below.
         }
-        let (solved, rest) = match unary::solve(store, &query) {
+        let (solved, rest) = match unary::solve(store, &query, &mut self.inputs) {
             Unary::Unsat => {
                 self.decided += 1;
                 return Answer::Unsat;

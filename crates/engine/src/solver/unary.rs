@@ -48,6 +48,11 @@ impl Arc {
         }
     }
 
+    /// Whether `v` lies on the arc.
+    fn contains(self, v: u64, width: u8) -> bool {
+        (v.wrapping_sub(self.start) & mask(width)) < self.len
+    }
+
     /// A superset of `self ∩ other` as one arc; `None` when they are disjoint.
     fn meet(self, other: Arc, width: u8) -> Option<Arc> {
         let size = mask(width) + 1;
@@ -155,22 +160,35 @@ fn arc_of(store: &TermStore, c: Term) -> Option<(Term, Arc)> {
 }
 
 /// The inputs each of `terms` mentions.
-fn inputs_of(store: &TermStore, terms: &[Term]) -> Vec<FxHashSet<Term>> {
+fn inputs_of(store: &TermStore, terms: &[Term], cache: &mut InputsCache) -> Vec<FxHashSet<Term>> {
     terms
         .iter()
         .map(|&t| {
-            store
-                .reachable(&[t])
-                .into_iter()
-                .filter(|&u| matches!(store.node(u), Node::Var { .. }))
-                .collect()
+            cache
+                .0
+                .entry(t)
+                .or_insert_with(|| {
+                    store
+                        .reachable(&[t])
+                        .into_iter()
+                        .filter(|&u| matches!(store.node(u), Node::Var { .. }))
+                        .collect()
+                })
+                .clone()
         })
         .collect()
 }
 
+/// The inputs each term mentions, kept across queries: a loop's queries share their
+/// long prefixes, whose conjuncts were otherwise walked again for every query (most
+/// of a comparison's time on `div7u`; BENCHMARKS.md). Terms never change, so an entry
+/// stays true for the store's life.
+#[derive(Default)]
+pub(super) struct InputsCache(FxHashMap<Term, FxHashSet<Term>>);
+
 /// Decides the inputs of `query` that only their own conjuncts constrain, where it can.
-pub(super) fn solve(store: &TermStore, query: &[Term]) -> Unary {
-    let mentions = inputs_of(store, query);
+pub(super) fn solve(store: &TermStore, query: &[Term], cache: &mut InputsCache) -> Unary {
+    let mentions = inputs_of(store, query, cache);
     // Conjuncts by their one input; inputs that share a conjunct with another are out.
     let mut alone: FxHashMap<Term, Vec<usize>> = FxHashMap::default();
     let mut shared: FxHashSet<Term> = FxHashSet::default();
@@ -193,6 +211,10 @@ pub(super) fn solve(store: &TermStore, query: &[Term]) -> Unary {
         };
         let mut arc = Arc::full(width);
         let mut excluded: Vec<u64> = Vec::new();
+        // Each conjunct's own arc (a superset of the values it allows), and the
+        // conjuncts that have none, which only the evaluator can judge.
+        let mut arcs: Vec<Arc> = Vec::new();
+        let mut opaque: Vec<usize> = Vec::new();
         for &i in conjuncts {
             if let Some((_, a)) = arc_of(store, query[i]) {
                 if a.len == mask(width) && a.start != 0 {
@@ -201,21 +223,33 @@ pub(super) fn solve(store: &TermStore, query: &[Term]) -> Unary {
                     excluded.push(a.start.wrapping_sub(1) & mask(width));
                     continue;
                 }
+                arcs.push(a);
                 match arc.meet(a, width) {
                     Some(m) => arc = m,
                     None => return Unary::Unsat,
                 }
+            } else {
+                opaque.push(i);
             }
         }
         excluded.sort_unstable();
         excluded.dedup();
         let satisfies = |v: u64| {
+            // A value outside some conjunct's arc is refuted by it (the arc holds
+            // every value the conjunct allows); the meet of the arcs is only a
+            // superset of their intersection, so this is checked per conjunct.
+            if arcs.iter().any(|a| !a.contains(v, width)) {
+                return false;
+            }
             let mut vars = vec![0u64; store.var_count()];
             if let Some(slot) = vars.get_mut(index as usize) {
                 *slot = v;
             }
+            // Every conjunct confirmed by the evaluator, the opaque ones first (they
+            // refute most candidates).
             let mut ev = Evaluator::new(store, &vars);
-            conjuncts.iter().all(|&i| ev.holds(query[i]))
+            opaque.iter().all(|&i| ev.holds(query[i]))
+                && conjuncts.iter().all(|&i| ev.holds(query[i]))
         };
         let found = if arc.len <= MAX_ENUMERATED {
             let hit = (0..arc.len)
@@ -275,6 +309,33 @@ mod tests {
             len: 4,
         };
         assert_eq!(w.meet(Arc { start: 0, len: 10 }, 32), Some(Arc { start: 0, len: 2 }));
+    }
+
+    /// The one solution at the end of two arcs (`k - 1`, the last value below `k`, and
+    /// the first from `k - 1`): found, not refuted by either arc.
+    #[test]
+    fn a_solution_at_the_ends_of_the_arcs_is_found() {
+        for k in [1u32, 2, 5, 0x8000_0000, 0x8000_0001, u32::MAX] {
+            for op in [BinOp::Ult, BinOp::Slt] {
+                if op == BinOp::Slt && k == 0x8000_0000 {
+                    continue; // nothing is signed-below INT_MIN
+                }
+                let mut s = TermStore::new();
+                let x = s.new_var("x", 32);
+                let (kt, k1) = (s.word(k), s.word(k.wrapping_sub(1)));
+                let below = s.bin(op, x, kt);
+                let under = s.bin(op, x, k1);
+                let not_under = s.not(under);
+                let query = [below, not_under];
+                match solve(&s, &query, &mut InputsCache::default()) {
+                    Unary::Solved { values, rest } if rest.is_empty() => {
+                        assert_eq!(values, vec![(0, k.wrapping_sub(1) as u64)], "{op:?} {k:#x}")
+                    }
+                    Unary::Unsat => panic!("{op:?} {k:#x}: unsat, but {:#x} satisfies", k - 1),
+                    Unary::Solved { rest, .. } => panic!("{op:?} {k:#x}: left {rest:?}"),
+                }
+            }
+        }
     }
 
     /// A random affine comparison of `x` with a constant.
@@ -343,7 +404,7 @@ mod tests {
                 let vals = [v as u64];
                 query.iter().all(|&q| crate::term::eval(&s, &vals, q) == 1)
             });
-            match solve(&s, &query) {
+            match solve(&s, &query, &mut InputsCache::default()) {
                 Unary::Unsat => prop_assert!(truth.is_none(), "unsat, but {truth:?} satisfies"),
                 Unary::Solved { values, rest } => {
                     if rest.is_empty() {
