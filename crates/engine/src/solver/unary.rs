@@ -5,13 +5,15 @@
 //! subtraction. For an input whose every conjunct mentions it alone, the values its
 //! affine comparisons (`x + c <u k`, `x + c <s k`, their negations, `x == k`, `x != k`)
 //! allow are an arc of the 2^32 circle, computed as a superset (so nothing allowed is
-//! lost); if that arc is small it is enumerated, every conjunct checked with the
-//! evaluator on each value, which decides the input exactly (sat with a value, or
-//! unsat); otherwise a few candidates (the arc's ends, walked past excluded values) are
-//! tried, and one that satisfies every conjunct decides it sat. Anything else is left
-//! to the backend. Sound by construction: a value is only ever taken after the
-//! evaluator confirms every conjunct, and unsat is only concluded after every value of
-//! a superset of the allowed ones was refuted.
+//! lost); if that arc is small it is enumerated, which decides the input exactly (sat
+//! with a value, or unsat); otherwise a few candidates (the arc's ends, walked past
+//! excluded values) are tried, and one that satisfies every conjunct decides it sat.
+//! A candidate outside some conjunct's own arc is refuted by it at once (that arc
+//! holds every value the conjunct allows); one inside all of them is checked with the
+//! evaluator on every conjunct. Anything else is left to the backend. Sound by
+//! construction: a value is only ever taken after the evaluator confirms every
+//! conjunct, and unsat is only concluded after every value of a superset of the
+//! allowed ones was refuted.
 
 use rustc_hash::{FxHashMap, FxHashSet};
 
