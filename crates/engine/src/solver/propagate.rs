@@ -14,7 +14,7 @@ use rustc_hash::FxHashMap;
 
 use super::unary::{self, Unary};
 use super::{Answer, Model, Solver};
-use crate::term::{BinOp, Node, Term, TermStore};
+use crate::term::{BinOp, Evaluator, Node, Term, TermStore};
 
 /// The most rounds of substitution (each may fix more inputs).
 const MAX_ROUNDS: usize = 4;
@@ -96,7 +96,29 @@ impl<S: Solver> Solver for PropagatingSolver<S> {
                 .copied()
                 .filter(|&c| fixes(store, c).is_none())
                 .collect();
-            let rewritten = store.substitute_all(&rest, new);
+            // A conjunct whose every input is fixed now is evaluated rather than
+            // rebuilt: the same constant as substituting and folding (the evaluator
+            // is the reference semantics), without interning a copy of a term that
+            // may be large (a loop's running sum; most of `sumfuel`'s time).
+            let mut values = vec![0u64; store.var_count()];
+            for &(index, v, _) in fixed.values() {
+                if let Some(slot) = values.get_mut(index as usize) {
+                    *slot = v;
+                }
+            }
+            let mut ev = Evaluator::new(store, &values);
+            let mut open = Vec::with_capacity(rest.len());
+            for c in rest {
+                if self.inputs.inputs(store, c).iter().all(|x| fixed.contains_key(x)) {
+                    if !ev.holds(c) {
+                        self.decided += 1;
+                        return Answer::Unsat;
+                    }
+                } else {
+                    open.push(c);
+                }
+            }
+            let rewritten = store.substitute_all(&open, new);
             query = conjuncts(store, &rewritten);
             if query.iter().any(|&c| store.as_const(c) == Some(0)) {
                 self.decided += 1;

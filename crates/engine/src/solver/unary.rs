@@ -165,19 +165,7 @@ fn arc_of(store: &TermStore, c: Term) -> Option<(Term, Arc)> {
 fn inputs_of(store: &TermStore, terms: &[Term], cache: &mut InputsCache) -> Vec<FxHashSet<Term>> {
     terms
         .iter()
-        .map(|&t| {
-            cache
-                .0
-                .entry(t)
-                .or_insert_with(|| {
-                    store
-                        .reachable(&[t])
-                        .into_iter()
-                        .filter(|&u| matches!(store.node(u), Node::Var { .. }))
-                        .collect()
-                })
-                .clone()
-        })
+        .map(|&t| cache.inputs(store, t).clone())
         .collect()
 }
 
@@ -187,6 +175,19 @@ fn inputs_of(store: &TermStore, terms: &[Term], cache: &mut InputsCache) -> Vec<
 /// stays true for the store's life.
 #[derive(Default)]
 pub(super) struct InputsCache(FxHashMap<Term, FxHashSet<Term>>);
+
+impl InputsCache {
+    /// The inputs `t` mentions.
+    pub(super) fn inputs(&mut self, store: &TermStore, t: Term) -> &FxHashSet<Term> {
+        self.0.entry(t).or_insert_with(|| {
+            store
+                .reachable(&[t])
+                .into_iter()
+                .filter(|&u| matches!(store.node(u), Node::Var { .. }))
+                .collect()
+        })
+    }
+}
 
 /// Decides the inputs of `query` that only their own conjuncts constrain, where it can.
 pub(super) fn solve(store: &TermStore, query: &[Term], cache: &mut InputsCache) -> Unary {
