@@ -110,7 +110,6 @@ fn auto(left: &Program, right: &Program, opts: &Options, observer: &mut dyn Obse
     // encoding of such a loop is what times out). Without a limit it would never
     // hand over, so the encoding goes first.
     let search_first = cut_by_cap && opts.timeout.is_some();
-    let mut searched = false;
     if search_first {
         if let Some(mut rest) = remaining(opts, start) {
             rest.timeout = rest.timeout.map(|t| t / AUTO_SEARCH_SHARE);
@@ -122,7 +121,6 @@ fn auto(left: &Program, right: &Program, opts: &Options, observer: &mut dyn Obse
                     // Its share of the time ran out, not the comparison's.
                     r.retain(|r| !r.is_time_limit());
                     concolic_reasons = r;
-                    searched = true;
                 }
                 decided => return finish(decided, stats, first.input_names, start),
             }
@@ -141,7 +139,7 @@ fn auto(left: &Program, right: &Program, opts: &Options, observer: &mut dyn Obse
     let Verdict::PossiblyEquivalent(more) = &merged.verdict else {
         return finish(merged.verdict, stats, first.input_names, start);
     };
-    if cut_by_cap && !searched {
+    if cut_by_cap && !search_first {
         if let Some(rest) = remaining(opts, start) {
             let third = comparer(Engine::Concolic).compare(left, right, &rest, observer);
             stats = add(&stats, &third.stats);

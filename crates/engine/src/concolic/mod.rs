@@ -453,10 +453,7 @@ impl<'o> Search<'o> {
                     EDGE_VALUES[((k + i as u64) % e) as usize] as u64
                 } else {
                     // splitmix64 of (k, i): deterministic, well spread.
-                    let mut z = ((k << 8) | i as u64).wrapping_add(0x9E37_79B9_7F4A_7C15);
-                    z = (z ^ (z >> 30)).wrapping_mul(0xBF58_476D_1CE4_E5B9);
-                    z = (z ^ (z >> 27)).wrapping_mul(0x94D0_49BB_1331_11EB);
-                    z ^ (z >> 31)
+                    crate::term::mix64(((k << 8) | i as u64).wrapping_add(0x9E37_79B9_7F4A_7C15))
                 }
             })
             .collect();

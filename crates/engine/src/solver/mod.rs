@@ -56,7 +56,7 @@ pub use self::eliminate::EliminatingSolver;
 pub use self::portfolio::PortfolioSolver;
 pub use self::process::ProcessSolver;
 pub use self::propagate::PropagatingSolver;
-pub use self::z3::{Z3Mode, Z3Solver};
+pub use self::z3::{Z3Mode, Z3Solver, ESCALATION};
 
 use std::time::{Duration, Instant};
 
@@ -241,8 +241,6 @@ pub const DEFAULT_RESOURCE_LIMIT: u32 = 2_000_000;
 
 /// The per-query time limit by default: a safety net behind the resource limits.
 pub const DEFAULT_QUERY_TIMEOUT: Duration = Duration::from_secs(20);
-
-pub use self::z3::ESCALATION;
 
 impl Default for SolverConfig {
     fn default() -> Self {

@@ -161,14 +161,6 @@ fn arc_of(store: &TermStore, c: Term) -> Option<(Term, Arc)> {
     ))
 }
 
-/// The inputs each of `terms` mentions.
-fn inputs_of(store: &TermStore, terms: &[Term], cache: &mut InputsCache) -> Vec<FxHashSet<Term>> {
-    terms
-        .iter()
-        .map(|&t| cache.inputs(store, t).clone())
-        .collect()
-}
-
 /// The inputs each term mentions, kept across queries: a loop's queries share their
 /// long prefixes, whose conjuncts were otherwise walked again for every query (most
 /// of a comparison's time on `div7u`; BENCHMARKS.md). Terms never change, so an entry
@@ -191,13 +183,13 @@ impl InputsCache {
 
 /// Decides the inputs of `query` that only their own conjuncts constrain, where it can.
 pub(super) fn solve(store: &TermStore, query: &[Term], cache: &mut InputsCache) -> Unary {
-    let mentions = inputs_of(store, query, cache);
     // Conjuncts by their one input; inputs that share a conjunct with another are out.
     let mut alone: FxHashMap<Term, Vec<usize>> = FxHashMap::default();
     let mut shared: FxHashSet<Term> = FxHashSet::default();
-    for (i, vars) in mentions.iter().enumerate() {
+    for (i, &c) in query.iter().enumerate() {
+        let vars = cache.inputs(store, c);
         if vars.len() == 1 {
-            let x = *vars.iter().next().unwrap_or(&query[i]);
+            let x = *vars.iter().next().unwrap_or(&c);
             alone.entry(x).or_default().push(i);
         } else {
             shared.extend(vars.iter().copied());

@@ -235,25 +235,19 @@ impl Z3Solver {
         timeout: Duration,
         rlimit: Option<u32>,
     ) -> Answer {
-        let params = Self::params(timeout, rlimit);
+        let fresh = || z3::Solver::new_for_logic("QF_BV").unwrap_or_default();
         let solver = if incremental {
-            let s = self
-                .shared
-                .take()
-                .unwrap_or_else(|| z3::Solver::new_for_logic("QF_BV").unwrap_or_default());
-            s.set_params(&params);
-            s
+            self.shared.take().unwrap_or_else(fresh)
         } else {
-            let s = z3::Solver::new_for_logic("QF_BV").unwrap_or_default();
-            s.set_params(&params);
-            for c in conjuncts {
-                s.assert(c);
-            }
-            s
+            fresh()
         };
+        solver.set_params(&Self::params(timeout, rlimit));
         let result = if incremental {
             solver.check_assumptions(conjuncts)
         } else {
+            for c in conjuncts {
+                solver.assert(c);
+            }
             solver.check()
         };
         let answer = match result {

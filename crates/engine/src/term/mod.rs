@@ -142,11 +142,15 @@ impl std::hash::Hasher for MixHasher {
         self.0.write_usize(i)
     }
     fn finish(&self) -> u64 {
-        let mut z = self.0.finish();
-        z = (z ^ (z >> 30)).wrapping_mul(0xBF58_476D_1CE4_E5B9);
-        z = (z ^ (z >> 27)).wrapping_mul(0x94D0_49BB_1331_11EB);
-        z ^ (z >> 31)
+        mix64(self.0.finish())
     }
+}
+
+/// splitmix64's finaliser: every bit of the result depends on every bit of `z`.
+pub fn mix64(mut z: u64) -> u64 {
+    z = (z ^ (z >> 30)).wrapping_mul(0xBF58_476D_1CE4_E5B9);
+    z = (z ^ (z >> 27)).wrapping_mul(0x94D0_49BB_1331_11EB);
+    z ^ (z >> 31)
 }
 
 /// Owns all terms of one comparison.
