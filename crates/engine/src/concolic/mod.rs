@@ -10,6 +10,7 @@
 //! if all are unsatisfiable, the programs agree on every input within the bounds.
 
 mod shrink;
+mod summary;
 pub mod tree;
 
 pub use crate::options::Options;
@@ -28,11 +29,14 @@ use crate::solver::{build_chain, Answer, CountingSolver, Solver};
 use crate::term::{Term, TermStore};
 use crate::trace::{self, PathCond, SymTracer, TraceLimits};
 use crate::verdict::{self, Counterexample, Coverage, Incomplete, Proof};
+use summary::Summaries;
 use tree::{NodeId, NodeState, PathTree};
 
 /// A path that some run took.
 struct Leaf {
     conds: Vec<Term>,
+    /// Where the path ends in its side's tree.
+    node: NodeId,
     /// The inputs of the first run that took this path, and what that run did.
     first_inputs: Vec<u32>,
     first_outcome: Outcome,
@@ -66,6 +70,8 @@ struct SideState {
     program: Program,
     machine: Machine,
     tree: PathTree,
+    /// The tree's prefixes in summary form: what queries carry in place of them.
+    summaries: Summaries,
     stack: Vec<NodeId>,
     leaves: Vec<Leaf>,
 }
@@ -164,6 +170,7 @@ impl<'o> Search<'o> {
                 program: p.clone(),
                 machine: Machine::new(p, config),
                 tree: PathTree::default(),
+                summaries: Summaries::default(),
                 stack: Vec::new(),
                 leaves: Vec::new(),
             })
@@ -418,7 +425,7 @@ impl<'o> Search<'o> {
             };
             return;
         }
-        let Some(query) = self.sides[side].tree.remainder(&mut self.store, node) else {
+        let Some(query) = self.remainder(side, node) else {
             self.sides[side].tree.node_mut(node).state = NodeState::Closed;
             return;
         };
@@ -438,6 +445,34 @@ impl<'o> Search<'o> {
                 }
             }
         }
+    }
+
+    /// The query for `node`'s remainder: its prefix (summarised) and none of its
+    /// children's conditions. `None` when the remainder is empty without asking
+    /// (complementary children, or a prefix the summary shows infeasible).
+    fn remainder(&mut self, side: usize, node: NodeId) -> Option<Vec<Term>> {
+        let s = &mut self.sides[side];
+        let none = s.tree.none_of_children(&mut self.store, node)?;
+        let mut query = s.summaries.conjuncts(&mut self.store, &s.tree, node)?;
+        query.push(none);
+        Some(query)
+    }
+
+    /// The summarised prefix of a path (`None`: no input takes it).
+    fn path_query(&mut self, side: usize, leaf: usize) -> Option<Vec<Term>> {
+        let s = &mut self.sides[side];
+        let node = s.leaves[leaf].node;
+        s.summaries.conjuncts(&mut self.store, &s.tree, node)
+    }
+
+    /// Whether no input takes both left path `l` and right path `r`, as their
+    /// summaries' arcs show.
+    fn exclusive(&mut self, l: usize, r: usize) -> bool {
+        let (left, right) = self.sides.split_at_mut(1);
+        let (a, b) = (&mut left[0], &mut right[0]);
+        let (ln, rn) = (a.leaves[l].node, b.leaves[r].node);
+        a.summaries
+            .exclusive(&mut self.store, &a.tree, ln, &mut b.summaries, &b.tree, rn)
     }
 
     /// After a run left its predicted path: keep searching from fresh inputs (edge
@@ -628,6 +663,7 @@ impl<'o> Search<'o> {
                 let l = s.leaves.len();
                 s.leaves.push(Leaf {
                     conds: terms,
+                    node: end,
                     first_inputs: inputs.to_vec(),
                     first_outcome: outcome.clone(),
                     observed,
@@ -677,13 +713,14 @@ impl<'o> Search<'o> {
         }
     }
 
-    /// The inputs on which left path `l` and right path `r` are both taken and differ.
-    fn difference_region(&mut self, l: usize, r: usize) -> Vec<Term> {
+    /// The inputs on which left path `l` and right path `r` are both taken and differ
+    /// (`None`: no input takes both).
+    fn difference_region(&mut self, l: usize, r: usize) -> Option<Vec<Term>> {
         let d = self.diff(l, r);
-        let mut q = self.sides[0].leaves[l].conds.clone();
-        q.extend_from_slice(&self.sides[1].leaves[r].conds);
+        let mut q = self.path_query(0, l)?;
+        q.extend(self.path_query(1, r)?);
         q.push(d);
-        q
+        Some(q)
     }
 
     fn difference_query(&mut self, l: usize, r: usize) {
@@ -691,7 +728,9 @@ impl<'o> Search<'o> {
         if self.store.as_const(d) == Some(0) {
             return;
         }
-        let q = self.difference_region(l, r);
+        let Some(q) = self.difference_region(l, r) else {
+            return;
+        };
         self.stats.difference_queries += 1;
         if let Answer::Sat(m) = self.ask(&q) {
             let inputs = self.inputs_of(&m.values);
@@ -721,6 +760,9 @@ impl<'o> Search<'o> {
             .collect();
         let mut asked = 0;
         for l in 0..nl {
+            let Some(mut q) = self.path_query(0, l) else {
+                continue;
+            };
             let negated: Vec<Term> = self.sides[0].leaves[l]
                 .conds
                 .clone()
@@ -730,17 +772,22 @@ impl<'o> Search<'o> {
             let mut any = self.store.bool(false);
             for (r, conds) in right_conds.iter().enumerate() {
                 let d = self.diff(l, r);
-                if self.store.as_const(d) == Some(0) || negated.iter().any(|n| conds.contains(n)) {
+                if self.store.as_const(d) == Some(0) || self.exclusive(l, r) {
                     continue;
                 }
-                let path = self.store.and_all(self.sides[1].leaves[r].conds.clone());
+                if negated.iter().any(|n| conds.contains(n)) {
+                    continue;
+                }
+                let Some(path) = self.path_query(1, r) else {
+                    continue;
+                };
+                let path = self.store.and_all(path);
                 let both = self.store.and(path, d);
                 any = self.store.or(any, both);
             }
             if self.store.as_const(any) == Some(0) {
                 continue;
             }
-            let mut q = self.sides[0].leaves[l].conds.clone();
             q.push(any);
             asked += 1;
             self.stats.difference_queries += 1;

@@ -49,7 +49,9 @@ impl Search<'_> {
             .map(|(_, v)| (*v as i32).unsigned_abs())
             .max()
             .unwrap_or(0);
-        let region = self.difference_region(l, r);
+        let Some(region) = self.difference_region(l, r) else {
+            return cx;
+        };
         for bound in BOUNDS {
             if bound >= max {
                 break;

@@ -147,6 +147,18 @@ impl PathTree {
         Some(q)
     }
 
+    /// The condition that none of `id`'s children's conditions holds: what its
+    /// remainder adds to its prefix. `None` when the children cover every input that
+    /// reaches `id` by construction.
+    pub fn none_of_children(&self, store: &mut TermStore, id: NodeId) -> Option<Term> {
+        let mut none = store.bool(true);
+        for &(c, _) in &self.nodes[id].children {
+            let nc = store.not(c);
+            none = store.and(none, nc);
+        }
+        (store.as_const(none) != Some(0)).then_some(none)
+    }
+
     /// Whether the children of `id` cover every input that reaches it by construction
     /// (such as `c` and `!c`), without asking a solver.
     pub fn children_cover(&self, store: &mut TermStore, id: NodeId) -> bool {

@@ -17,7 +17,8 @@
 
 use rustc_hash::{FxHashMap, FxHashSet};
 
-use crate::term::{mask, BinOp, Evaluator, Node, Term, TermStore};
+use crate::term::arc::{arc_of, Arc};
+use crate::term::{mask, Evaluator, Node, Term, TermStore};
 
 /// The most values enumerated for one input.
 pub const MAX_ENUMERATED: u64 = 256;
@@ -32,133 +33,6 @@ pub(super) enum Unary {
         values: Vec<(u32, u64)>,
         rest: Vec<Term>,
     },
-}
-
-/// An arc of the circle of `width`-bit values: `len` values from `start` upward,
-/// wrapping (`len` = 2^width: all of them).
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-struct Arc {
-    start: u64,
-    len: u64,
-}
-
-impl Arc {
-    fn full(width: u8) -> Arc {
-        Arc {
-            start: 0,
-            len: mask(width) + 1,
-        }
-    }
-
-    /// Whether `v` lies on the arc.
-    fn contains(self, v: u64, width: u8) -> bool {
-        (v.wrapping_sub(self.start) & mask(width)) < self.len
-    }
-
-    /// A superset of `self ∩ other` as one arc; `None` when they are disjoint.
-    fn meet(self, other: Arc, width: u8) -> Option<Arc> {
-        let size = mask(width) + 1;
-        let off = other.start.wrapping_sub(self.start) & mask(width);
-        // `other` relative to `self.start`: [off, off + len), maybe wrapping at `size`.
-        let mut pieces = Vec::with_capacity(2);
-        let end = off + other.len;
-        let mut piece = |a: u64, b: u64| {
-            let (a, b) = (a.min(self.len), b.min(self.len));
-            if a < b {
-                pieces.push((a, b));
-            }
-        };
-        if end <= size {
-            piece(off, end);
-        } else {
-            piece(off, size);
-            piece(0, end - size);
-        }
-        let a = pieces.iter().map(|p| p.0).min()?;
-        let b = pieces.iter().map(|p| p.1).max()?;
-        Some(Arc {
-            start: (self.start + a) & mask(width),
-            len: b - a,
-        })
-    }
-}
-
-/// `x + c` as (x, c) when `t` is an input plus a constant.
-fn affine(store: &TermStore, t: Term) -> Option<(Term, u64)> {
-    match store.node(t) {
-        Node::Var { .. } => Some((t, 0)),
-        Node::Bin(BinOp::Add, x, k) => match (store.node(x), store.as_const(k)) {
-            (Node::Var { .. }, Some(c)) => Some((x, c)),
-            _ => None,
-        },
-        _ => None,
-    }
-}
-
-/// The arc of values of its input that conjunct `c` allows (a superset), when `c` is
-/// an affine comparison with a constant.
-fn arc_of(store: &TermStore, c: Term) -> Option<(Term, Arc)> {
-    let (inner, negated) = match store.node(c) {
-        Node::Not(x) => (x, true),
-        _ => (c, false),
-    };
-    let Node::Bin(op, a, b) = store.node(inner) else {
-        return None;
-    };
-    let (t, k, var_left) = match (store.as_const(a), store.as_const(b)) {
-        (None, Some(k)) => (a, k, true),
-        (Some(k), None) => (b, k, false),
-        _ => return None,
-    };
-    let (x, off) = affine(store, t)?;
-    let w = store.width(x);
-    let m = mask(w);
-    let size = m + 1;
-    let sign = 1u64 << (w - 1);
-    // The allowed values of `y = x + off` as an arc, then shifted back by `off`.
-    let y_arc = match (op, var_left, negated) {
-        (BinOp::Eq, _, false) => Arc { start: k, len: 1 },
-        (BinOp::Eq, _, true) => Arc {
-            start: (k + 1) & m,
-            len: size - 1,
-        },
-        // y <u k / !(y <u k) = y >=u k / k <u y / !(k <u y) = y <=u k
-        (BinOp::Ult, true, false) => Arc { start: 0, len: k },
-        (BinOp::Ult, true, true) => Arc {
-            start: k,
-            len: size - k,
-        },
-        (BinOp::Ult, false, false) => Arc {
-            start: (k + 1) & m,
-            len: m - k,
-        },
-        (BinOp::Ult, false, true) => Arc { start: 0, len: k + 1 },
-        // Signed: the same on the circle shifted by the sign bit.
-        (BinOp::Slt, true, false) => Arc {
-            start: sign,
-            len: (k ^ sign),
-        },
-        (BinOp::Slt, true, true) => Arc {
-            start: k,
-            len: size - (k ^ sign),
-        },
-        (BinOp::Slt, false, false) => Arc {
-            start: (k + 1) & m,
-            len: m - (k ^ sign),
-        },
-        (BinOp::Slt, false, true) => Arc {
-            start: sign,
-            len: (k ^ sign) + 1,
-        },
-        _ => return None,
-    };
-    Some((
-        x,
-        Arc {
-            start: y_arc.start.wrapping_sub(off) & m,
-            len: y_arc.len,
-        },
-    ))
 }
 
 /// The inputs each term mentions, kept across queries: a loop's queries share their
@@ -289,22 +163,9 @@ pub(super) fn solve(store: &TermStore, query: &[Term], cache: &mut InputsCache) 
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::term::arc::testing::{build, comparison};
+    use crate::term::BinOp;
     use proptest::prelude::*;
-
-    #[test]
-    fn arcs_meet_as_supersets() {
-        let a = Arc { start: 10, len: 10 }; // 10..20
-        let b = Arc { start: 15, len: 10 }; // 15..25
-        assert_eq!(a.meet(b, 32), Some(Arc { start: 15, len: 5 }));
-        let c = Arc { start: 30, len: 5 };
-        assert_eq!(a.meet(c, 32), None);
-        // Wrapping: 0xffff_fffe..0x0000_0002 meets 0..10.
-        let w = Arc {
-            start: 0xFFFF_FFFE,
-            len: 4,
-        };
-        assert_eq!(w.meet(Arc { start: 0, len: 10 }, 32), Some(Arc { start: 0, len: 2 }));
-    }
 
     /// The one solution at the end of two arcs (`k - 1`, the last value below `k`, and
     /// the first from `k - 1`): found, not refuted by either arc.
@@ -333,52 +194,7 @@ mod tests {
         }
     }
 
-    /// A random affine comparison of `x` with a constant.
-    fn comparison() -> impl Strategy<Value = (u8, bool, bool, u32, u32)> {
-        let k = prop_oneof![0u32..10, Just(u32::MAX), Just(0x8000_0000), Just(0x7FFF_FFFF), any::<u32>()];
-        (0u8..3, any::<bool>(), any::<bool>(), k.clone(), k)
-    }
-
-    fn build(s: &mut TermStore, x: Term, (op, var_left, negated, c, k): (u8, bool, bool, u32, u32)) -> Term {
-        let c = s.word(c);
-        let y = s.bin(BinOp::Add, x, c);
-        let k = s.word(k);
-        let (a, b) = if var_left { (y, k) } else { (k, y) };
-        let t = match op {
-            0 => s.eq(a, b),
-            1 => s.bin(BinOp::Ult, a, b),
-            _ => s.bin(BinOp::Slt, a, b),
-        };
-        if negated {
-            s.not(t)
-        } else {
-            t
-        }
-    }
-
     proptest! {
-        /// The arc of a comparison holds every value that satisfies it.
-        #[test]
-        fn an_arc_holds_every_solution(cmp in comparison(), probes in prop::collection::vec(any::<u32>(), 64)) {
-            let mut s = TermStore::new();
-            let x = s.new_var("x", 32);
-            let t = build(&mut s, x, cmp);
-            let Some((_, arc)) = arc_of(&s, t) else { return Ok(()) };
-            let inside = |v: u64| (v.wrapping_sub(arc.start) & 0xFFFF_FFFF) < arc.len;
-            let (_, _, _, c, k) = cmp;
-            let mut tries: Vec<u32> = probes;
-            for base in [k, k.wrapping_sub(c)] {
-                for d in [0u32, 1, 2, u32::MAX, u32::MAX - 1] {
-                    tries.push(base.wrapping_add(d));
-                }
-            }
-            for v in tries {
-                if crate::term::eval(&s, &[v as u64], t) == 1 {
-                    prop_assert!(inside(v as u64), "{v:#x} satisfies {} but lies outside {arc:?}", s.readable(t));
-                }
-            }
-        }
-
         /// Deciding a one-input query agrees with brute force over a small domain.
         #[test]
         fn a_one_input_query_is_decided_as_brute_force_decides_it(

@@ -7,9 +7,11 @@
 //! [`lower_arrays`]. Hash-consing makes a term its own SSA value:
 //! two equal computations are one [`Term`], and shared subterms are stored once.
 
+pub mod arc;
 mod eval;
 mod lower;
 mod normalize;
+use normalize::Normalized;
 mod print;
 mod smtlib;
 
@@ -163,6 +165,9 @@ pub struct TermStore {
     /// table's top bits that lookups dominated tracing (BENCHMARKS.md).
     dedup: std::collections::HashMap<Node, Term, std::hash::BuildHasherDefault<MixHasher>>,
     var_names: Vec<String>,
+    /// Sums too long to normalize ([`normalize`]): any sum containing one is too, so
+    /// it is not read again (a loop's running sum would cost its length per step).
+    too_long: rustc_hash::FxHashSet<Term>,
 }
 
 /// The mask of the low `width` bits.
@@ -477,9 +482,12 @@ impl TermStore {
             Sub => Some([(a, 1), (b, mask(w))]),
             _ => None,
         };
+        let mut too_long = false;
         if let Some(parts) = parts {
-            if let Some(t) = self.normalized_sum(w, &parts) {
-                return t;
+            match self.normalized_sum(w, &parts) {
+                Normalized::Sum(t) => return t,
+                Normalized::TooLong => too_long = true,
+                Normalized::AsWritten => {}
             }
         }
         let (a, b) = match op {
@@ -491,7 +499,11 @@ impl TermStore {
             Concat => w + self.width(b),
             _ => w,
         };
-        self.intern(Node::Bin(op, a, b), width)
+        let t = self.intern(Node::Bin(op, a, b), width);
+        if too_long {
+            self.too_long.insert(t);
+        }
+        t
     }
 
     /// Bits `hi..=lo` of `a`.

@@ -21,6 +21,16 @@ use std::collections::BTreeMap;
 
 use super::{mask, BinOp, Node, Term, TermStore};
 
+/// What [`TermStore::normalized_sum`] made of a sum.
+pub(super) enum Normalized {
+    /// The canonical form.
+    Sum(Term),
+    /// Too long to normalize, and so is every sum that contains it.
+    TooLong,
+    /// Built as written (a repeated summand).
+    AsWritten,
+}
+
 /// The most distinct summands a normalized sum may have.
 pub const MAX_SUMMANDS: usize = 64;
 /// The most nodes read to normalize one sum.
@@ -28,8 +38,12 @@ pub const MAX_VISITS: usize = 4 * MAX_SUMMANDS;
 
 impl TermStore {
     /// The sum of `parts` (each term times its coefficient, all of width `w`) in
-    /// canonical form, or `None` when the sum is too long to normalize.
-    pub(super) fn normalized_sum(&mut self, w: u8, parts: &[(Term, u64)]) -> Option<Term> {
+    /// canonical form, unless it is too long or has a repeated summand.
+    ///
+    /// A sum marked too long is not read again: reading a sum reads every node of its
+    /// parts, so one that contains it has more nodes and at least as many summands
+    /// (summands that cancel still count), and would be too long as well.
+    pub(super) fn normalized_sum(&mut self, w: u8, parts: &[(Term, u64)]) -> Normalized {
         let m = mask(w);
         let mut coefficients: BTreeMap<Term, u64> = BTreeMap::new();
         let mut constant = 0u64;
@@ -37,8 +51,8 @@ impl TermStore {
         let mut visits = 0;
         while let Some((t, k)) = todo.pop() {
             visits += 1;
-            if visits > MAX_VISITS {
-                return None;
+            if visits > MAX_VISITS || self.too_long.contains(&t) {
+                return Normalized::TooLong;
             }
             match self.node(t) {
                 Node::Const { value, .. } => {
@@ -56,14 +70,14 @@ impl TermStore {
                     let c = coefficients.entry(t).or_insert(0);
                     *c = c.wrapping_add(k) & m;
                     if coefficients.len() > MAX_SUMMANDS {
-                        return None;
+                        return Normalized::TooLong;
                     }
                 }
             }
         }
         coefficients.retain(|_, c| *c != 0);
         if coefficients.values().any(|&c| c != 1 && c != m) {
-            return None;
+            return Normalized::AsWritten;
         }
         // Added summands in the store's order, then subtracted ones, then the constant
         // (first instead when nothing is added: `k - x`, `0 - x`).
@@ -76,7 +90,7 @@ impl TermStore {
             Some((&first, rest)) => rest
                 .iter()
                 .fold(first, |acc, &t| self.intern(Node::Bin(BinOp::Add, acc, t), w)),
-            None if minus.is_empty() => return Some(k),
+            None if minus.is_empty() => return Normalized::Sum(k),
             None => k,
         };
         for &t in &minus {
@@ -85,7 +99,7 @@ impl TermStore {
         if !plus.is_empty() && constant != 0 {
             sum = self.intern(Node::Bin(BinOp::Add, sum, k), w);
         }
-        Some(sum)
+        Normalized::Sum(sum)
     }
 }
 
