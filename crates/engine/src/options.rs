@@ -36,7 +36,8 @@ pub struct Options {
     pub max_runs: u64,
     /// Time limit for the whole comparison (default none).
     pub timeout: Option<Duration>,
-    /// Most path pairs to check in the final proof step (default 100000).
+    /// Most path pairs to check in the final proof step (default 100000), not counting
+    /// pairs whose conditions pin an input to values with none in common.
     pub max_pairs: u64,
     /// Most paths to enumerate when exploring one program (default none).
     pub max_paths: Option<u64>,
@@ -51,6 +52,9 @@ pub struct Options {
     pub engine: verdict::Engine,
     /// Most terms the merged encoding of both programs may build (default 4,000,000).
     pub max_encoding_terms: usize,
+    /// Whether the merged encoding's difference query, when the solver cannot decide it
+    /// whole, is asked again in groups of one program's ends (default true).
+    pub bmc_split: bool,
     /// Raised from outside (Ctrl-C) to stop the comparison early (default none).
     pub interrupt: Option<&'static std::sync::atomic::AtomicBool>,
 }
@@ -74,6 +78,7 @@ impl Default for Options {
             trace_limits: TraceLimits::default(),
             engine: verdict::Engine::Auto,
             max_encoding_terms: 4_000_000,
+            bmc_split: true,
             interrupt: None,
         }
     }

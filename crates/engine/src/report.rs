@@ -62,6 +62,9 @@ pub struct Stats {
     pub jump_targets: u64,
     /// Difference queries asked (seen pairs and the final proof step).
     pub difference_queries: u64,
+    /// Of those, the merged encoding's queries about groups of one program's ends,
+    /// asked because the whole difference was too hard (see `bmc`).
+    pub split_queries: u64,
     pub solver: SolverStats,
     /// The solver chain, described.
     pub solver_name: String,

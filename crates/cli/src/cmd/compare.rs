@@ -42,6 +42,11 @@ pub struct Args {
     /// one query), or `auto` (concolic first, then bmc if it ended without a verdict).
     #[arg(long, value_enum, value_name = "ENGINE", default_value_t = EngineArg::Auto)]
     pub engine: EngineArg,
+    /// Never split the merged encoding's difference query: by default, when the
+    /// solver cannot decide it whole, bmc asks it again in groups of one program's
+    /// ends (halved while undecided, down to single ends).
+    #[arg(long)]
+    pub no_split: bool,
     #[command(flatten)]
     pub search: SearchArgs,
 }
@@ -52,6 +57,7 @@ pub fn execute(args: Args) -> Result<ExitCode, CliError> {
     let mut opts = args.search.options()?;
     opts.observe = args.observe.0.clone();
     opts.engine = args.engine.engine();
+    opts.bmc_split = !args.no_split;
     args.search
         .prepare(&opts, &[&left, &right], &args.left, false)?;
     let mut observer = CliObserver::new(args.format == OutputFormat::Text);
@@ -220,6 +226,13 @@ fn write_text(out: &mut impl Write, args: &Args, report: &Report) -> std::io::Re
             "  {} difference queries, {} restarts (runs off the predicted path), {} jump targets explored, {} runs too long to trace",
             s.difference_queries, s.restarts, s.jump_targets, s.partial_runs
         )?;
+        if s.split_queries > 0 {
+            writeln!(
+                out,
+                "  the merged encoding's difference was too hard whole: asked again in {} groups of ends",
+                s.split_queries
+            )?;
+        }
     }
     Ok(())
 }

@@ -54,6 +54,8 @@ struct Checker<'o> {
     /// unrolling's are not (see [`Checker::summarize`]).
     asked: SolverStats,
     replays: u64,
+    /// Queries asked about groups of ends after the whole was too hard.
+    split_queries: u64,
 }
 
 impl<'o> Checker<'o> {
@@ -71,6 +73,7 @@ impl<'o> Checker<'o> {
             start,
             asked: SolverStats::default(),
             replays: 0,
+            split_queries: 0,
         }
     }
 
@@ -89,12 +92,25 @@ impl<'o> Checker<'o> {
         let covered = self.store.not(any_uncovered);
         let differ = difference(&mut self.store, &sl, &sr);
         let mut found = None;
-        match self.ask(&[differ, covered]) {
-            Answer::Sat(m) => match self.confirm(&m.values, left, right) {
-                Some(cx) => found = Some(self.shrink(cx, differ, covered, left, right)),
+        let answer = match self.solver.check(&mut self.store, &[differ, covered]) {
+            Answer::Unknown(_) if self.opts.bmc_split && self.can_split(&sl, &sr) => {
+                self.split(&sl, &sr, covered)
+            }
+            answer => {
+                self.asked.count(&answer);
+                match answer {
+                    Answer::Sat(m) => Split::Differ(m.values, differ),
+                    Answer::Unsat => Split::Agree,
+                    Answer::Unknown(_) => Split::Undecided,
+                }
+            }
+        };
+        match answer {
+            Split::Differ(values, region) => match self.confirm(&values, left, right) {
+                Some(cx) => found = Some(self.shrink(cx, region, covered, left, right)),
                 None => incomplete.push(Incomplete::Unconfirmed),
             },
-            Answer::Unsat | Answer::Unknown(_) => {}
+            Split::Agree | Split::Undecided => {}
         }
         if found.is_none() && self.store.as_const(any_uncovered) != Some(0) {
             // Which parts some input reaches: each is a reason (an unknown answer is
@@ -123,6 +139,7 @@ impl<'o> Checker<'o> {
             runs: self.replays,
             paths: (sl.stats.ends, sr.stats.ends),
             difference_queries: self.asked.queries,
+            split_queries: self.split_queries,
             solver: self.solver.stats.clone(),
             solver_name: self.solver.describe(),
             warnings: self.solver.warnings(),
@@ -134,6 +151,71 @@ impl<'o> Checker<'o> {
             verdict: verdict::decide(found, Coverage { incomplete }, proof),
             stats,
             input_names: self.layout.names().to_vec(),
+        }
+    }
+
+    /// Whether splitting the comparison along one side's ends makes smaller queries.
+    fn can_split(&self, left: &Summary, right: &Summary) -> bool {
+        left.ends.len() + right.ends.len() > 2
+    }
+
+    /// The comparison asked as one query per group of one side's ends (the side with
+    /// more of them), for when the whole is too hard: halves of the ends first, each
+    /// group left unknown halved again, down to single ends (one per trip count of a
+    /// loop). The ends' guards exclude each other, so the groups' differences, with
+    /// the side's errors as one group more, are together the whole difference: every
+    /// group unsat proves what the whole would.
+    fn split(&mut self, left: &Summary, right: &Summary, covered: Term) -> Split {
+        let split_left = left.ends.len() >= right.ends.len();
+        let (cut, whole) = if split_left { (left, right) } else { (right, left) };
+        let empty = self.store.bool(false);
+        let group = |ends: &[(usize, unroll::Ending)], error: Term| Summary {
+            done: ends.to_vec(),
+            ends: Vec::new(),
+            error,
+            uncovered: Vec::new(),
+            stats: UnrollStats::default(),
+        };
+        let n = cut.ends.len();
+        // Popped from the end: the errors first, then the first half of the ends.
+        let mut todo = vec![Part::Ends(n / 2, n), Part::Ends(0, n / 2), Part::Errors];
+        let mut undecided = false;
+        while let Some(p) = todo.pop() {
+            let part = match p {
+                Part::Errors => group(&[], cut.error),
+                Part::Ends(a, b) if a < b => group(&cut.ends[a..b], empty),
+                Part::Ends(..) => continue,
+            };
+            let differ = if split_left {
+                difference(&mut self.store, &part, whole)
+            } else {
+                difference(&mut self.store, whole, &part)
+            };
+            if self.store.as_const(differ) == Some(0) {
+                continue;
+            }
+            self.split_queries += 1;
+            let answer = self.solver.check(&mut self.store, &[differ, covered]);
+            match (answer, p) {
+                (Answer::Unknown(_), Part::Ends(a, b)) if b - a > 1 && !self.stop().reached() => {
+                    let mid = a + (b - a) / 2;
+                    todo.push(Part::Ends(mid, b));
+                    todo.push(Part::Ends(a, mid));
+                }
+                (answer, _) => {
+                    self.asked.count(&answer);
+                    match answer {
+                        Answer::Sat(m) => return Split::Differ(m.values, differ),
+                        Answer::Unsat => {}
+                        Answer::Unknown(_) => undecided = true,
+                    }
+                }
+            }
+        }
+        if undecided {
+            Split::Undecided
+        } else {
+            Split::Agree
         }
     }
 
@@ -250,6 +332,23 @@ impl<'o> Checker<'o> {
         }
         cx
     }
+}
+
+/// What the comparison's difference query, whole or split, came to.
+enum Split {
+    /// A model of the inputs, and the difference it satisfies.
+    Differ(Vec<u64>, Term),
+    Agree,
+    Undecided,
+}
+
+/// A group of one side's ends that [`Checker::split`] asks about.
+#[derive(Clone, Copy)]
+enum Part {
+    /// The inputs on which that side fails.
+    Errors,
+    /// Its ends `a..b`.
+    Ends(usize, usize),
 }
 
 /// Whether `v`, read as signed, is within `-bound..=bound`.

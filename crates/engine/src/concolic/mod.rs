@@ -170,7 +170,7 @@ impl<'o> Search<'o> {
                 program: p.clone(),
                 machine: Machine::new(p, config),
                 tree: PathTree::default(),
-                summaries: Summaries::default(),
+                summaries: Summaries::new(domain.clone()),
                 stack: Vec::new(),
                 leaves: Vec::new(),
             })
@@ -746,10 +746,16 @@ impl<'o> Search<'o> {
     fn prove(&mut self) -> u64 {
         let (nl, nr) = (self.sides[0].leaves.len(), self.sides[1].leaves.len());
         if (nl as u64).saturating_mul(nr as u64) > self.opts.max_pairs {
-            self.stopped = Some(Incomplete::TooManyPairs {
-                pairs: nl as u64 * nr as u64,
-            });
-            return 0;
+            // Pairs that their arcs keep apart (other array lengths, other trip
+            // counts) cost nothing: only the others count against the budget.
+            let mut live = 0u64;
+            for l in 0..nl {
+                live += (0..nr).filter(|&r| !self.exclusive(l, r)).count() as u64;
+            }
+            if live > self.opts.max_pairs {
+                self.stopped = Some(Incomplete::TooManyPairs { pairs: live });
+                return 0;
+            }
         }
         // Conditions of each right path, to skip pairs that exclude each other outright
         // (a condition on one side whose negation is on the other).

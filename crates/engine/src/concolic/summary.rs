@@ -9,20 +9,27 @@
 //! - an affine comparison of one input with a constant narrows that input's arc when
 //!   the common values are again one arc (they are exactly the values the prefix's
 //!   comparisons of that input allow);
+//! - a condition on one input whose arc is small (at most [`MAX_ENUMERATED`] values,
+//!   such as an array's length) is evaluated at each of them, and narrows the arc when
+//!   the values that satisfy it are again one arc (`len * 4 == 8` pins `len` to 2);
 //! - a condition whose every input the arcs have pinned to one value is evaluated
 //!   (true: implied by those values and dropped; false: the prefix is infeasible);
 //! - anything else is kept as written.
 //!
-//! The summary's conjuncts (one per narrowed arc, then what was kept, in path order)
-//! allow exactly the inputs that the prefix's conditions allow: models and
-//! unsatisfiability carry over unchanged, and the property test below checks this
-//! against the evaluator.
+//! The root's summary starts from the inputs' domain (an array's length bound), which
+//! every query carries anyway. The summary's conjuncts (one per narrowed arc, then
+//! what was kept, in path order) allow exactly the inputs that the domain and the
+//! prefix's conditions allow: models and unsatisfiability carry over unchanged, and
+//! the property test below checks this against the evaluator.
 
 use rustc_hash::FxHashMap;
 
 use super::tree::{NodeId, PathTree};
 use crate::term::arc::{arc_of, Arc, Meet};
-use crate::term::{Evaluator, Node, Term, TermStore};
+use crate::term::{mask, Evaluator, Node, Term, TermStore};
+
+/// The most values of an input's arc that a condition is evaluated at.
+pub const MAX_ENUMERATED: u64 = 256;
 
 /// A prefix in summary form.
 #[derive(Clone, Debug)]
@@ -36,16 +43,28 @@ struct Summary {
 }
 
 /// The summaries of one path tree's nodes, computed on demand.
-#[derive(Default)]
 pub struct Summaries {
     nodes: Vec<Option<Summary>>,
     /// Conditions kept as written: (condition, the one kept before it on its path).
     kept: Vec<(Term, Option<u32>)>,
     /// Summary steps taken (one per node summarised), for tests.
     steps: u64,
+    /// What the root stands for: the inputs' domain.
+    domain: Vec<Term>,
 }
 
 impl Summaries {
+    /// Summaries of a tree whose inputs range over `domain` (conjuncts every query
+    /// carries).
+    pub fn new(domain: Vec<Term>) -> Summaries {
+        Summaries {
+            nodes: Vec::new(),
+            kept: Vec::new(),
+            steps: 0,
+            domain,
+        }
+    }
+
     /// The conjuncts equivalent to the conditions from the root to `id`, or `None`
     /// when they cannot all hold.
     pub fn conjuncts(
@@ -118,11 +137,20 @@ impl Summaries {
             chain.push(n);
             at = tree.node(n).parent;
         }
-        let mut s = base.unwrap_or(Summary {
-            arcs: std::rc::Rc::new(Vec::new()),
-            kept: None,
-            infeasible: false,
-        });
+        let mut s = match base {
+            Some(s) => s,
+            None => {
+                let mut s = Summary {
+                    arcs: std::rc::Rc::new(Vec::new()),
+                    kept: None,
+                    infeasible: false,
+                };
+                for c in self.domain.clone() {
+                    s = self.step(store, s, c);
+                }
+                s
+            }
+        };
         while let Some(n) = chain.pop() {
             if let Some(c) = tree.node(n).cond {
                 s = self.step(store, s, c);
@@ -130,6 +158,50 @@ impl Summaries {
             self.nodes[n] = Some(s.clone());
         }
         s
+    }
+
+    /// `s` with input `x`'s arc narrowed to `arc` (the values on its arc where the
+    /// new condition holds).
+    fn narrow(mut s: Summary, at: Option<usize>, x: Term, arc: Arc) -> Summary {
+        let arcs = std::rc::Rc::make_mut(&mut s.arcs);
+        match at {
+            Some(i) => arcs[i].1 = arc,
+            None => {
+                arcs.push((x, arc));
+                arcs.sort_unstable_by_key(|&(y, _)| y);
+            }
+        }
+        s
+    }
+
+    /// Where `c`, a condition on input `x` alone, holds on `x`'s arc, when that arc
+    /// is small: `Meet::One` with the values that satisfy it if they are one arc.
+    fn enumerate(store: &TermStore, c: Term, x: Term, arc: Arc) -> Option<Meet> {
+        let Node::Var { index, width } = store.node(x) else {
+            return None;
+        };
+        if arc.len > MAX_ENUMERATED {
+            return None;
+        }
+        let mut values = vec![0u64; store.var_count()];
+        let (mut first, mut last, mut count) = (None, 0, 0);
+        for d in 0..arc.len {
+            let v = (arc.start + d) & mask(width);
+            *values.get_mut(index as usize)? = v;
+            if Evaluator::new(store, &values).holds(c) {
+                first.get_or_insert(d);
+                last = d;
+                count += 1;
+            }
+        }
+        Some(match first {
+            None => Meet::Empty,
+            Some(f) if last - f + 1 == count => Meet::One(Arc {
+                start: (arc.start + f) & mask(width),
+                len: count,
+            }),
+            Some(_) => Meet::Two,
+        })
     }
 
     /// The summary of a prefix followed by `c`.
@@ -146,30 +218,29 @@ impl Summaries {
             Some(_) => return s,
             None => {}
         }
-        if let Some((x, arc)) = arc_of(store, c) {
+        let inputs: Vec<Term> = store
+            .reachable(&[c])
+            .into_iter()
+            .filter(|&t| matches!(store.node(t), Node::Var { .. }))
+            .collect();
+        if let [x] = inputs[..] {
             let w = store.width(x);
             let at = s.arcs.iter().position(|&(y, _)| y == x);
             let current = at.map_or(Arc::full(w), |i| s.arcs[i].1);
-            match current.intersect(arc, w) {
-                Meet::Empty => {
+            let meet = match arc_of(store, c) {
+                Some((_, arc)) => Some(current.intersect(arc, w)),
+                None => Self::enumerate(store, c, x, current),
+            };
+            match meet {
+                Some(Meet::Empty) => {
                     s.infeasible = true;
                     return s;
                 }
-                Meet::One(narrowed) => {
-                    let arcs = std::rc::Rc::make_mut(&mut s.arcs);
-                    match at {
-                        Some(i) => arcs[i].1 = narrowed,
-                        None => {
-                            arcs.push((x, narrowed));
-                            arcs.sort_unstable_by_key(|&(y, _)| y);
-                        }
-                    }
-                    return s;
-                }
-                Meet::Two => {}
+                Some(Meet::One(narrowed)) => return Self::narrow(s, at, x, narrowed),
+                Some(Meet::Two) | None => {}
             }
         }
-        if let Some(holds) = self.decided_by_pinned(store, &s, c) {
+        if let Some(holds) = Self::decided_by_pinned(store, &s, &inputs, c) {
             if !holds {
                 s.infeasible = true;
             }
@@ -180,25 +251,28 @@ impl Summaries {
         s
     }
 
-    /// The value of `c` when the arcs pin every input it mentions.
-    fn decided_by_pinned(&self, store: &TermStore, s: &Summary, c: Term) -> Option<bool> {
+    /// The value of `c` (which mentions `inputs`) when the arcs pin every one of them.
+    fn decided_by_pinned(
+        store: &TermStore,
+        s: &Summary,
+        inputs: &[Term],
+        c: Term,
+    ) -> Option<bool> {
         let pinned: FxHashMap<Term, u64> = s
             .arcs
             .iter()
             .filter(|(_, a)| a.len == 1)
             .map(|&(x, a)| (x, a.start))
             .collect();
-        if pinned.is_empty() {
+        if pinned.is_empty() || inputs.is_empty() {
             return None;
         }
         let mut values = vec![0u64; store.var_count()];
-        for t in store.reachable(&[c]) {
-            if let Node::Var { index, .. } = store.node(t) {
-                let v = pinned.get(&t)?;
-                if let Some(slot) = values.get_mut(index as usize) {
-                    *slot = *v;
-                }
-            }
+        for &x in inputs {
+            let Node::Var { index, .. } = store.node(x) else {
+                return None;
+            };
+            *values.get_mut(index as usize)? = *pinned.get(&x)?;
         }
         Some(Evaluator::new(store, &values).holds(c))
     }
@@ -228,7 +302,7 @@ mod tests {
         conds.push(s.eq(n, k));
         let mut tree = PathTree::default();
         let (along, _) = tree.insert(&conds);
-        let mut sums = Summaries::default();
+        let mut sums = Summaries::new(Vec::new());
         let leaf = *along.last().unwrap();
         let q = sums.conjuncts(&mut s, &tree, leaf).unwrap();
         let pinned = s.eq(n, k);
@@ -257,9 +331,34 @@ mod tests {
         let mut tree = PathTree::default();
         let (ok, _) = tree.insert(&[xe, ye, holds]);
         let (bad, _) = tree.insert(&[xe, ye, fails]);
-        let mut sums = Summaries::default();
+        let mut sums = Summaries::new(Vec::new());
         assert_eq!(sums.conjuncts(&mut s, &tree, *ok.last().unwrap()), Some(vec![xe, ye]));
         assert_eq!(sums.conjuncts(&mut s, &tree, *bad.last().unwrap()), None);
+    }
+
+    /// On a small arc (the domain `len <u 9`), a condition is evaluated at each
+    /// value: `len * 4 == 8` pins `len` to 2; `len & 1 == 1` (1, 3, 5, 7: not one arc)
+    /// is kept as written.
+    #[test]
+    fn conditions_on_a_small_arc_are_enumerated() {
+        let mut s = TermStore::new();
+        let len = s.new_var("len", 32);
+        let nine = s.word(9);
+        let domain = vec![s.bin(BinOp::Ult, len, nine)];
+        let (four, eight, one) = (s.word(4), s.word(8), s.word(1));
+        let scaled = s.bin(BinOp::Mul, len, four);
+        let pinned = s.eq(scaled, eight);
+        let low = s.bin(BinOp::BvAnd, len, one);
+        let odd = s.eq(low, one);
+        let mut tree = PathTree::default();
+        let (a, _) = tree.insert(&[pinned]);
+        let (b, _) = tree.insert(&[odd]);
+        let mut sums = Summaries::new(domain.clone());
+        let two = s.word(2);
+        let len_is_2 = s.eq(len, two);
+        assert_eq!(sums.conjuncts(&mut s, &tree, a[1]), Some(vec![len_is_2]));
+        let q = sums.conjuncts(&mut s, &tree, b[1]).unwrap();
+        assert_eq!(q, vec![domain[0], odd], "the domain's arc, then the odd test as written");
     }
 
     fn two_input_condition(s: &mut TermStore, x: Term, y: Term, k: u32) -> Term {
@@ -268,29 +367,59 @@ mod tests {
         s.bin(BinOp::Ult, sum, k)
     }
 
+    /// `x * k == c` or `(x * k) & 3 == c`: conditions on one input that no arc
+    /// describes (an array's index scaled to an address).
+    fn scaled_condition(s: &mut TermStore, x: Term, k: u32, c: u32, masked: bool) -> Term {
+        let k = s.word(k % 8);
+        let scaled = s.bin(BinOp::Mul, x, k);
+        let lhs = if masked {
+            let three = s.word(3);
+            s.bin(BinOp::BvAnd, scaled, three)
+        } else {
+            scaled
+        };
+        let c = s.word(c % 24);
+        s.eq(lhs, c)
+    }
+
     proptest! {
-        /// A summary allows exactly the inputs that its prefix's conditions allow.
+        /// A summary allows exactly the inputs that the domain and its prefix's
+        /// conditions allow.
         #[test]
         fn a_summary_means_its_prefix(
-            conds in prop::collection::vec((comparison(), any::<bool>(), 0u8..6, any::<u32>()), 1..12),
+            conds in prop::collection::vec((comparison(), any::<bool>(), 0u8..8, any::<u32>()), 1..12),
+            small_domain in any::<bool>(),
             probes in prop::collection::vec((any::<u32>(), any::<u32>()), 48),
         ) {
             let mut s = TermStore::new();
             let x = s.new_var("x", 32);
             let y = s.new_var("y", 32);
+            // `x <u 20` as the domain, as an array's length is bounded.
+            let domain = if small_domain {
+                let bound = s.word(20);
+                vec![s.bin(BinOp::Ult, x, bound)]
+            } else {
+                Vec::new()
+            };
             let mut terms = Vec::new();
             let mut near = Vec::new();
             for &(cmp, on_y, kind, k) in &conds {
+                let input = if on_y { y } else { x };
                 terms.push(match kind {
                     0 => two_input_condition(&mut s, x, y, k),
-                    _ => build(&mut s, if on_y { y } else { x }, cmp),
+                    1 | 2 => scaled_condition(&mut s, input, k, cmp.4, kind == 2),
+                    _ => build(&mut s, input, cmp),
                 });
                 near = probes_near(cmp.3, cmp.4, near);
             }
             let mut tree = PathTree::default();
             let (along, _) = tree.insert(&terms);
-            let mut sums = Summaries::default();
+            let mut sums = Summaries::new(domain.clone());
             let mut points: Vec<(u32, u32)> = probes;
+            for v in 0..24 {
+                points.push((v, v));
+                points.push((v, near[v as usize % near.len()]));
+            }
             for (i, &v) in near.iter().enumerate() {
                 points.push((v, near[(i * 7 + 3) % near.len()]));
                 points.push((v, v));
@@ -299,7 +428,10 @@ mod tests {
                 let summary = sums.conjuncts(&mut s, &tree, node);
                 for &(a, b) in &points {
                     let vals = [a as u64, b as u64];
-                    let prefix = terms[..depth].iter().all(|&t| crate::term::eval(&s, &vals, t) == 1);
+                    let prefix = terms[..depth]
+                        .iter()
+                        .chain(&domain)
+                        .all(|&t| crate::term::eval(&s, &vals, t) == 1);
                     let summarised = summary
                         .as_ref()
                         .is_some_and(|q| q.iter().all(|&t| crate::term::eval(&s, &vals, t) == 1));
