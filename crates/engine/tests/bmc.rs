@@ -179,3 +179,50 @@ fn auto_hands_multiplying_paths_to_the_merged_encoding() {
     };
     assert_ne!(cx.left.regs.gpr[3], cx.right.regs.gpr[3]);
 }
+
+/// When the solver cannot decide the merged encoding's difference whole (here under a
+/// tiny deterministic resource limit), bmc asks it again in parts, case by case along
+/// the paths its merges joined: the parts prove the pair and find the mutant's
+/// difference, which the whole query decides neither way.
+#[test]
+fn an_undecided_difference_is_split_along_the_merged_paths() {
+    let dir = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../../examples/proofs");
+    let load = |n: &str| {
+        tamarin_mips::loader::load_file(&dir.join(n), None).unwrap_or_else(|e| panic!("{e}"))
+    };
+    let (l, r, m) = (
+        load("sum10-loop.asm"),
+        load("sum10-closed.asm"),
+        load("sum10-closed-mutant.asm"),
+    );
+    let mut opts = common::load_proof();
+    opts.engine = Engine::Bmc;
+    opts.solver.resource_limit = Some(1000);
+    let split = tamarin::equiv::compare(&l, &r, &opts, &mut Quiet);
+    assert!(
+        matches!(split.verdict, Verdict::Equivalent(_)),
+        "{:?}",
+        split.verdict
+    );
+    assert!(split.stats.split_queries > 1, "{:?}", split.stats);
+    let found = tamarin::equiv::compare(&l, &m, &opts, &mut Quiet);
+    assert!(
+        matches!(found.verdict, Verdict::Disequivalent(_)),
+        "{:?}",
+        found.verdict
+    );
+    opts.bmc_split = false;
+    for right in [&r, &m] {
+        let whole = tamarin::equiv::compare(&l, right, &opts, &mut Quiet);
+        let Verdict::PossiblyEquivalent(reasons) = &whole.verdict else {
+            panic!("{:?}", whole.verdict);
+        };
+        assert!(
+            reasons
+                .iter()
+                .any(|i| matches!(i, Incomplete::SolverUnknown { .. })),
+            "{reasons:?}"
+        );
+        assert_eq!(whole.stats.split_queries, 0);
+    }
+}

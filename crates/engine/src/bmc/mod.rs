@@ -93,7 +93,7 @@ impl<'o> Checker<'o> {
         let differ = difference(&mut self.store, &sl, &sr);
         let mut found = None;
         let answer = match self.solver.check(&mut self.store, &[differ, covered]) {
-            Answer::Unknown(_) if self.opts.bmc_split && self.can_split(&sl, &sr) => {
+            Answer::Unknown(_) if self.opts.bmc_split && !self.stop().reached() => {
                 self.split(&sl, &sr, covered)
             }
             answer => {
@@ -154,55 +154,43 @@ impl<'o> Checker<'o> {
         }
     }
 
-    /// Whether splitting the comparison along one side's ends makes smaller queries.
-    fn can_split(&self, left: &Summary, right: &Summary) -> bool {
-        left.ends.len() + right.ends.len() > 2
-    }
-
-    /// The comparison asked as one query per group of one side's ends (the side with
-    /// more of them), for when the whole is too hard: halves of the ends first, each
-    /// group left unknown halved again, down to single ends (one per trip count of a
-    /// loop). The ends' guards exclude each other, so the groups' differences, with
-    /// the side's errors as one group more, are together the whole difference: every
-    /// group unsat proves what the whole would.
+    /// The comparison asked again in parts, for when the whole is too hard: one side
+    /// (the one whose encoding merged more paths) is cut into its ways to end (one
+    /// per length of output, and its errors), and a part left undecided is cut in two
+    /// by a case split ([`case_split`]) and asked again, down to the single paths a
+    /// merge joined (one per trip count of a loop), until the time runs out. The
+    /// parts' differences together are exactly the whole's: all unsat proves what
+    /// the whole would.
     fn split(&mut self, left: &Summary, right: &Summary, covered: Term) -> Split {
-        let split_left = left.ends.len() >= right.ends.len();
+        let split_left = left.stats.merges >= right.stats.merges;
         let (cut, whole) = if split_left { (left, right) } else { (right, left) };
-        let empty = self.store.bool(false);
-        let group = |ends: &[(usize, unroll::Ending)], error: Term| Summary {
-            done: ends.to_vec(),
-            ends: Vec::new(),
-            error,
-            uncovered: Vec::new(),
-            stats: UnrollStats::default(),
-        };
-        let n = cut.ends.len();
-        // Popped from the end: the errors first, then the first half of the ends.
-        let mut todo = vec![Part::Ends(n / 2, n), Part::Ends(0, n / 2), Part::Errors];
+        let no = self.store.bool(false);
+        let mut todo: Vec<Summary> = vec![part(no, cut.error, None)];
+        for (len, end) in cut.done.iter().rev() {
+            todo.push(part(no, end.guard, Some((*len, end.observed.clone()))));
+        }
         let mut undecided = false;
         while let Some(p) = todo.pop() {
-            let part = match p {
-                Part::Errors => group(&[], cut.error),
-                Part::Ends(a, b) if a < b => group(&cut.ends[a..b], empty),
-                Part::Ends(..) => continue,
-            };
             let differ = if split_left {
-                difference(&mut self.store, &part, whole)
+                difference(&mut self.store, &p, whole)
             } else {
-                difference(&mut self.store, whole, &part)
+                difference(&mut self.store, whole, &p)
             };
             if self.store.as_const(differ) == Some(0) {
                 continue;
             }
             self.split_queries += 1;
             let answer = self.solver.check(&mut self.store, &[differ, covered]);
-            match (answer, p) {
-                (Answer::Unknown(_), Part::Ends(a, b)) if b - a > 1 && !self.stop().reached() => {
-                    let mid = a + (b - a) / 2;
-                    todo.push(Part::Ends(mid, b));
-                    todo.push(Part::Ends(a, mid));
+            let halves = match answer {
+                Answer::Unknown(_) if !self.stop().reached() => case_split(&mut self.store, &p),
+                _ => None,
+            };
+            match halves {
+                Some((a, b)) => {
+                    todo.push(b);
+                    todo.push(a);
                 }
-                (answer, _) => {
+                None => {
                     self.asked.count(&answer);
                     match answer {
                         Answer::Sat(m) => return Split::Differ(m.values, differ),
@@ -342,13 +330,70 @@ enum Split {
     Undecided,
 }
 
-/// A group of one side's ends that [`Checker::split`] asks about.
-#[derive(Clone, Copy)]
-enum Part {
-    /// The inputs on which that side fails.
-    Errors,
-    /// Its ends `a..b`.
-    Ends(usize, usize),
+/// A summary with one way to end: normal with `done`'s output length and observed
+/// terms under `guard`, or an error under `guard` when `done` is `None`.
+fn part(no: Term, guard: Term, done: Option<(usize, Vec<Vec<Term>>)>) -> Summary {
+    let (done, error) = match done {
+        Some((len, observed)) => (vec![(len, unroll::Ending { guard, observed })], no),
+        None => (Vec::new(), guard),
+    };
+    Summary {
+        done,
+        error,
+        uncovered: Vec::new(),
+        stats: UnrollStats::default(),
+    }
+}
+
+/// A one-way summary cut in two by a case split, exactly: on the condition `c` of
+/// the first `ite` among its observed terms, each half with `c` (or its negation)
+/// added to the guard and every `ite` on `c` replaced by the branch `c` picks (a
+/// merge of two paths becomes those paths again); failing that, on the first
+/// disjunct of a guard `p ∨ q` (`p`, and `q ∧ ¬p`). `None` when neither applies.
+pub fn case_split(store: &mut TermStore, s: &Summary) -> Option<(Summary, Summary)> {
+    let no = store.bool(false);
+    let (guard, done) = match s.done.first() {
+        Some((len, end)) => (end.guard, Some((*len, &end.observed))),
+        None => (s.error, None),
+    };
+    let ite = done.and_then(|(_, observed)| {
+        observed.iter().flatten().find_map(|&t| match store.node(t) {
+            crate::term::Node::Ite(c, _, _) => Some(c),
+            _ => None,
+        })
+    });
+    let (c, on_ite) = match (ite, store.node(guard)) {
+        (Some(c), _) => (c, true),
+        (None, crate::term::Node::Bin(BinOp::Or, p, _)) => (p, false),
+        _ => return None,
+    };
+    let mut half = |pick: bool| {
+        let cond = if pick { c } else { store.not(c) };
+        let g = store.and(guard, cond);
+        let observed = done.map(|(len, observed)| {
+            let picked = observed
+                .iter()
+                .map(|terms| {
+                    terms
+                        .iter()
+                        .map(|&t| match store.node(t) {
+                            crate::term::Node::Ite(k, x, y) if on_ite && k == c => {
+                                if pick {
+                                    x
+                                } else {
+                                    y
+                                }
+                            }
+                            _ => t,
+                        })
+                        .collect()
+                })
+                .collect();
+            (len, picked)
+        });
+        part(no, g, observed)
+    };
+    Some((half(true), half(false)))
 }
 
 /// Whether `v`, read as signed, is within `-bound..=bound`.
@@ -402,4 +447,87 @@ pub fn difference(store: &mut TermStore, left: &Summary, right: &Summary) -> Ter
         }
     }
     any
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::term::eval;
+    use proptest::prelude::*;
+
+    /// A one-way summary as merges build it: paths `x == k_i` (disjoint guards), each
+    /// observing `x * m_i + c_i`, joined one at a time as `or` of the guards and an
+    /// `ite` on the earlier guard; plus errors on `x == e`.
+    fn merged(s: &mut TermStore, x: Term, ways: &[(u32, u32, u32)], e: u32) -> Summary {
+        let mut guard = s.bool(false);
+        let mut value = s.word(0);
+        for &(k, m, c) in ways {
+            let (k, m, c) = (s.word(k), s.word(m), s.word(c));
+            let g = s.eq(x, k);
+            let scaled = s.bin(BinOp::Mul, x, m);
+            let v = s.bin(BinOp::Add, scaled, c);
+            value = s.ite(guard, value, v);
+            guard = s.or(guard, g);
+        }
+        let e = s.word(e);
+        let error = s.eq(x, e);
+        let no = s.bool(false);
+        let mut sum = part(no, guard, Some((0, vec![vec![value]])));
+        sum.error = error;
+        sum
+    }
+
+    /// A summary that ends on every input, observing `x * m + c`.
+    fn everywhere(s: &mut TermStore, x: Term, m: u32, c: u32) -> Summary {
+        let (m, c) = (s.word(m), s.word(c));
+        let scaled = s.bin(BinOp::Mul, x, m);
+        let v = s.bin(BinOp::Add, scaled, c);
+        let (yes, no) = (s.bool(true), s.bool(false));
+        part(no, yes, Some((0, vec![vec![v]])))
+    }
+
+    /// Every part a summary is cut into, down to parts that cannot be cut.
+    fn leaves(s: &mut TermStore, sum: Summary) -> Vec<Summary> {
+        let mut out = Vec::new();
+        let mut todo = vec![sum];
+        while let Some(p) = todo.pop() {
+            match case_split(s, &p) {
+                Some((a, b)) => {
+                    todo.push(a);
+                    todo.push(b);
+                }
+                None => out.push(p),
+            }
+        }
+        out
+    }
+
+    proptest! {
+        /// The parts' differences against another summary, together, are the whole's
+        /// difference, at every probed input; a part cut off its `ite` branch holds
+        /// no `ite` on that condition.
+        #[test]
+        fn a_case_split_keeps_the_difference(
+            ways in prop::collection::vec((0u32..12, 0u32..4, 0u32..4), 1..6),
+            other in (0u32..4, 0u32..4),
+            e in 0u32..12,
+        ) {
+            let mut s = TermStore::new();
+            let x = s.new_var("x", 32);
+            let whole = merged(&mut s, x, &ways, e);
+            let right = everywhere(&mut s, x, other.0, other.1);
+            let all = difference(&mut s, &whole, &right);
+            let mut ways_only = whole.clone();
+            ways_only.error = s.bool(false);
+            let errors = part(s.bool(false), whole.error, None);
+            let mut parts = leaves(&mut s, ways_only);
+            parts.extend(leaves(&mut s, errors));
+            let pieces: Vec<Term> = parts.iter().map(|p| difference(&mut s, p, &right)).collect();
+            for v in 0..16u64 {
+                let whole_differs = eval(&s, &[v], all) == 1;
+                let some_part = pieces.iter().any(|&d| eval(&s, &[v], d) == 1);
+                prop_assert_eq!(whole_differs, some_part, "x = {}", v);
+            }
+        }
+    }
 }

@@ -39,11 +39,6 @@ pub struct Ending {
 pub struct Summary {
     /// Normal ends, one per length of output written.
     pub done: Vec<(usize, Ending)>,
-    /// The same ends one by one, as the unrolling reached them (each a merged state
-    /// at the termination address: one per trip count of a loop whose bound is an
-    /// input), with the length of their output. Their guards exclude each other (a
-    /// run ends once); a query too hard as a whole is split along them.
-    pub ends: Vec<(usize, Ending)>,
     /// The inputs on which the program stops with a run-time error.
     pub error: Term,
     /// Inputs the encoding does not follow exactly, and why.
@@ -162,7 +157,6 @@ impl<'s, 'a, I: Isa> Unroller<'s, 'a, I> {
             asked_terms: 0,
             summary: Summary {
                 done: Vec::new(),
-                ends: Vec::new(),
                 error: f,
                 uncovered: Vec::new(),
                 stats: UnrollStats::default(),
@@ -237,13 +231,6 @@ impl<'s, 'a, I: Isa> Unroller<'s, 'a, I> {
             .collect();
         self.summary.stats.ends += 1;
         let len = st.output.len();
-        self.summary.ends.push((
-            len,
-            Ending {
-                guard: g,
-                observed: observed.clone(),
-            },
-        ));
         match self.summary.done.iter().position(|(l, _)| *l == len) {
             Some(i) => {
                 let e = &mut self.summary.done[i].1;
