@@ -95,6 +95,10 @@ const MAX_EDGE_RUNS: usize = 64;
 /// the search stays the same on any machine).
 const EDGE_FUEL: u64 = 1_000_000;
 
+/// The most right paths the final proof step joins into one query about a left path;
+/// with more, it asks path by path ([`Search::prove_by_pairs`]).
+const MAX_DISJUNCTS: usize = 16;
+
 /// Fresh inputs for restarts: edge values first, then a fixed pseudo-random sequence.
 const EDGE_VALUES: [u32; 8] = [0, 1, u32::MAX, 0x8000_0000, 0x7FFF_FFFF, 2, 16, 100];
 
@@ -117,6 +121,12 @@ struct Search<'o> {
     last_progress: Instant,
     found: Option<(Counterexample, usize, usize)>,
     stopped: Option<Incomplete>,
+    /// Unknown answers whose question was then settled another way (a disjunction
+    /// asked again path by path), which leave nothing uncovered.
+    settled: u64,
+    /// Unknown answers to difference queries during the search: the final proof step
+    /// asks about every pair again, so they count only if it does not run to its end.
+    deferred: u64,
 }
 
 /// Compares two programs.
@@ -196,6 +206,8 @@ impl<'o> Search<'o> {
             last_progress: now,
             found: None,
             stopped: None,
+            settled: 0,
+            deferred: 0,
         }
     }
 
@@ -322,11 +334,16 @@ impl<'o> Search<'o> {
     fn run(mut self) -> Report {
         self.search();
         let mut proof_queries = 0;
+        self.settled += self.deferred;
         let mut coverage = self.coverage();
+        self.settled -= self.deferred;
         if self.found.is_none() && coverage.incomplete.is_empty() {
             proof_queries = self.prove();
-            coverage = self.coverage();
+            if self.stopped.is_none() && !self.config().stop.reached() {
+                self.settled += self.deferred;
+            }
         }
+        coverage = self.coverage();
         self.finish(coverage, proof_queries)
     }
 
@@ -732,12 +749,16 @@ impl<'o> Search<'o> {
             return;
         };
         self.stats.difference_queries += 1;
-        if let Answer::Sat(m) = self.ask(&q) {
-            let inputs = self.inputs_of(&m.values);
-            self.try_inputs(&inputs);
-            if self.found.is_none() {
-                self.stats.restarts += 1;
+        match self.ask(&q) {
+            Answer::Sat(m) => {
+                let inputs = self.inputs_of(&m.values);
+                self.try_inputs(&inputs);
+                if self.found.is_none() {
+                    self.stats.restarts += 1;
+                }
             }
+            Answer::Unknown(_) => self.deferred += 1,
+            Answer::Unsat => {}
         }
     }
 
@@ -775,7 +796,7 @@ impl<'o> Search<'o> {
                 .into_iter()
                 .map(|c| self.store.not(c))
                 .collect();
-            let mut any = self.store.bool(false);
+            let mut candidates = Vec::new();
             for (r, conds) in right_conds.iter().enumerate() {
                 let d = self.diff(l, r);
                 if self.store.as_const(d) == Some(0) || self.exclusive(l, r) {
@@ -784,33 +805,133 @@ impl<'o> Search<'o> {
                 if negated.iter().any(|n| conds.contains(n)) {
                     continue;
                 }
-                let Some(path) = self.path_query(1, r) else {
-                    continue;
-                };
-                let path = self.store.and_all(path);
-                let both = self.store.and(path, d);
-                any = self.store.or(any, both);
+                candidates.push((r, d));
             }
-            if self.store.as_const(any) == Some(0) {
+            if candidates.is_empty() {
                 continue;
             }
-            q.push(any);
-            asked += 1;
-            self.stats.difference_queries += 1;
-            match self.ask(&q) {
-                Answer::Unsat => {}
-                Answer::Unknown(_) => {}
-                Answer::Sat(m) => {
-                    let inputs = self.inputs_of(&m.values);
-                    self.try_inputs(&inputs);
-                    if self.found.is_some() {
-                        return asked;
-                    }
-                    self.stats.restarts += 1;
+            let answer = if candidates.len() > MAX_DISJUNCTS {
+                self.prove_by_pairs(l, &q)
+            } else {
+                let mut any = self.store.bool(false);
+                for (r, d) in candidates {
+                    let Some(path) = self.path_query(1, r) else {
+                        continue;
+                    };
+                    let path = self.store.and_all(path);
+                    let both = self.store.and(path, d);
+                    any = self.store.or(any, both);
                 }
+                q.push(any);
+                asked += 1;
+                self.stats.difference_queries += 1;
+                match self.ask(&q) {
+                    Answer::Unknown(_) if !self.config().stop.reached() => {
+                        // Too hard as one disjunction: path by path instead.
+                        self.settled += 1;
+                        q.pop();
+                        self.prove_by_pairs(l, &q)
+                    }
+                    answer => answer,
+                }
+            };
+            if let Answer::Sat(m) = answer {
+                let inputs = self.inputs_of(&m.values);
+                self.try_inputs(&inputs);
+                if self.found.is_some() {
+                    return asked;
+                }
+                self.stats.restarts += 1;
             }
         }
         asked
+    }
+
+    /// Whether some input of left path `l` (its summarised prefix `left`) takes a
+    /// right path on which the results differ, asked path by path: the right tree is
+    /// walked from its root under `left`, a subtree entered only where some input of
+    /// `l` reaches it (its children cover their parent: the tree is closed), and each
+    /// right path reached gets its own difference query. Small conjunctive queries in
+    /// place of one disjunction over every right path, which the solver may not decide
+    /// (an array's maximum computed two ways). A node is entered with a model of its
+    /// query where one is known, and the child whose condition that model satisfies
+    /// is entered with it, without a query. `Unknown` when some pair's query was.
+    fn prove_by_pairs(&mut self, l: usize, left: &[Term]) -> Answer {
+        let mut undecided = None;
+        let first: Vec<u64> = self.sides[0].leaves[l]
+            .first_inputs
+            .iter()
+            .map(|&v| v as u64)
+            .collect();
+        let left_node = self.sides[0].leaves[l].node;
+        let mut stack: Vec<(NodeId, Option<Vec<u64>>)> = vec![(0, Some(first))];
+        while let Some((n, model)) = stack.pop() {
+            if self.found.is_some() || self.config().stop.reached() {
+                return Answer::Unknown(crate::solver::TIME_LIMIT_PASSED.into());
+            }
+            let node = self.sides[1].tree.node(n);
+            if let Some(r) = node.leaf {
+                let d = self.diff(l, r);
+                if self.store.as_const(d) == Some(0) {
+                    continue;
+                }
+                let Some(path) = self.path_query(1, r) else {
+                    continue;
+                };
+                let mut q = left.to_vec();
+                q.extend(path);
+                q.push(d);
+                self.stats.difference_queries += 1;
+                match self.ask(&q) {
+                    Answer::Sat(m) => return Answer::Sat(m),
+                    Answer::Unsat => {}
+                    Answer::Unknown(why) => undecided = Some(why),
+                }
+                continue;
+            }
+            let children: Vec<(Term, NodeId)> = node.children.iter().rev().copied().collect();
+            // The child the model takes: entered with it, unasked.
+            let taken = model.as_ref().and_then(|m| {
+                let mut ev = crate::term::Evaluator::new(&self.store, m);
+                children.iter().find(|&&(c, _)| ev.holds(c)).map(|&(_, id)| id)
+            });
+            for (_, c) in children {
+                if Some(c) == taken {
+                    stack.push((c, model.clone()));
+                    continue;
+                }
+                let (a, b) = self.sides.split_at_mut(1);
+                let (a, b) = (&mut a[0], &mut b[0]);
+                if a.summaries.exclusive(
+                    &mut self.store,
+                    &a.tree,
+                    left_node,
+                    &mut b.summaries,
+                    &b.tree,
+                    c,
+                ) {
+                    continue;
+                }
+                let Some(mut q) = b.summaries.conjuncts(&mut self.store, &b.tree, c) else {
+                    continue;
+                };
+                q.extend_from_slice(left);
+                match self.ask(&q) {
+                    Answer::Unsat => {}
+                    Answer::Sat(m) => stack.push((c, Some(m.values))),
+                    Answer::Unknown(_) => {
+                        // Entering a subtree that no input reaches costs queries,
+                        // never coverage: this unknown decides nothing.
+                        self.settled += 1;
+                        stack.push((c, None));
+                    }
+                }
+            }
+        }
+        match undecided {
+            Some(why) => Answer::Unknown(why),
+            None => Answer::Unsat,
+        }
     }
 
     fn coverage(&self) -> Coverage {
@@ -839,9 +960,10 @@ impl<'o> Search<'o> {
             });
         }
         let solver = &self.solver.stats;
-        if solver.unknown > 0 || unknown_nodes > 0 {
+        let unknown = solver.unknown.saturating_sub(self.settled);
+        if unknown > 0 || unknown_nodes > 0 {
             incomplete.push(Incomplete::SolverUnknown {
-                queries: solver.unknown.max(unknown_nodes),
+                queries: unknown.max(unknown_nodes),
                 reason: solver
                     .first_unknown
                     .clone()

@@ -41,6 +41,7 @@ mod cache;
 mod deadline;
 mod domain;
 mod dump;
+mod order;
 pub mod eliminate;
 mod portfolio;
 mod process;
@@ -53,6 +54,7 @@ pub use self::deadline::{DeadlineSolver, INTERRUPTED, TIME_LIMIT_PASSED};
 pub use self::domain::DomainSolver;
 pub use self::dump::DumpingSolver;
 pub use self::eliminate::EliminatingSolver;
+pub use self::order::OrderSolver;
 pub use self::portfolio::PortfolioSolver;
 pub use self::process::ProcessSolver;
 pub use self::propagate::PropagatingSolver;
@@ -329,7 +331,8 @@ pub fn build_chain(
         dumped
     };
     let eliminating = EliminatingSolver::new(cached);
-    let propagating = PropagatingSolver::new(eliminating);
+    let ordering = OrderSolver::new(eliminating);
+    let propagating = PropagatingSolver::new(ordering);
     let bounded = DomainSolver::new(propagating, domain);
     CountingSolver::new(Box::new(DeadlineSolver::new(bounded, stop)))
 }
