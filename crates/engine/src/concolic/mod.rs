@@ -97,7 +97,10 @@ const EDGE_FUEL: u64 = 1_000_000;
 
 /// The most right paths the final proof step joins into one query about a left path;
 /// with more, it asks path by path ([`Search::prove_by_pairs`]).
-const MAX_DISJUNCTS: usize = 16;
+const MAX_DISJUNCTS: usize = 64;
+/// The most backend work (Z3's resource units) one left path's pairs may cost before
+/// the final proof step asks disjunctions first.
+const PAIR_BACKEND_BUDGET: u64 = 1_000_000;
 
 /// Fresh inputs for restarts: edge values first, then a fixed pseudo-random sequence.
 const EDGE_VALUES: [u32; 8] = [0, 1, u32::MAX, 0x8000_0000, 0x7FFF_FFFF, 2, 16, 100];
@@ -127,6 +130,9 @@ struct Search<'o> {
     /// Unknown answers to difference queries during the search: the final proof step
     /// asks about every pair again, so they count only if it does not run to its end.
     deferred: u64,
+    /// Whether the final proof step asks one disjunction per left path before pairs
+    /// (see [`Search::prove`]).
+    disjunctions_first: bool,
 }
 
 /// Compares two programs.
@@ -208,6 +214,7 @@ impl<'o> Search<'o> {
             stopped: None,
             settled: 0,
             deferred: 0,
+            disjunctions_first: false,
         }
     }
 
@@ -810,29 +817,50 @@ impl<'o> Search<'o> {
             if candidates.is_empty() {
                 continue;
             }
-            let answer = if candidates.len() > MAX_DISJUNCTS {
-                self.prove_by_pairs(l, &q)
-            } else {
-                let mut any = self.store.bool(false);
-                for (r, d) in candidates {
-                    let Some(path) = self.path_query(1, r) else {
-                        continue;
-                    };
-                    let path = self.store.and_all(path);
-                    let both = self.store.and(path, d);
-                    any = self.store.or(any, both);
+            let mut any = self.store.bool(false);
+            for &(r, d) in &candidates {
+                let Some(path) = self.path_query(1, r) else {
+                    continue;
+                };
+                let path = self.store.and_all(path);
+                let both = self.store.and(path, d);
+                any = self.store.or(any, both);
+            }
+            q.push(any);
+            // One disjunction over the right paths, or a query per pair. Pairs first
+            // while they are cheap (decided in the chain, such as comparisons of
+            // inputs, or easy for the backend); once one left path's pairs cost the
+            // backend more than PAIR_BACKEND_BUDGET units of work, disjunctions first
+            // (pair queries that divide cost more than one query over every path). A
+            // disjunction left unknown, or one too large to build, is asked pair by
+            // pair.
+            let pairs_first = candidates.len() > MAX_DISJUNCTS
+                || (candidates.len() > 1 && !self.disjunctions_first);
+            let mut answer = None;
+            if pairs_first {
+                q.pop();
+                let budget = (candidates.len() <= MAX_DISJUNCTS).then_some(PAIR_BACKEND_BUDGET);
+                answer = self.prove_by_pairs(l, &q, &mut asked, budget);
+                if answer.is_none() {
+                    self.disjunctions_first = true;
+                    q.push(any);
                 }
-                q.push(any);
-                asked += 1;
-                self.stats.difference_queries += 1;
-                match self.ask(&q) {
-                    Answer::Unknown(_) if !self.config().stop.reached() => {
-                        // Too hard as one disjunction: path by path instead.
-                        self.settled += 1;
-                        q.pop();
-                        self.prove_by_pairs(l, &q)
+            }
+            let answer = match answer {
+                Some(a) => a,
+                None => {
+                    asked += 1;
+                    self.stats.difference_queries += 1;
+                    match self.ask(&q) {
+                        Answer::Unknown(why) if !self.config().stop.reached() => {
+                            // Too hard as one disjunction: path by path instead.
+                            self.settled += 1;
+                            q.pop();
+                            self.prove_by_pairs(l, &q, &mut asked, None)
+                                .unwrap_or(Answer::Unknown(why))
+                        }
+                        answer => answer,
                     }
-                    answer => answer,
                 }
             };
             if let Answer::Sat(m) = answer {
@@ -855,9 +883,18 @@ impl<'o> Search<'o> {
     /// place of one disjunction over every right path, which the solver may not decide
     /// (an array's maximum computed two ways). A node is entered with a model of its
     /// query where one is known, and the child whose condition that model satisfies
-    /// is entered with it, without a query. `Unknown` when some pair's query was.
-    fn prove_by_pairs(&mut self, l: usize, left: &[Term]) -> Answer {
+    /// is entered with it, without a query. `Unknown` when some pair's query was;
+    /// `None` when the walk cost the backend more than `budget` units of work, and
+    /// was given up.
+    fn prove_by_pairs(
+        &mut self,
+        l: usize,
+        left: &[Term],
+        asked: &mut u64,
+        budget: Option<u64>,
+    ) -> Option<Answer> {
         let mut undecided = None;
+        let work_before = self.solver.backend_work();
         let first: Vec<u64> = self.sides[0].leaves[l]
             .first_inputs
             .iter()
@@ -867,7 +904,10 @@ impl<'o> Search<'o> {
         let mut stack: Vec<(NodeId, Option<Vec<u64>>)> = vec![(0, Some(first))];
         while let Some((n, model)) = stack.pop() {
             if self.found.is_some() || self.config().stop.reached() {
-                return Answer::Unknown(crate::solver::TIME_LIMIT_PASSED.into());
+                return Some(Answer::Unknown(crate::solver::TIME_LIMIT_PASSED.into()));
+            }
+            if budget.is_some_and(|b| self.solver.backend_work().saturating_sub(work_before) > b) {
+                return None;
             }
             let node = self.sides[1].tree.node(n);
             if let Some(r) = node.leaf {
@@ -882,8 +922,9 @@ impl<'o> Search<'o> {
                 q.extend(path);
                 q.push(d);
                 self.stats.difference_queries += 1;
+                *asked += 1;
                 match self.ask(&q) {
-                    Answer::Sat(m) => return Answer::Sat(m),
+                    Answer::Sat(m) => return Some(Answer::Sat(m)),
                     Answer::Unsat => {}
                     Answer::Unknown(why) => undecided = Some(why),
                 }
@@ -916,6 +957,7 @@ impl<'o> Search<'o> {
                     continue;
                 };
                 q.extend_from_slice(left);
+                *asked += 1;
                 match self.ask(&q) {
                     Answer::Unsat => {}
                     Answer::Sat(m) => stack.push((c, Some(m.values))),
@@ -928,10 +970,10 @@ impl<'o> Search<'o> {
                 }
             }
         }
-        match undecided {
+        Some(match undecided {
             Some(why) => Answer::Unknown(why),
             None => Answer::Unsat,
-        }
+        })
     }
 
     fn coverage(&self) -> Coverage {

@@ -30,6 +30,11 @@ macro_rules! pass_on {
             self.inner.cache_hits()
         }
     };
+    (@ backend_work) => {
+        fn backend_work(&self) -> u64 {
+            self.inner.backend_work()
+        }
+    };
     (@ warnings) => {
         fn warnings(&self) -> Vec<String> {
             self.inner.warnings()
@@ -112,6 +117,13 @@ pub trait Solver {
         0
     }
 
+    /// The work the backend has done so far, in a unit that does not depend on the
+    /// machine: Z3's resource units (`rlimit`); other backends count
+    /// [`NOMINAL_QUERY_WORK`] per query. Where a query's cost lies.
+    fn backend_work(&self) -> u64 {
+        0
+    }
+
     /// Problems worth telling the user that did not stop the search (such as a query
     /// file that could not be written).
     fn warnings(&self) -> Vec<String> {
@@ -138,6 +150,9 @@ impl<S: Solver + ?Sized> Solver for Box<S> {
     }
     fn cache_hits(&self) -> u64 {
         (**self).cache_hits()
+    }
+    fn backend_work(&self) -> u64 {
+        (**self).backend_work()
     }
     fn warnings(&self) -> Vec<String> {
         (**self).warnings()
@@ -203,8 +218,12 @@ impl<S: Solver> Solver for CountingSolver<S> {
         self.stats.cache_hits = self.inner.cache_hits();
         answer
     }
-    pass_on!(limit_time, failure, describe, warnings);
+    pass_on!(limit_time, failure, describe, warnings, backend_work);
 }
+
+/// What a query to a backend that does not measure its work counts as (a tenth of
+/// Z3's default first try).
+pub const NOMINAL_QUERY_WORK: u64 = DEFAULT_RESOURCE_LIMIT as u64 / 10;
 
 /// Which solver chain to build.
 #[derive(Clone, Debug, PartialEq, Eq)]

@@ -180,7 +180,7 @@ impl<S: Solver> Solver for PortfolioSolver<S> {
         }
         w
     }
-    pass_on!(failure, cache_hits);
+    pass_on!(failure, cache_hits, backend_work);
 }
 
 #[cfg(test)]

@@ -27,6 +27,8 @@ pub struct ProcessSolver {
     /// The first time the command failed to answer like a solver.
     failure: Option<String>,
     label: String,
+    /// Queries asked.
+    asked: u64,
 }
 
 impl ProcessSolver {
@@ -57,6 +59,7 @@ impl ProcessSolver {
                     limit: None,
                     failure: None,
                     label: other.to_string(),
+                    asked: 0,
                 });
             }
         };
@@ -67,6 +70,7 @@ impl ProcessSolver {
             limit: None,
             failure: None,
             label: name.trim().to_string(),
+            asked: 0,
         })
     }
 
@@ -320,7 +324,12 @@ fn tokenize(text: &str) -> Vec<String> {
 }
 
 impl Solver for ProcessSolver {
+    fn backend_work(&self) -> u64 {
+        self.asked * super::NOMINAL_QUERY_WORK
+    }
+
     fn check(&mut self, store: &mut TermStore, assertions: &[Term]) -> Answer {
+        self.asked += 1;
         let answer = self.run(store, assertions);
         self.limit = None;
         match answer {

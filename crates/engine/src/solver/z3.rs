@@ -65,6 +65,8 @@ pub struct Z3Solver {
     shared: Option<z3::Solver>,
     /// Queries the shared solver has answered since it was made.
     shared_uses: u32,
+    /// Resource units (`rlimit`) spent on all queries so far.
+    work: u64,
 }
 
 impl Z3Solver {
@@ -83,6 +85,7 @@ impl Z3Solver {
             vars: Vec::new(),
             shared: None,
             shared_uses: 0,
+            work: 0,
         }
     }
 
@@ -242,6 +245,7 @@ impl Z3Solver {
             fresh()
         };
         solver.set_params(&Self::params(timeout, rlimit));
+        let before = Self::rlimit_count(&solver);
         let result = if incremental {
             solver.check_assumptions(conjuncts)
         } else {
@@ -250,6 +254,7 @@ impl Z3Solver {
             }
             solver.check()
         };
+        self.work += Self::rlimit_count(&solver).saturating_sub(before);
         let answer = match result {
             SatResult::Sat => match solver.get_model() {
                 Some(m) => Answer::Sat(self.model(store, &m)),
@@ -276,6 +281,15 @@ impl Z3Solver {
         answer
     }
 
+    /// The resource units a solver has spent so far (Z3's `rlimit count`).
+    fn rlimit_count(solver: &z3::Solver) -> u64 {
+        match solver.get_statistics().value("rlimit count") {
+            Some(z3::StatisticsValue::UInt(n)) => n as u64,
+            Some(z3::StatisticsValue::Double(x)) => x as u64,
+            None => 0,
+        }
+    }
+
     fn model(&self, store: &TermStore, model: &z3::Model) -> Model {
         let values = (0..store.var_count())
             .map(|i| {
@@ -292,6 +306,9 @@ impl Z3Solver {
 }
 
 impl Solver for Z3Solver {
+    fn backend_work(&self) -> u64 {
+        self.work
+    }
     fn check(&mut self, store: &mut TermStore, assertions: &[Term]) -> Answer {
         let start = Instant::now();
         let timeout = self.query_timeout();
@@ -315,7 +332,7 @@ impl Solver for Z3Solver {
         let incremental = match self.mode {
             Z3Mode::Fresh => false,
             Z3Mode::Incremental => true,
-            Z3Mode::Auto => !has_arithmetic(store, assertions),
+            Z3Mode::Auto => !store.has_arithmetic(assertions),
         };
         // Without a resource limit the first try is bounded by a quarter of the time,
         // so that the second has some.
@@ -373,21 +390,6 @@ const MIN_SECOND_TRY: Duration = Duration::from_millis(20);
 /// How many queries one shared solver answers before it is renewed (measured: 8 is
 /// about best on the nested family, see BENCHMARKS.md).
 const REUSE_LIMIT: u32 = 8;
-
-/// Whether a query multiplies or divides: Z3 solves those far faster as assertions in a
-/// fresh solver (preprocessed, then bit-blasted) than as assumptions.
-fn has_arithmetic(store: &TermStore, assertions: &[Term]) -> bool {
-    store.reachable(assertions).into_iter().any(|t| {
-        matches!(
-            store.node(t),
-            Node::Bin(
-                BinOp::Mul | BinOp::UDiv | BinOp::SDiv | BinOp::URem | BinOp::SRem,
-                _,
-                _
-            )
-        )
-    })
-}
 
 #[cfg(test)]
 mod tests {

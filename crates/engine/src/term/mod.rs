@@ -734,6 +734,22 @@ impl TermStore {
         order
     }
 
+    /// Whether `roots` multiply or divide: the backend solves those far faster as
+    /// assertions in a fresh solver (preprocessed, then bit-blasted) than as
+    /// assumptions, and one query over many paths costs less than many queries.
+    pub fn has_arithmetic(&self, roots: &[Term]) -> bool {
+        self.reachable(roots).into_iter().any(|t| {
+            matches!(
+                self.node(t),
+                Node::Bin(
+                    BinOp::Mul | BinOp::UDiv | BinOp::SDiv | BinOp::URem | BinOp::SRem,
+                    _,
+                    _
+                )
+            )
+        })
+    }
+
     /// The inputs that `roots` mention, by index.
     pub fn vars_of(&self, roots: &[Term]) -> Vec<u32> {
         let mut vars: Vec<u32> = self
