@@ -352,3 +352,88 @@ jr $31
     let mutant = recursive.replace("add $3, $3, $7", "add $3, $3, $9");
     proved_and_mutant_refuted(closed, recursive, &mutant);
 }
+
+/// An array's maximum computed forward and backward: both programs have hundreds of
+/// paths (one per order of the elements' records), and the final step proves each
+/// forward path against the backward paths of its length pair by pair, most of them
+/// decided as comparisons of inputs without the backend. Cross-checked on random
+/// arrays (few distinct values, so that ties and equal maxima are common), and the
+/// mutant that compares unsigned is refuted.
+#[test]
+fn an_array_maximum_two_ways_through_every_order_of_its_elements() {
+    let dir = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../../examples/proofs");
+    let load = |n: &str| {
+        tamarin_mips::loader::load_file(&dir.join(n), None).unwrap_or_else(|e| panic!("{e}"))
+    };
+    let (fwd, bwd, mutant) = (
+        load("amax-fwd.asm"),
+        load("amax-bwd.asm"),
+        load("amax-bwd-mutant.asm"),
+    );
+    let mut opts = common::load_proof();
+    opts.inputs = tamarin::InputSpec::Array {
+        max_len: 8,
+        base: None,
+    };
+    let report = compare(&fwd, &bwd, &opts, Engine::Concolic);
+    assert_proved(&report, Engine::Concolic, "amax");
+    assert!(
+        report.stats.paths.0 > 500 && report.stats.paths.1 > 250,
+        "{:?}",
+        report.stats.paths
+    );
+    let config = Config::with_fuel(opts.fuel);
+    let mut state = 0x9E37_79B9_7F4A_7C15u64;
+    for _ in 0..common::proof_inputs() {
+        state ^= state << 13;
+        state ^= state >> 7;
+        state ^= state << 17;
+        let len = (state % 9) as usize;
+        let pick = [
+            0u32,
+            1,
+            7,
+            u32::MAX,
+            0x8000_0000,
+            0x7FFF_FFFF,
+            5,
+            0xFFFF_FFF0,
+        ];
+        let elems: Vec<u32> = (0..len)
+            .map(|i| pick[((state >> (8 + 3 * i)) & 7) as usize])
+            .collect();
+        let f = Frontend::Array { elems, base: None };
+        let l = run_program(&fwd, config, &f, &[]).expect("runs");
+        let r = run_program(&bwd, config, &f, &[]).expect("runs");
+        assert!(!outcomes_differ(&l, &r), "a proved pair differs on {f:?}");
+    }
+    let report = compare(&fwd, &mutant, &opts, Engine::Concolic);
+    assert!(
+        matches!(report.verdict, Verdict::Disequivalent(_)),
+        "{:?}",
+        report.verdict
+    );
+}
+
+/// A difference on a pair of paths that no run of the search takes together: the left
+/// program branches on `$1 == 3`, the right on `$2 == 4`, and they differ only at
+/// (3, 4), which neither the edge inputs nor either tree's own queries pick. The final
+/// step finds it pair by pair (each left path has two right candidates), and says
+/// `equivalent` for the pair that agrees there.
+#[test]
+fn the_final_step_finds_a_difference_on_a_pair_no_run_took() {
+    // left: x == 3 ? (y != 4) : 1
+    let left = asm("lis $4\n.word 3\nbne $1, $4, one\nlis $4\n.word 4\nsub $5, $2, $4\nsltu $3, $0, $5\njr $31\none:\nlis $3\n.word 1\njr $31\n");
+    // right: y == 4 ? (x != 3) : 1, the same function
+    let right = asm("lis $4\n.word 4\nbne $2, $4, one\nlis $4\n.word 3\nsub $5, $1, $4\nsltu $3, $0, $5\njr $31\none:\nlis $3\n.word 1\njr $31\n");
+    // mutant: y == 4 ? 1 : 1, which differs at (3, 4) only
+    let mutant = asm("lis $4\n.word 4\nbne $2, $4, one\nlis $3\n.word 1\njr $31\none:\nlis $3\n.word 1\njr $31\n");
+    let opts = common::load_proof();
+    let report = compare(&left, &right, &opts, Engine::Concolic);
+    assert_proved(&report, Engine::Concolic, "the pair");
+    let report = compare(&left, &mutant, &opts, Engine::Concolic);
+    let Verdict::Disequivalent(cx) = &report.verdict else {
+        panic!("expected disequivalent, got {:?}", report.verdict);
+    };
+    assert_eq!((cx.inputs[0].1, cx.inputs[1].1), (3, 4));
+}
