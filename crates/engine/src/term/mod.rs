@@ -248,6 +248,11 @@ impl TermStore {
         self.intern(Node::Var { index, width }, width)
     }
 
+    /// The term of `node`, if it was built already.
+    fn find(&self, node: Node) -> Option<Term> {
+        self.dedup.get(&node).copied()
+    }
+
     fn intern(&mut self, node: Node, width: u8) -> Term {
         if let Some(&t) = self.dedup.get(&node) {
             return t;

@@ -9,6 +9,10 @@
 //! subtracted for -1), then the constant. Modular arithmetic makes this exact: no
 //! rewrite here changes a value.
 //!
+//! One nonlinear identity is applied too: `(a / b) * b + a % b` is `a` (unsigned or
+//! signed, for every `b` as SMT-LIB defines division), so a quotient checked by
+//! recomputing it needs no solver ([`TermStore::recombine_divisions`]).
+//!
 //! Not normalized (built as written): sums in which a summand occurs more than once
 //! with one sign (`x + x` is not turned into `x * 2`: that changed how the merged
 //! encoding unrolls loops that double a jump target, at a large cost in queries);
@@ -20,6 +24,9 @@
 use std::collections::BTreeMap;
 
 use super::{mask, BinOp, Node, Term, TermStore};
+
+/// The quotient and remainder operators that [`TermStore::recombine_divisions`] pairs.
+const DIVISIONS: [(BinOp, BinOp); 2] = [(BinOp::UDiv, BinOp::URem), (BinOp::SDiv, BinOp::SRem)];
 
 /// What [`TermStore::normalized_sum`] made of a sum.
 pub(super) enum Normalized {
@@ -37,6 +44,41 @@ pub const MAX_SUMMANDS: usize = 64;
 pub const MAX_VISITS: usize = 4 * MAX_SUMMANDS;
 
 impl TermStore {
+    /// Replaces `k·((a / b) * b) + k·(a % b)` in a sum's coefficients by `k·a`: a
+    /// quotient checked by recomputing `q * b + r`, a nonlinear identity that
+    /// bit-blasting handles badly. It holds for every `a` and `b` as SMT-LIB defines
+    /// division (by zero: `a /u 0` is all ones and `a %u 0 = a`, so `(a /u 0) * 0 +
+    /// a = a`; signed likewise, and `MIN /s -1 = MIN`, `MIN %s -1 = 0`), which the
+    /// evaluator and every backend follow.
+    fn recombine_divisions(&mut self, coefficients: &mut BTreeMap<Term, u64>, m: u64) {
+        let remainders: Vec<(Term, u64, BinOp, Term, Term)> = coefficients
+            .iter()
+            .filter(|(_, &k)| k != 0)
+            .filter_map(|(&t, &k)| match self.node(t) {
+                Node::Bin(op @ (BinOp::URem | BinOp::SRem), a, b) => Some((t, k, op, a, b)),
+                _ => None,
+            })
+            .collect();
+        for (rem, k, op, a, b) in remainders {
+            let Some(&(div, _)) = DIVISIONS.iter().find(|(_, r)| *r == op) else {
+                continue;
+            };
+            let Some(quotient) = self.find(Node::Bin(div, a, b)) else {
+                continue;
+            };
+            let product = [(quotient, b), (b, quotient)]
+                .into_iter()
+                .find_map(|(x, y)| self.find(Node::Bin(BinOp::Mul, x, y)))
+                .filter(|p| coefficients.get(p) == Some(&k));
+            if let Some(product) = product {
+                coefficients.insert(product, 0);
+                coefficients.insert(rem, 0);
+                let c = coefficients.entry(a).or_insert(0);
+                *c = c.wrapping_add(k) & m;
+            }
+        }
+    }
+
     /// The sum of `parts` (each term times its coefficient, all of width `w`) in
     /// canonical form, unless it is too long or has a repeated summand.
     ///
@@ -75,6 +117,7 @@ impl TermStore {
                 }
             }
         }
+        self.recombine_divisions(&mut coefficients, m);
         coefficients.retain(|_, c| *c != 0);
         if coefficients.values().any(|&c| c != 1 && c != m) {
             return Normalized::AsWritten;
@@ -223,6 +266,62 @@ mod tests {
             let other = sum(&mut s, &shuffled);
             prop_assert_eq!(forward, other);
         }
+    }
+
+    proptest! {
+        /// `(a / b) * b + a % b` is `a`, unsigned and signed, for every `a` and `b`
+        /// (zero, -1 and INT_MIN included), in either order and with other summands.
+        #[test]
+        fn a_quotient_times_its_divisor_plus_the_remainder_is_the_dividend(
+            a in prop_oneof![Just(0u32), Just(0x8000_0000), Just(u32::MAX), any::<u32>()],
+            b in prop_oneof![Just(0u32), Just(1), Just(u32::MAX), Just(7), any::<u32>()],
+            c in any::<u32>(),
+            signed in any::<bool>(),
+            swap in any::<bool>(),
+            minus in any::<bool>(),
+        ) {
+            let mut s = TermStore::new();
+            let vs = vars(&mut s);
+            let (x, y, z) = (vs[0], vs[1], vs[2]);
+            let (div, rem) = if signed { (BinOp::SDiv, BinOp::SRem) } else { (BinOp::UDiv, BinOp::URem) };
+            let q = s.bin(div, x, y);
+            let r = s.bin(rem, x, y);
+            let p = if swap { s.bin(BinOp::Mul, y, q) } else { s.bin(BinOp::Mul, q, y) };
+            let pz = s.bin(BinOp::Add, p, z);
+            // q * b + z + r (which is a + z), or q * b + z - r (which is not).
+            let t = match (minus, swap) {
+                (true, _) => s.bin(BinOp::Sub, pz, r),
+                (false, true) => s.bin(BinOp::Add, r, pz),
+                (false, false) => s.bin(BinOp::Add, pz, r),
+            };
+            let xz = s.bin(BinOp::Add, x, z);
+            if !minus {
+                prop_assert_eq!(t, xz, "{}", s.readable(t));
+            }
+            let vals = [a as u64, b as u64, c as u64, 0];
+            let (pv, rv) = (eval(&s, &vals, p), eval(&s, &vals, r));
+            let written = if minus { pv.wrapping_sub(rv) } else { pv.wrapping_add(rv) };
+            prop_assert_eq!(written.wrapping_add(c as u64) & 0xFFFF_FFFF, eval(&s, &vals, t));
+        }
+    }
+
+    /// A remainder of another division, or a product by another divisor, stays.
+    #[test]
+    fn only_matching_quotient_and_remainder_recombine() {
+        let mut s = TermStore::new();
+        let vs = vars(&mut s);
+        let (x, y, z) = (vs[0], vs[1], vs[2]);
+        let q = s.bin(BinOp::UDiv, x, y);
+        let r = s.bin(BinOp::URem, x, z);
+        let p = s.bin(BinOp::Mul, q, y);
+        let t = s.bin(BinOp::Add, p, r);
+        assert_ne!(t, x);
+        let signed_r = s.bin(BinOp::SRem, x, y);
+        let t = s.bin(BinOp::Add, p, signed_r);
+        assert_ne!(t, x);
+        let r = s.bin(BinOp::URem, x, y);
+        let t = s.bin(BinOp::Sub, p, r);
+        assert_ne!(t, x, "q*b - r is not a");
     }
 
     #[test]
