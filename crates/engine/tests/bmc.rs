@@ -186,10 +186,7 @@ fn auto_hands_multiplying_paths_to_the_merged_encoding() {
 /// difference, which the whole query decides neither way.
 #[test]
 fn an_undecided_difference_is_split_along_the_merged_paths() {
-    let dir = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../../examples/proofs");
-    let load = |n: &str| {
-        tamarin_mips::loader::load_file(&dir.join(n), None).unwrap_or_else(|e| panic!("{e}"))
-    };
+    let load = common::proof_example;
     let (l, r, m) = (
         load("sum10-loop.asm"),
         load("sum10-closed.asm"),

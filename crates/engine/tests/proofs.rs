@@ -361,10 +361,7 @@ jr $31
 /// mutant that compares unsigned is refuted.
 #[test]
 fn an_array_maximum_two_ways_through_every_order_of_its_elements() {
-    let dir = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../../examples/proofs");
-    let load = |n: &str| {
-        tamarin_mips::loader::load_file(&dir.join(n), None).unwrap_or_else(|e| panic!("{e}"))
-    };
+    let load = common::proof_example;
     let (fwd, bwd, mutant) = (
         load("amax-fwd.asm"),
         load("amax-bwd.asm"),

@@ -117,36 +117,6 @@ impl PathTree {
         (along, created)
     }
 
-    /// The conditions from the root to `id`.
-    pub fn prefix(&self, id: NodeId) -> Vec<Term> {
-        let mut out = Vec::with_capacity(self.nodes[id].depth);
-        let mut at = Some(id);
-        while let Some(n) = at {
-            if let Some(c) = self.nodes[n].cond {
-                out.push(c);
-            }
-            at = self.nodes[n].parent;
-        }
-        out.reverse();
-        out
-    }
-
-    /// The query for `id`'s remainder: its prefix, and no child condition. `None`
-    /// when the remainder is empty by construction (complementary children).
-    pub fn remainder(&self, store: &mut TermStore, id: NodeId) -> Option<Vec<Term>> {
-        let mut q = self.prefix(id);
-        let mut none = store.bool(true);
-        for &(c, _) in &self.nodes[id].children {
-            let nc = store.not(c);
-            none = store.and(none, nc);
-        }
-        if store.as_const(none) == Some(0) {
-            return None;
-        }
-        q.push(none);
-        Some(q)
-    }
-
     /// The condition that none of `id`'s children's conditions holds: what its
     /// remainder adds to its prefix. `None` when the children cover every input that
     /// reaches `id` by construction.
@@ -162,12 +132,7 @@ impl PathTree {
     /// Whether the children of `id` cover every input that reaches it by construction
     /// (such as `c` and `!c`), without asking a solver.
     pub fn children_cover(&self, store: &mut TermStore, id: NodeId) -> bool {
-        let mut none = store.bool(true);
-        for &(c, _) in &self.nodes[id].children {
-            let nc = store.not(c);
-            none = store.and(none, nc);
-        }
-        store.as_const(none) == Some(0)
+        self.none_of_children(store, id).is_none()
     }
 
     /// Every node, for reports.
@@ -193,12 +158,12 @@ mod tests {
         assert!(new1 && !new2);
         assert_eq!(p1, p2);
         assert!(
-            t.remainder(&mut s, 0).is_some(),
+            t.none_of_children(&mut s, 0).is_some(),
             "the other side is unexplored"
         );
         t.insert(&[na]);
         assert!(
-            t.remainder(&mut s, 0).is_none(),
+            t.none_of_children(&mut s, 0).is_none(),
             "c and !c cover everything"
         );
     }

@@ -30,11 +30,23 @@ impl Arc {
 
     /// A superset of `self ∩ other` as one arc; `None` when they are disjoint.
     pub fn meet(self, other: Arc, width: u8) -> Option<Arc> {
+        let pieces = self.pieces(other, width);
+        let a = pieces.iter().map(|p| p.0).min()?;
+        let b = pieces.iter().map(|p| p.1).max()?;
+        Some(Arc {
+            start: (self.start + a) & mask(width),
+            len: b - a,
+        })
+    }
+
+    /// `self ∩ other` as at most two pieces `[a, b)` of offsets from `self.start`, in
+    /// ascending order: `other` taken relative to `self.start` (where it may wrap
+    /// once), cut to `[0, self.len)`.
+    fn pieces(self, other: Arc, width: u8) -> Vec<(u64, u64)> {
         let size = mask(width) + 1;
         let off = other.start.wrapping_sub(self.start) & mask(width);
-        // `other` relative to `self.start`: [off, off + len), maybe wrapping at `size`.
-        let mut pieces = Vec::with_capacity(2);
         let end = off + other.len;
+        let mut pieces = Vec::with_capacity(2);
         let mut piece = |a: u64, b: u64| {
             let (a, b) = (a.min(self.len), b.min(self.len));
             if a < b {
@@ -44,15 +56,10 @@ impl Arc {
         if end <= size {
             piece(off, end);
         } else {
-            piece(off, size);
             piece(0, end - size);
+            piece(off, size);
         }
-        let a = pieces.iter().map(|p| p.0).min()?;
-        let b = pieces.iter().map(|p| p.1).max()?;
-        Some(Arc {
-            start: (self.start + a) & mask(width),
-            len: b - a,
-        })
+        pieces
     }
 }
 
@@ -155,23 +162,9 @@ impl Arc {
         if other.len >= size {
             return if self.len == 0 { Meet::Empty } else { Meet::One(self) };
         }
-        // `other` relative to `self.start`, cut to `[0, self.len)` (which does not
-        // wrap, since `self` is not the whole circle).
-        let off = other.start.wrapping_sub(self.start) & mask(width);
-        let end = off + other.len;
-        let mut pieces: Vec<(u64, u64)> = Vec::with_capacity(2);
-        let mut piece = |a: u64, b: u64| {
-            let (a, b) = (a.min(self.len), b.min(self.len));
-            if a < b {
-                pieces.push((a, b));
-            }
-        };
-        if end <= size {
-            piece(off, end);
-        } else {
-            piece(0, end - size);
-            piece(off, size);
-        }
+        // Neither is the whole circle, so the pieces of `self`'s own offsets do not
+        // wrap.
+        let pieces = self.pieces(other, width);
         match pieces[..] {
             [] => Meet::Empty,
             [(a, b)] => Meet::One(Arc {

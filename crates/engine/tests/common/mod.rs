@@ -21,6 +21,14 @@ pub fn paper(name: &str) -> Program {
     load_file(&path, None).unwrap_or_else(|e| panic!("{e}"))
 }
 
+/// Loads one of the proof corpus's programs from examples/proofs.
+pub fn proof_example(name: &str) -> Program {
+    let path = std::path::Path::new(env!("CARGO_MANIFEST_DIR"))
+        .join("../../examples/proofs")
+        .join(name);
+    load_file(&path, None).unwrap_or_else(|e| panic!("{e}"))
+}
+
 /// Compares with the default options.
 pub fn check(left: &Program, right: &Program) -> Report {
     compare(left, right, &Options::default(), &mut Quiet)
