@@ -52,6 +52,11 @@ pub struct Options {
     pub engine: verdict::Engine,
     /// Most terms the merged encoding of both programs may build (default 4,000,000).
     pub max_encoding_terms: usize,
+    /// Whether a path search resumes a run from a tracer checkpoint when its inputs
+    /// are known to follow a traced prefix, replaying the steps before it untraced
+    /// (default true; off, every run is traced from its first step: for tests that
+    /// compare the two).
+    pub trace_resume: bool,
     /// Whether the merged encoding's difference query, when the solver cannot decide it
     /// whole, is asked again in groups of one program's ends (default true).
     pub bmc_split: bool,
@@ -78,6 +83,7 @@ impl Default for Options {
             trace_limits: TraceLimits::default(),
             engine: verdict::Engine::Auto,
             max_encoding_terms: 4_000_000,
+            trace_resume: true,
             bmc_split: true,
             interrupt: None,
         }

@@ -458,6 +458,18 @@ impl Machine {
         }
     }
 
+    /// Runs from the current state until `steps` steps have been executed in all (or
+    /// the fuel, if less), or the program stops first: then its status. `None` when it
+    /// is still running at `steps`, ready to go on with another tracer (a run whose
+    /// first steps are known replays them untraced).
+    pub fn run_until<T: Tracer>(&mut self, tracer: &mut T, steps: u64) -> Option<Status> {
+        let until = steps.min(self.config.fuel);
+        match self.run_slice(tracer, until) {
+            Status::OutOfFuel if self.steps < self.config.fuel => None,
+            status => Some(status),
+        }
+    }
+
     /// Runs until the program stops or `fuel` steps have been executed in all.
     fn run_slice<T: Tracer>(&mut self, tracer: &mut T, fuel: u64) -> Status {
         let term = self.config.termination;

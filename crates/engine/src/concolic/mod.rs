@@ -18,7 +18,7 @@ pub use crate::report::{Observer, Progress, Quiet, Report, Side, Stats};
 
 use std::time::{Duration, Instant};
 
-use rustc_hash::FxHashSet;
+use rustc_hash::{FxHashMap, FxHashSet};
 
 use tamarin_mips::cpu::{Config, Machine, Outcome, Status};
 use tamarin_mips::Program;
@@ -72,6 +72,9 @@ struct SideState {
     tree: PathTree,
     /// The tree's prefixes in summary form: what queries carry in place of them.
     summaries: Summaries,
+    /// Tracer checkpoints at some nodes (every [`CHECKPOINT_EVERY`] conditions along
+    /// the paths), for runs whose inputs are known to follow a node's prefix.
+    checkpoints: FxHashMap<NodeId, std::rc::Rc<trace::Checkpoint>>,
     stack: Vec<NodeId>,
     leaves: Vec<Leaf>,
 }
@@ -101,6 +104,9 @@ const MAX_DISJUNCTS: usize = 64;
 /// The most backend work (Z3's resource units) one left path's pairs may cost before
 /// the final proof step asks disjunctions first.
 const PAIR_BACKEND_BUDGET: u64 = 1_000_000;
+
+/// How many path conditions apart the tracer takes checkpoints.
+const CHECKPOINT_EVERY: usize = 32;
 
 /// Fresh inputs for restarts: edge values first, then a fixed pseudo-random sequence.
 const EDGE_VALUES: [u32; 8] = [0, 1, u32::MAX, 0x8000_0000, 0x7FFF_FFFF, 2, 16, 100];
@@ -187,6 +193,7 @@ impl<'o> Search<'o> {
                 machine: Machine::new(p, config),
                 tree: PathTree::default(),
                 summaries: Summaries::new(domain.clone()),
+                checkpoints: FxHashMap::default(),
                 stack: Vec::new(),
                 leaves: Vec::new(),
             })
@@ -460,7 +467,7 @@ impl<'o> Search<'o> {
                 let before = self.sides[side].tree.node(node).children.len();
                 self.push(side, node);
                 let inputs = self.inputs_of(&model.values);
-                self.try_inputs(&inputs);
+                self.try_inputs_along(&inputs, Some((side, node)));
                 if self.found.is_none() && self.sides[side].tree.node(node).children.len() == before
                 {
                     self.stats.restarts += 1;
@@ -546,12 +553,20 @@ impl<'o> Search<'o> {
 
     /// Runs both programs on `inputs`, records their paths, compares them.
     fn try_inputs(&mut self, inputs: &[u32]) {
+        self.try_inputs_along(inputs, None);
+    }
+
+    /// [`Search::try_inputs`], for inputs that satisfy the prefix of `along`'s node
+    /// (a side and a node of its tree): that side's run goes on from the deepest
+    /// checkpoint on the prefix.
+    fn try_inputs_along(&mut self, inputs: &[u32], along: Option<(usize, NodeId)>) {
         self.stats.runs += 1;
-        let (lo, lobs, ll) = self.run_side(0, inputs);
+        let at = |side: usize| along.filter(|&(s, _)| s == side).map(|(_, n)| n);
+        let (lo, lobs, ll) = self.run_side(0, inputs, at(0));
         if self.sides.len() < 2 {
             return;
         }
-        let (ro, robs, rl) = self.run_side(1, inputs);
+        let (ro, robs, rl) = self.run_side(1, inputs, at(1));
         if verdict::results_differ(&lo, &lobs, &ro, &robs) {
             self.confirm(inputs, ll, rl);
             return;
@@ -582,8 +597,29 @@ impl<'o> Search<'o> {
         )
     }
 
+    /// The deepest checkpoint on the prefix of `node`, with the depth the run's new
+    /// checkpoints start from.
+    fn checkpoint_for(&self, side: usize, node: NodeId) -> Option<std::rc::Rc<trace::Checkpoint>> {
+        let s = &self.sides[side];
+        let mut at = Some(node);
+        while let Some(n) = at {
+            if let Some(c) = s.checkpoints.get(&n) {
+                return Some(c.clone());
+            }
+            at = s.tree.node(n).parent;
+        }
+        None
+    }
+
     /// Runs one side with tracing; returns its outcome, what it observed, and its leaf.
-    fn run_side(&mut self, side: usize, inputs: &[u32]) -> (Outcome, Vec<Observed>, usize) {
+    /// With `along`, a node whose prefix the inputs satisfy, the run's first steps are
+    /// replayed untraced up to the deepest checkpoint on that prefix.
+    fn run_side(
+        &mut self,
+        side: usize,
+        inputs: &[u32],
+        along: Option<NodeId>,
+    ) -> (Outcome, Vec<Observed>, usize) {
         let termination = self.opts.termination;
         let record = self.opts.dump_trace;
         let symbolic = self.layout.symbolic_registers();
@@ -591,6 +627,9 @@ impl<'o> Search<'o> {
             .layout
             .symbolic_memory(&mut self.store, &self.sides[side].program);
         let stdin_terms = self.layout.symbolic_stdin().to_vec();
+        let resume = along
+            .filter(|_| !record && self.opts.trace_resume)
+            .and_then(|n| self.checkpoint_for(side, n).map(|c| (c, self.sides[side].tree.node(n).depth)));
         let s = &mut self.sides[side];
         s.machine.reset();
         if self.layout.load(&mut s.machine, inputs).is_err() {
@@ -600,20 +639,40 @@ impl<'o> Search<'o> {
             let leaf = self.record_path(side, inputs, &[], &outcome, Vec::new(), (true, false));
             return (outcome, Vec::new(), leaf);
         }
-        let mut tracer = SymTracer::new(
-            &mut self.store,
-            s.machine.regs(),
-            &symbolic,
-            s.program.words().clone(),
-            termination,
-            record,
-        )
-        .with_memory(memory)
-        .with_stdin(stdin_terms)
-        .with_limits(TraceLimits {
+        let limits = TraceLimits {
             deadline: self.opts.timeout.map(|t| self.start + t),
             ..self.opts.trace_limits
+        };
+        let image = s.program.words().clone();
+        // Resume from the checkpoint where there is one: the machine replays its steps
+        // untraced, and must be where the checkpoint says it was (else the run is
+        // traced from the start).
+        let resumed = resume.filter(|(c, _)| {
+            s.machine.run_until(&mut tamarin_mips::NoTrace, c.steps).is_none()
+                && c.matches(s.machine.regs())
         });
+        if resumed.is_none() && s.machine.steps() > 0 {
+            s.machine.reset();
+            let _ = self.layout.load(&mut s.machine, inputs);
+        }
+        let mut tracer = match &resumed {
+            Some((c, _)) => SymTracer::resume(&mut self.store, c, termination, limits),
+            None => SymTracer::new(
+                &mut self.store,
+                s.machine.regs(),
+                &symbolic,
+                image,
+                termination,
+                record,
+            )
+            .with_memory(memory)
+            .with_stdin(stdin_terms)
+            .with_limits(limits),
+        };
+        let from = resumed.as_ref().map_or(0, |&(_, depth)| depth + 1);
+        if !record && self.opts.trace_resume {
+            tracer = tracer.with_checkpoints(CHECKPOINT_EVERY, from);
+        }
         let outcome = s.machine.run_to_outcome(&mut tracer);
         // A run cut short by the time limit or an interrupt is partial too, but says
         // nothing about trace limits: the search's own stop reason covers it.
@@ -626,6 +685,7 @@ impl<'o> Search<'o> {
             .iter()
             .map(|o| tracer.observe(o))
             .collect();
+        let checkpoints = tracer.take_checkpoints();
         let (conds, steps, _) = tracer.finish();
         for c in &conds {
             if c.kind == trace::CondKind::JumpTarget {
@@ -664,6 +724,24 @@ impl<'o> Search<'o> {
             observed_terms,
             (partial, cut_short),
         );
+        // Each checkpoint belongs to the node its conditions lead to.
+        if !checkpoints.is_empty() {
+            let s = &mut self.sides[side];
+            let mut path = Vec::new();
+            let mut at = Some(s.leaves[leaf].node);
+            while let Some(n) = at {
+                path.push(n);
+                at = s.tree.node(n).parent;
+            }
+            path.reverse(); // by depth: path[d] is the node after d conditions
+            for c in checkpoints {
+                if let Some(&node) = path.get(c.conds()) {
+                    s.checkpoints
+                        .entry(node)
+                        .or_insert_with(|| std::rc::Rc::new(c));
+                }
+            }
+        }
         (outcome, observed, leaf)
     }
 

@@ -95,6 +95,7 @@ impl Default for TraceLimits {
 /// The tracer's memory: `base` (the memory array as of the last access at an
 /// input-dependent address; `None`: the initial memory) overlaid with `overlay`, the
 /// words stored at concrete addresses since.
+#[derive(Clone)]
 struct TraceMemory {
     base: Option<Term>,
     overlay: FxHashMap<u32, Val>,
@@ -140,6 +141,50 @@ impl SymMemory<Shadow<'_>> for TraceMemory {
     }
 }
 
+/// The tracer's state after some instruction of a run: another run on inputs that
+/// satisfy the conditions recorded so far takes the same first `steps` steps (every
+/// input-dependent fact of them is pinned), so it can run them untraced and go on
+/// from here ([`SymTracer::resume`]) instead of tracing its path from the start.
+#[derive(Clone)]
+pub struct Checkpoint {
+    /// Steps the run had executed.
+    pub steps: u64,
+    regs: [Val; 32],
+    hi: Val,
+    lo: Val,
+    mem: TraceMemory,
+    sym_stores: bool,
+    sym_words: bool,
+    written: FxHashSet<u32>,
+    conds: Vec<PathCond>,
+    seen: FxHashSet<Term>,
+    jumps: FxHashMap<(Term, u32), Term>,
+    stdin: Vec<Term>,
+    reads: usize,
+    outputs: Vec<Term>,
+}
+
+impl Checkpoint {
+    /// How many conditions were recorded up to it.
+    pub fn conds(&self) -> usize {
+        self.conds.len()
+    }
+
+    /// The conditions recorded up to it.
+    pub fn conditions(&self) -> &[PathCond] {
+        &self.conds
+    }
+
+    /// Whether the concrete registers it holds are the machine's (a run resumed from
+    /// it must be where it was).
+    pub fn matches(&self, regs: &Registers) -> bool {
+        let same = |v: Val, c: u32| !matches!(v, Val::Conc(k) if k != c);
+        self.regs.iter().zip(regs.gpr).all(|(&v, c)| same(v, c))
+            && same(self.hi, regs.hi)
+            && same(self.lo, regs.lo)
+    }
+}
+
 /// The shadow state and the conditions of one run.
 pub struct SymTracer<'s> {
     store: &'s mut TermStore,
@@ -172,9 +217,90 @@ pub struct SymTracer<'s> {
     outputs: Vec<Term>,
     executed: u64,
     gave_up: Option<GaveUp>,
+    /// Take a [`Checkpoint`] each time the conditions reach a multiple of `.0`, from
+    /// `.1` conditions on.
+    checkpoint_every: Option<(usize, usize)>,
+    checkpoints: Vec<Checkpoint>,
 }
 
 impl<'s> SymTracer<'s> {
+    /// A tracer that goes on from `at`, for a machine that has run the checkpoint's
+    /// steps (untraced) on inputs that satisfy its conditions.
+    pub fn resume(
+        store: &'s mut TermStore,
+        at: &Checkpoint,
+        termination: u32,
+        limits: TraceLimits,
+    ) -> Self {
+        let image_end = (at.mem.image.len() as u32).saturating_mul(4);
+        let end = store_len_plus(store.len(), limits.max_new_terms);
+        SymTracer {
+            store,
+            regs: at.regs,
+            hi: at.hi,
+            lo: at.lo,
+            mem: at.mem.clone(),
+            sym_stores: at.sym_stores,
+            sym_words: at.sym_words,
+            written: at.written.clone(),
+            image_end,
+            termination,
+            conds: at.conds.clone(),
+            seen: at.seen.clone(),
+            jumps: at.jumps.clone(),
+            steps: None,
+            limits,
+            term_budget_end: end,
+            stdin: at.stdin.clone(),
+            reads: at.reads,
+            outputs: at.outputs.clone(),
+            executed: at.steps,
+            gave_up: None,
+            checkpoint_every: None,
+            checkpoints: Vec::new(),
+        }
+    }
+
+    /// Takes a checkpoint each time the conditions reach a multiple of `every`, from
+    /// `from` conditions on (a run that followed a known prefix need not take them
+    /// again where earlier runs did).
+    pub fn with_checkpoints(mut self, every: usize, from: usize) -> Self {
+        self.checkpoint_every = Some((every.max(1), from));
+        self
+    }
+
+    /// The checkpoints taken.
+    pub fn take_checkpoints(&mut self) -> Vec<Checkpoint> {
+        std::mem::take(&mut self.checkpoints)
+    }
+
+    fn checkpoint(&mut self) {
+        let n = self.conds.len();
+        let Some((every, from)) = self.checkpoint_every else {
+            return;
+        };
+        let taken = self.checkpoints.last().map_or(0, |c| c.conds.len());
+        if n == 0 || n < from || !n.is_multiple_of(every) || n == taken || self.gave_up.is_some() {
+            return;
+        }
+        self.checkpoints.push(Checkpoint {
+            steps: self.executed,
+            regs: self.regs,
+            hi: self.hi,
+            lo: self.lo,
+            mem: self.mem.clone(),
+            sym_stores: self.sym_stores,
+            sym_words: self.sym_words,
+            written: self.written.clone(),
+            conds: self.conds.clone(),
+            seen: self.seen.clone(),
+            jumps: self.jumps.clone(),
+            stdin: self.stdin.clone(),
+            reads: self.reads,
+            outputs: self.outputs.clone(),
+        });
+    }
+
     /// A tracer for a machine in state `initial` running the program `image`, where
     /// the registers in `inputs` hold the given input terms. `record_steps` keeps a
     /// readable log for `--dump-trace`.
@@ -220,6 +346,8 @@ impl<'s> SymTracer<'s> {
             stdin: Vec::new(),
             reads: 0,
             outputs: Vec::new(),
+            checkpoint_every: None,
+            checkpoints: Vec::new(),
         }
     }
 
@@ -587,6 +715,7 @@ impl Tracer for SymTracer<'_> {
         };
         let effect = Cs241::effect(&mut Shadow(self.store), regs, pc, instr);
         self.apply(pc, instr, effect, event);
+        self.checkpoint();
     }
 
     fn fault(&mut self, instr: Option<Instr>, fault: Fault) {
