@@ -13,13 +13,19 @@
 //! signed, for every `b` as SMT-LIB defines division), so a quotient checked by
 //! recomputing it needs no solver ([`TermStore::recombine_divisions`]).
 //!
-//! Not normalized (built as written): sums in which a summand occurs more than once
-//! with one sign (`x + x` is not turned into `x * 2`: that changed how the merged
+//! A summand that occurs more than once with one sign is collapsed into a product only
+//! in a sum of at least [`SCALE_AFTER`] nodes (a loop's running sum `n + (n - 1) + …`
+//! becomes `n * k + c`, a term of fixed size, instead of growing with every trip);
+//! there `x * k` (`k` a constant) is read as `k` times `x` as well.
+//!
+//! Not normalized (built as written): short sums in which a summand occurs more than
+//! once with one sign (`x + x` is not turned into `x * 2`: that changed how the merged
 //! encoding unrolls loops that double a jump target, at a large cost in queries);
 //! sums of more than [`MAX_SUMMANDS`] distinct summands or that take more than
 //! [`MAX_VISITS`] nodes to read (so long sums cost linear, not quadratic, time);
-//! products (`a * (b + c)` is not distributed, `x * 3` is one summand); Booleans,
-//! comparisons and divisions (their arguments are normalized sums where they are sums).
+//! products otherwise (`a * (b + c)` is not distributed, and in a short sum `x * 3` is
+//! one summand); Booleans, comparisons and divisions (their arguments are normalized
+//! sums where they are sums).
 
 use std::collections::BTreeMap;
 
@@ -42,6 +48,8 @@ pub(super) enum Normalized {
 pub const MAX_SUMMANDS: usize = 64;
 /// The most nodes read to normalize one sum.
 pub const MAX_VISITS: usize = 4 * MAX_SUMMANDS;
+/// The fewest nodes a sum must have for a repeated summand to become a product.
+pub const SCALE_AFTER: usize = 16;
 
 impl TermStore {
     /// Replaces `k·((a / b) * b) + k·(a % b)` in a sum's coefficients by `k·a`: a
@@ -86,6 +94,19 @@ impl TermStore {
     /// parts, so one that contains it has more nodes and at least as many summands
     /// (summands that cancel still count), and would be too long as well.
     pub(super) fn normalized_sum(&mut self, w: u8, parts: &[(Term, u64)]) -> Normalized {
+        match self.read_sum(w, parts, false) {
+            Normalized::AsWritten => self.read_sum(w, parts, true),
+            other => other,
+        }
+    }
+
+    /// [`TermStore::normalized_sum`]'s reading, plain or `scaled`: a scaled reading
+    /// takes `x * k` (`k` a constant) as `k` times `x`, and builds a summand whose
+    /// coefficient is not ±1 as `x * c`; it applies only to sums of at least
+    /// [`SCALE_AFTER`] nodes (a loop's running sum `n + (n - 1) + …`, which would
+    /// otherwise grow with every trip), so short sums such as `x + x` keep the form
+    /// they were written in.
+    fn read_sum(&mut self, w: u8, parts: &[(Term, u64)], scaled: bool) -> Normalized {
         let m = mask(w);
         let mut coefficients: BTreeMap<Term, u64> = BTreeMap::new();
         let mut constant = 0u64;
@@ -108,6 +129,10 @@ impl TermStore {
                     todo.push((x, k));
                     todo.push((y, k.wrapping_neg() & m));
                 }
+                Node::Bin(BinOp::Mul, x, y) if scaled && self.as_const(y).is_some() => {
+                    let factor = self.as_const(y).unwrap_or(1);
+                    todo.push((x, k.wrapping_mul(factor) & m));
+                }
                 _ => {
                     let c = coefficients.entry(t).or_insert(0);
                     *c = c.wrapping_add(k) & m;
@@ -120,7 +145,33 @@ impl TermStore {
         self.recombine_divisions(&mut coefficients, m);
         coefficients.retain(|_, c| *c != 0);
         if coefficients.values().any(|&c| c != 1 && c != m) {
-            return Normalized::AsWritten;
+            if !scaled || visits < SCALE_AFTER {
+                return Normalized::AsWritten;
+            }
+            // Each summand times its coefficient: `x * c`, or `x * -c` subtracted
+            // when `-c` is the smaller (`c` read as signed is negative).
+            let scaled: Vec<(Term, u64)> = coefficients.iter().map(|(&t, &c)| (t, c)).collect();
+            coefficients.clear();
+            for (t, c) in scaled {
+                let (term, sign) = match c {
+                    1 => (t, 1),
+                    c if c == m => (t, m),
+                    c if c > m / 2 => {
+                        let f = self.constant(w, c.wrapping_neg() & m);
+                        (self.bin(BinOp::Mul, t, f), m)
+                    }
+                    c => {
+                        let f = self.constant(w, c);
+                        (self.bin(BinOp::Mul, t, f), 1)
+                    }
+                };
+                let e = coefficients.entry(term).or_insert(0);
+                *e = e.wrapping_add(sign) & m;
+            }
+            coefficients.retain(|_, c| *c != 0);
+            if coefficients.values().any(|&c| c != 1 && c != m) {
+                return Normalized::AsWritten;
+            }
         }
         // Added summands in the store's order, then subtracted ones, then the constant
         // (first instead when nothing is added: `k - x`, `0 - x`).
@@ -302,6 +353,38 @@ mod tests {
             let (pv, rv) = (eval(&s, &vals, p), eval(&s, &vals, r));
             let written = if minus { pv.wrapping_sub(rv) } else { pv.wrapping_add(rv) };
             prop_assert_eq!(written.wrapping_add(c as u64) & 0xFFFF_FFFF, eval(&s, &vals, t));
+        }
+    }
+
+    proptest! {
+        /// A long running sum of few inputs, added and subtracted, scaled by constants
+        /// (a loop's accumulator): normalized with coefficients, it keeps its value and
+        /// stays short.
+        #[test]
+        fn a_long_sum_of_repeated_summands_keeps_its_value_and_stays_short(
+            steps in prop::collection::vec((0usize..3, any::<bool>(), prop_oneof![Just(1u32), Just(2), Just(u32::MAX), any::<u32>()]), 16..60),
+            vals in prop::collection::vec(any::<u32>(), 4),
+        ) {
+            let mut s = TermStore::new();
+            let vs = vars(&mut s);
+            let mut acc = s.word(0);
+            let mut want = 0u32;
+            for &(i, minus, k) in &steps {
+                // `x`, `x * k` or the constant `k`.
+                let (t, v) = match i {
+                    0 => (vs[0], vals[0]),
+                    1 => {
+                        let kt = s.word(k);
+                        (s.bin(BinOp::Mul, vs[1], kt), vals[1].wrapping_mul(k))
+                    }
+                    _ => (s.word(k), k),
+                };
+                acc = s.bin(if minus { BinOp::Sub } else { BinOp::Add }, acc, t);
+                want = if minus { want.wrapping_sub(v) } else { want.wrapping_add(v) };
+            }
+            let v64: Vec<u64> = vals.iter().map(|&v| v as u64).collect();
+            prop_assert_eq!(eval(&s, &v64, acc), want as u64);
+            prop_assert!(s.reachable(&[acc]).len() <= 4 * SCALE_AFTER, "{}", s.readable(acc));
         }
     }
 
