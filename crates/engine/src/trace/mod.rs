@@ -141,53 +141,10 @@ impl SymMemory<Shadow<'_>> for TraceMemory {
     }
 }
 
-/// The tracer's state after some instruction of a run: another run on inputs that
-/// satisfy the conditions recorded so far takes the same first `steps` steps (every
-/// input-dependent fact of them is pinned), so it can run them untraced and go on
-/// from here ([`SymTracer::resume`]) instead of tracing its path from the start.
+/// What a run has done so far, as the tracer shadows it: registers, memory, the
+/// conditions recorded and the input and output so far.
 #[derive(Clone)]
-pub struct Checkpoint {
-    /// Steps the run had executed.
-    pub steps: u64,
-    regs: [Val; 32],
-    hi: Val,
-    lo: Val,
-    mem: TraceMemory,
-    sym_stores: bool,
-    sym_words: bool,
-    written: FxHashSet<u32>,
-    conds: Vec<PathCond>,
-    seen: FxHashSet<Term>,
-    jumps: FxHashMap<(Term, u32), Term>,
-    stdin: Vec<Term>,
-    reads: usize,
-    outputs: Vec<Term>,
-}
-
-impl Checkpoint {
-    /// How many conditions were recorded up to it.
-    pub fn conds(&self) -> usize {
-        self.conds.len()
-    }
-
-    /// The conditions recorded up to it.
-    pub fn conditions(&self) -> &[PathCond] {
-        &self.conds
-    }
-
-    /// Whether the concrete registers it holds are the machine's (a run resumed from
-    /// it must be where it was).
-    pub fn matches(&self, regs: &Registers) -> bool {
-        let same = |v: Val, c: u32| !matches!(v, Val::Conc(k) if k != c);
-        self.regs.iter().zip(regs.gpr).all(|(&v, c)| same(v, c))
-            && same(self.hi, regs.hi)
-            && same(self.lo, regs.lo)
-    }
-}
-
-/// The shadow state and the conditions of one run.
-pub struct SymTracer<'s> {
-    store: &'s mut TermStore,
+struct RunState {
     regs: [Val; 32],
     hi: Val,
     lo: Val,
@@ -200,21 +157,60 @@ pub struct SymTracer<'s> {
     sym_words: bool,
     /// Every address stored to outside the program image (a jump there may find code).
     written: FxHashSet<u32>,
-    image_end: u32,
-    termination: u32,
     conds: Vec<PathCond>,
     seen: FxHashSet<Term>,
     /// Jump classes already built, by (target term, concrete target): loops that jump
     /// through a register rebuild the same condition every iteration.
     jumps: FxHashMap<(Term, u32), Term>,
-    steps: Option<Vec<TraceStep>>,
-    limits: TraceLimits,
-    term_budget_end: usize,
     /// Symbolic standard input bytes (8-bit terms); reads past them give -1.
     stdin: Vec<Term>,
     reads: usize,
     /// Every byte written to the output address, as an 8-bit term.
     outputs: Vec<Term>,
+}
+
+/// The tracer's state after some instruction of a run: another run on inputs that
+/// satisfy the conditions recorded so far takes the same first `steps` steps (every
+/// input-dependent fact of them is pinned), so it can run them untraced and go on
+/// from here ([`SymTracer::resume`]) instead of tracing its path from the start.
+#[derive(Clone)]
+pub struct Checkpoint {
+    /// Steps the run had executed.
+    pub steps: u64,
+    run: RunState,
+}
+
+impl Checkpoint {
+    /// How many conditions were recorded up to it.
+    pub fn conds(&self) -> usize {
+        self.run.conds.len()
+    }
+
+    /// The conditions recorded up to it.
+    pub fn conditions(&self) -> &[PathCond] {
+        &self.run.conds
+    }
+
+    /// Whether the concrete registers it holds are the machine's (a run resumed from
+    /// it must be where it was).
+    pub fn matches(&self, regs: &Registers) -> bool {
+        let same = |v: Val, c: u32| !matches!(v, Val::Conc(k) if k != c);
+        let run = &self.run;
+        run.regs.iter().zip(regs.gpr).all(|(&v, c)| same(v, c))
+            && same(run.hi, regs.hi)
+            && same(run.lo, regs.lo)
+    }
+}
+
+/// The shadow state and the conditions of one run.
+pub struct SymTracer<'s> {
+    store: &'s mut TermStore,
+    run: RunState,
+    image_end: u32,
+    termination: u32,
+    steps: Option<Vec<TraceStep>>,
+    limits: TraceLimits,
+    term_budget_end: usize,
     executed: u64,
     gave_up: Option<GaveUp>,
     /// Take a [`Checkpoint`] each time the conditions reach a multiple of `.0`, from
@@ -232,28 +228,16 @@ impl<'s> SymTracer<'s> {
         termination: u32,
         limits: TraceLimits,
     ) -> Self {
-        let image_end = (at.mem.image.len() as u32).saturating_mul(4);
+        let image_end = (at.run.mem.image.len() as u32).saturating_mul(4);
         let end = store_len_plus(store.len(), limits.max_new_terms);
         SymTracer {
             store,
-            regs: at.regs,
-            hi: at.hi,
-            lo: at.lo,
-            mem: at.mem.clone(),
-            sym_stores: at.sym_stores,
-            sym_words: at.sym_words,
-            written: at.written.clone(),
+            run: at.run.clone(),
             image_end,
             termination,
-            conds: at.conds.clone(),
-            seen: at.seen.clone(),
-            jumps: at.jumps.clone(),
             steps: None,
             limits,
             term_budget_end: end,
-            stdin: at.stdin.clone(),
-            reads: at.reads,
-            outputs: at.outputs.clone(),
             executed: at.steps,
             gave_up: None,
             checkpoint_every: None,
@@ -275,29 +259,17 @@ impl<'s> SymTracer<'s> {
     }
 
     fn checkpoint(&mut self) {
-        let n = self.conds.len();
+        let n = self.run.conds.len();
         let Some((every, from)) = self.checkpoint_every else {
             return;
         };
-        let taken = self.checkpoints.last().map_or(0, |c| c.conds.len());
+        let taken = self.checkpoints.last().map_or(0, |c| c.conds());
         if n == 0 || n < from || !n.is_multiple_of(every) || n == taken || self.gave_up.is_some() {
             return;
         }
         self.checkpoints.push(Checkpoint {
             steps: self.executed,
-            regs: self.regs,
-            hi: self.hi,
-            lo: self.lo,
-            mem: self.mem.clone(),
-            sym_stores: self.sym_stores,
-            sym_words: self.sym_words,
-            written: self.written.clone(),
-            conds: self.conds.clone(),
-            seen: self.seen.clone(),
-            jumps: self.jumps.clone(),
-            stdin: self.stdin.clone(),
-            reads: self.reads,
-            outputs: self.outputs.clone(),
+            run: self.run.clone(),
         });
     }
 
@@ -322,30 +294,32 @@ impl<'s> SymTracer<'s> {
         let image_end = (image.len() as u32).saturating_mul(4);
         SymTracer {
             store,
-            regs,
-            hi: Val::Conc(initial.hi),
-            lo: Val::Conc(initial.lo),
-            mem: TraceMemory {
-                base: None,
-                overlay: FxHashMap::default(),
-                image,
+            run: RunState {
+                regs,
+                hi: Val::Conc(initial.hi),
+                lo: Val::Conc(initial.lo),
+                mem: TraceMemory {
+                    base: None,
+                    overlay: FxHashMap::default(),
+                    image,
+                },
+                sym_stores: false,
+                sym_words: false,
+                written: FxHashSet::default(),
+                conds: Vec::new(),
+                seen: FxHashSet::default(),
+                jumps: FxHashMap::default(),
+                stdin: Vec::new(),
+                reads: 0,
+                outputs: Vec::new(),
             },
-            sym_stores: false,
-            sym_words: false,
-            written: FxHashSet::default(),
             image_end,
             termination,
-            conds: Vec::new(),
-            seen: FxHashSet::default(),
-            jumps: FxHashMap::default(),
             term_budget_end: store_len_plus(base, TraceLimits::default().max_new_terms),
             steps: record_steps.then(Vec::new),
             limits: TraceLimits::default(),
             executed: 0,
             gave_up: None,
-            stdin: Vec::new(),
-            reads: 0,
-            outputs: Vec::new(),
             checkpoint_every: None,
             checkpoints: Vec::new(),
         }
@@ -356,11 +330,11 @@ impl<'s> SymTracer<'s> {
         for (addr, t) in words {
             let v = Shadow(self.store).value(t);
             if matches!(v, Val::Sym(_)) {
-                self.sym_words = true;
+                self.run.sym_words = true;
             }
-            self.mem.overlay.insert(addr, v);
+            self.run.mem.overlay.insert(addr, v);
             if addr >= self.image_end {
-                self.written.insert(addr);
+                self.run.written.insert(addr);
             }
         }
         self
@@ -368,22 +342,22 @@ impl<'s> SymTracer<'s> {
 
     /// Standard input bytes that are inputs (8-bit terms), read in order.
     pub fn with_stdin(mut self, bytes: Vec<Term>) -> Self {
-        self.stdin = bytes;
+        self.run.stdin = bytes;
         self
     }
 
     /// The terms of an observable at this point of the run (after it ends: its result).
     pub fn observe(&mut self, what: &Observable) -> Vec<Term> {
         let regs = Regs {
-            gpr: &self.regs,
-            hi: self.hi,
-            lo: self.lo,
+            gpr: &self.run.regs,
+            hi: self.run.hi,
+            lo: self.run.lo,
         };
         crate::semantics::observe(
             &mut Shadow(self.store),
             regs,
-            &mut self.mem,
-            &self.outputs,
+            &mut self.run.mem,
+            &self.run.outputs,
             what,
         )
     }
@@ -403,17 +377,17 @@ impl<'s> SymTracer<'s> {
 
     /// The path conditions recorded, in order.
     pub fn conds(&self) -> &[PathCond] {
-        &self.conds
+        &self.run.conds
     }
 
     /// Consumes the tracer, giving its conditions and readable log.
     pub fn finish(self) -> (Vec<PathCond>, Vec<TraceStep>, [Val; 32]) {
-        (self.conds, self.steps.unwrap_or_default(), self.regs)
+        (self.run.conds, self.steps.unwrap_or_default(), self.run.regs)
     }
 
     /// The shadow of register `r`.
     pub fn reg(&self, r: Reg) -> Val {
-        self.regs[r.index() & 31]
+        self.run.regs[r.index() & 31]
     }
 
     /// The term for a shadow value.
@@ -428,7 +402,7 @@ impl<'s> SymTracer<'s> {
 
     fn set(&mut self, pc: u32, instr: Instr, d: Reg, v: Val) {
         if d != Reg::ZERO {
-            self.regs[d.index() & 31] = v;
+            self.run.regs[d.index() & 31] = v;
             if let Val::Sym(t) = v {
                 self.log(pc, instr, dump::Dest::Reg(d), t);
             }
@@ -436,8 +410,8 @@ impl<'s> SymTracer<'s> {
     }
 
     fn set_hilo(&mut self, pc: u32, instr: Instr, hi: Val, lo: Val) {
-        self.hi = hi;
-        self.lo = lo;
+        self.run.hi = hi;
+        self.run.lo = lo;
         if let Val::Sym(t) = hi {
             self.log(pc, instr, dump::Dest::Hi, t);
         }
@@ -459,14 +433,14 @@ impl<'s> SymTracer<'s> {
 
     /// Records that `cond` held at `pc` (skipped when it is constant or already known).
     fn cond(&mut self, pc: u32, cond: Term, kind: CondKind) {
-        if self.store.as_const(cond).is_some() || !self.seen.insert(cond) {
+        if self.store.as_const(cond).is_some() || !self.run.seen.insert(cond) {
             return;
         }
-        if self.conds.len() >= self.limits.max_conds {
+        if self.run.conds.len() >= self.limits.max_conds {
             self.gave_up = Some(GaveUp::Conditions);
             return;
         }
-        self.conds.push(PathCond { pc, cond, kind });
+        self.run.conds.push(PathCond { pc, cond, kind });
         if let Some(steps) = &mut self.steps {
             steps.push(TraceStep::Cond(PathCond { pc, cond, kind }));
         }
@@ -499,7 +473,7 @@ impl<'s> SymTracer<'s> {
             let c = self.access_class(t, addr);
             self.cond(pc, c, CondKind::Address);
         }
-        let v = crate::semantics::load(&mut Shadow(self.store), &mut self.mem, a);
+        let v = crate::semantics::load(&mut Shadow(self.store), &mut self.run.mem, a);
         debug_assert!(
             !matches!(v, Val::Conc(c) if c != value),
             "the shadow of {addr:#x} is {v:?}, the machine read {value:#x}"
@@ -510,19 +484,19 @@ impl<'s> SymTracer<'s> {
     /// Records a store of `v` to `addr` (at `a` symbolically).
     fn store_word(&mut self, pc: u32, instr: Instr, a: Val, v: Val, addr: u32) {
         if addr >= self.image_end {
-            self.written.insert(addr);
+            self.run.written.insert(addr);
         }
         if let Val::Sym(t) = a {
             let c = self.access_class(t, addr);
             self.cond(pc, c, CondKind::Address);
-            self.sym_stores = true;
-            self.sym_words = true;
+            self.run.sym_stores = true;
+            self.run.sym_words = true;
         } else if let Val::Sym(tv) = v {
-            self.sym_words = true;
+            self.run.sym_words = true;
             self.log(pc, instr, dump::Dest::Mem(addr), tv);
         }
-        crate::semantics::store(&mut Shadow(self.store), &mut self.mem, a, v);
-        if let (Val::Sym(_), Some(m)) = (a, self.mem.base) {
+        crate::semantics::store(&mut Shadow(self.store), &mut self.run.mem, a, v);
+        if let (Val::Sym(_), Some(m)) = (a, self.run.mem.base) {
             self.log(pc, instr, dump::Dest::Memory, m);
         }
     }
@@ -530,10 +504,10 @@ impl<'s> SymTracer<'s> {
     /// Once a stored word depends on the inputs, the word fetched at `addr` (code or a
     /// literal) may too; pins it to the value the run fetched.
     fn pin_fetched(&mut self, pc: u32, addr: u32, value: u32) {
-        if !self.sym_words {
+        if !self.run.sym_words {
             return;
         }
-        let word = match (self.mem.overlay.get(&addr), self.mem.base) {
+        let word = match (self.run.mem.overlay.get(&addr), self.run.mem.base) {
             (Some(&Val::Sym(t)), _) => t,
             (Some(&Val::Conc(_)), _) | (None, None) => return,
             (None, Some(m)) => {
@@ -563,7 +537,7 @@ impl<'s> SymTracer<'s> {
         }
         let exact = target.is_multiple_of(4)
             && target < MEM_SIZE
-            && (target < self.image_end || self.written.contains(&target) || self.sym_stores);
+            && (target < self.image_end || self.run.written.contains(&target) || self.run.sym_stores);
         if exact {
             let k = s.word(target);
             return s.eq(t, k);
@@ -582,7 +556,7 @@ impl<'s> SymTracer<'s> {
         let mut c = s.and(aligned, in_range);
         c = s.and(c, outside);
         c = s.and(c, not_term);
-        let mut written: Vec<u32> = self.written.iter().copied().collect();
+        let mut written: Vec<u32> = self.run.written.iter().copied().collect();
         written.sort_unstable();
         for w in written {
             let k = s.word(w);
@@ -621,13 +595,13 @@ impl<'s> SymTracer<'s> {
                 }
                 Event::Input(byte) => {
                     self.pin_address(pc, a, INPUT_ADDR);
-                    let symbolic = byte.and(self.stdin.get(self.reads).copied());
+                    let symbolic = byte.and(self.run.stdin.get(self.run.reads).copied());
                     let v = match symbolic {
                         Some(b) => alu::input_word(&mut Shadow(self.store), Some(b)),
                         None => Val::Conc(byte.map_or(u32::MAX, u32::from)),
                     };
                     if byte.is_some() {
-                        self.reads += 1;
+                        self.run.reads += 1;
                     }
                     self.set(pc, instr, dest, v);
                 }
@@ -638,7 +612,7 @@ impl<'s> SymTracer<'s> {
                 Event::Output(_) => {
                     self.pin_address(pc, a, OUTPUT_ADDR);
                     let byte = alu::output_byte(&mut Shadow(self.store), value);
-                    self.outputs.push(byte);
+                    self.run.outputs.push(byte);
                 }
                 _ => {}
             },
@@ -665,12 +639,12 @@ impl<'s> SymTracer<'s> {
                 if let Val::Sym(t) = t {
                     // The class of a zero-memory target depends on what was written
                     // since, so only exact classes are remembered.
-                    let c = match self.jumps.get(&(t, target)) {
+                    let c = match self.run.jumps.get(&(t, target)) {
                         Some(&c) => c,
                         None => {
                             let c = self.jump_class(t, target);
                             if target < self.image_end || target == self.termination {
-                                self.jumps.insert((t, target), c);
+                                self.run.jumps.insert((t, target), c);
                             }
                             c
                         }
@@ -705,13 +679,13 @@ impl Tracer for SymTracer<'_> {
                 }
             }
         }
-        if self.sym_words {
+        if self.run.sym_words {
             self.pin_fetched(pc, pc, Cs241::encode(instr));
         }
         let regs = Regs {
-            gpr: &self.regs,
-            hi: self.hi,
-            lo: self.lo,
+            gpr: &self.run.regs,
+            hi: self.run.hi,
+            lo: self.run.lo,
         };
         let effect = Cs241::effect(&mut Shadow(self.store), regs, pc, instr);
         self.apply(pc, instr, effect, event);
@@ -734,9 +708,9 @@ impl Tracer for SymTracer<'_> {
         let Some(instr) = instr else { return };
         let pc = fault.pc;
         let regs = Regs {
-            gpr: &self.regs,
-            hi: self.hi,
-            lo: self.lo,
+            gpr: &self.run.regs,
+            hi: self.run.hi,
+            lo: self.run.lo,
         };
         let effect = Cs241::effect(&mut Shadow(self.store), regs, pc, instr);
         match (effect, fault.kind) {
