@@ -105,6 +105,14 @@ pub enum CliError {
     /// The solver command stopped answering like a solver during the search.
     #[error("the solver failed: {0}")]
     Solver(String),
+    /// A precondition (`--assume`) that is not in the language or does not fit the
+    /// inputs; `span` is the byte range of `text` at fault.
+    #[error("--assume `{text}`: {message}")]
+    Precondition {
+        text: String,
+        span: std::ops::Range<usize>,
+        message: String,
+    },
     /// Writing the report to standard output failed (a closed pipe is not an error).
     #[error("cannot write to standard output: {0}")]
     Stdout(#[source] io::Error),
@@ -131,6 +139,15 @@ impl CliError {
                 crate::cmd::search::shell_word(command.trim())
             )),
             tamarin::Error::SolverFailed { message, .. } => CliError::Solver(message),
+            tamarin::Error::Precondition {
+                text,
+                span,
+                message,
+            } => CliError::Precondition {
+                text,
+                span,
+                message,
+            },
             other => CliError::Usage(other.to_string()),
         }
     }
@@ -167,6 +184,14 @@ impl CliError {
                 ("write", Some(path.clone()), None)
             }
             CliError::Setup(_) => ("setup", None, None),
+            CliError::Precondition { text, span, .. } => (
+                "usage",
+                None,
+                Some((
+                    1,
+                    text[..span.start.min(text.len())].chars().count() as u32 + 1,
+                )),
+            ),
             CliError::Usage(_) => ("usage", None, None),
             CliError::Solver(_) => ("solver", None, None),
             CliError::Stdout(_) => ("write", None, None),
@@ -221,6 +246,11 @@ impl CliError {
             CliError::Load(LoadError::Io { path, source }) => {
                 let _ = writeln!(err, "error: cannot read `{path}`: {source}");
             }
+            CliError::Precondition {
+                text,
+                span,
+                message,
+            } => render_precondition_error(&mut err, text, span, message, colour()),
             other => {
                 let _ = writeln!(err, "error: {other}");
             }
@@ -294,6 +324,47 @@ fn plural(n: usize) -> &'static str {
         ""
     } else {
         "s"
+    }
+}
+
+/// Draws a precondition's error under its text, with the span underlined.
+pub fn render_precondition_error(
+    w: &mut dyn Write,
+    text: &str,
+    span: &std::ops::Range<usize>,
+    message: &str,
+    colour: bool,
+) {
+    // One line, as ariadne would split it: line breaks inside become spaces.
+    let line: String = text
+        .chars()
+        .map(|c| if c == '\n' || breaks_lines(c) { ' ' } else { c })
+        .collect();
+    let start = span.start.min(line.len());
+    let end = span.end.clamp(start, line.len());
+    let id = "--assume".to_string();
+    let config = Config::default()
+        .with_color(colour)
+        .with_char_set(if colour {
+            CharSet::Unicode
+        } else {
+            CharSet::Ascii
+        })
+        .with_index_type(IndexType::Byte);
+    let report = Report::build(ReportKind::Error, (id.clone(), start..end))
+        .with_config(config)
+        .with_message(format!("bad precondition: {message}"))
+        .with_label(
+            Label::new((id.clone(), start..end))
+                .with_message(message)
+                .with_color(Color::Red),
+        )
+        .finish();
+    if report
+        .write((id, Source::from(line.as_str())), &mut *w)
+        .is_err()
+    {
+        let _ = writeln!(w, "error: --assume `{text}`: {message}");
     }
 }
 

@@ -202,11 +202,18 @@ pub struct CompareReport {
     /// Possibly-equivalent only.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub incomplete: Option<Vec<Reason>>,
+    /// The preconditions (`--assume`): the counterexample satisfies them, the proof
+    /// covers the inputs that do. Absent when there are none.
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub assume: Vec<String>,
+    /// `same` or `different`: whether one program ending where the other runs out of
+    /// fuel is a difference.
+    pub out_of_fuel: &'static str,
     pub stats: CompareStats,
 }
 
 impl CompareReport {
-    pub fn new(report: &tamarin::Report) -> CompareReport {
+    pub fn new(report: &tamarin::Report, opts: &tamarin::Options) -> CompareReport {
         use tamarin::Verdict;
         let s = &report.stats;
         let (mut counterexample, mut proof, mut incomplete) = (None, None, None);
@@ -223,6 +230,8 @@ impl CompareReport {
             counterexample,
             proof,
             incomplete,
+            assume: opts.assume.iter().map(|p| p.text().to_string()).collect(),
+            out_of_fuel: opts.out_of_fuel.name(),
             stats: CompareStats {
                 runs: s.runs,
                 paths: PerSide::of(s.paths),

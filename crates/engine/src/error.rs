@@ -6,10 +6,12 @@
 //! out as given: inputs that cannot be placed, an observable no run can show, or a
 //! solver that is not one.
 
-use tamarin_mips::cpu::SetupError;
+use tamarin_mips::cpu::{SetupError, Stop};
 use tamarin_mips::Program;
 
-use crate::io::Observable;
+use crate::io::{InputLayout, Observable};
+use crate::solver::{build_chain, Answer, Solver};
+use crate::term::TermStore;
 use crate::options::Options;
 use crate::report::Stats;
 use crate::solver::ProcessSolver;
@@ -46,6 +48,20 @@ pub enum Error {
     /// them: the run is the tool's failure, not the programs'.
     #[error("the solver `{command}` failed during the search: {message}")]
     SolverFailed { command: String, message: String },
+    /// A precondition ([`Options::assume`]) that does not fit the inputs: it names a
+    /// register that is not an input, an array without the array frontend, a byte of
+    /// standard input that is not an input, or mixes numbers and truths. `span` is the
+    /// byte range of `text` at fault.
+    #[error("precondition `{text}`: {message}")]
+    Precondition {
+        text: String,
+        span: std::ops::Range<usize>,
+        message: String,
+    },
+    /// No input satisfies all the preconditions together, so every claim about the
+    /// inputs they allow would hold vacuously: the task is refused instead.
+    #[error("no input satisfies the preconditions {}", preconditions.iter().map(|p| format!("`{p}`")).collect::<Vec<_>>().join(" and "))]
+    Unsatisfiable { preconditions: Vec<String> },
 }
 
 impl Options {
@@ -68,6 +84,7 @@ impl Options {
                 });
             }
         }
+        self.validate_preconditions()?;
         if let Some(command) = &self.solver.external {
             let unusable = |message| Error::Solver {
                 command: command.clone(),
@@ -77,6 +94,33 @@ impl Options {
                 .map_err(unusable)?
                 .probe()
                 .map_err(unusable)?;
+        }
+        Ok(())
+    }
+
+    /// Refuses preconditions that do not fit the inputs, or that no input satisfies
+    /// (asked of the solver chain; an undecided answer lets the task go on).
+    fn validate_preconditions(&self) -> Result<(), Error> {
+        if self.assume.is_empty() {
+            return Ok(());
+        }
+        let mut store = TermStore::new();
+        let mut layout = InputLayout::declare(&mut store, &self.inputs, self.stdin_len);
+        for p in &self.assume {
+            p.lower(&mut store, &layout)
+                .map_err(|e| Error::Precondition {
+                    text: p.text().to_string(),
+                    span: e.span,
+                    message: e.message,
+                })?;
+        }
+        let _ = layout.assume(&mut store, &self.assume);
+        let domain = layout.domain(&mut store);
+        let mut solver = build_chain(&self.solver, Stop::at(None), domain);
+        if solver.check(&mut store, &[]) == Answer::Unsat {
+            return Err(Error::Unsatisfiable {
+                preconditions: self.assume.iter().map(|p| p.text().to_string()).collect(),
+            });
         }
         Ok(())
     }

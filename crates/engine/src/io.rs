@@ -182,6 +182,46 @@ pub struct InputLayout {
     pub stdin_len: usize,
     vars: Vec<Term>,
     names: Vec<String>,
+    /// The preconditions, as terms of the store the layout was declared in.
+    assumed: Vec<Term>,
+    /// The preconditions, for checking concrete inputs (none: every input is allowed).
+    admission: Option<InputFilter>,
+}
+
+/// A Boolean term over a layout's variables, in a store of its own whose variables
+/// are declared in the layout's order (so input values index them directly): what
+/// concrete inputs must satisfy.
+#[derive(Clone)]
+pub(crate) struct InputFilter {
+    inner: std::sync::Arc<(TermStore, Term)>,
+}
+
+impl fmt::Debug for InputFilter {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str("InputFilter")
+    }
+}
+
+impl InputFilter {
+    pub(crate) fn new(store: TermStore, term: Term) -> InputFilter {
+        InputFilter {
+            inner: std::sync::Arc::new((store, term)),
+        }
+    }
+
+    /// Admits no input.
+    pub(crate) fn refuse_all() -> InputFilter {
+        let mut store = TermStore::new();
+        let term = store.bool(false);
+        InputFilter::new(store, term)
+    }
+
+    /// Whether `values` satisfy the term.
+    pub(crate) fn admits(&self, values: &[u32]) -> bool {
+        let (store, term) = &*self.inner;
+        let vars: Vec<u64> = values.iter().map(|&v| v as u64).collect();
+        crate::term::Evaluator::new(store, &vars).holds(*term)
+    }
 }
 
 /// The inputs of one run, for reports and replay commands.
@@ -231,7 +271,26 @@ impl InputLayout {
             stdin_len,
             vars,
             names,
+            assumed: Vec::new(),
+            admission: None,
         }
+    }
+
+    /// Restricts the inputs: `assumed` (terms of the store the layout was declared in)
+    /// join the [`domain`](Self::domain), and `filter` decides concrete inputs.
+    pub(crate) fn restrict(&mut self, assumed: Vec<Term>, filter: InputFilter) {
+        self.assumed = assumed;
+        self.admission = Some(filter);
+    }
+
+    /// Whether `values` (in the layout's order) satisfy the preconditions.
+    pub fn admits(&self, values: &[u32]) -> bool {
+        self.admission.as_ref().is_none_or(|a| a.admits(values))
+    }
+
+    /// Whether some precondition restricts the inputs.
+    pub fn is_restricted(&self) -> bool {
+        self.admission.is_some()
     }
 
     /// The input variables, in order.
@@ -244,15 +303,18 @@ impl InputLayout {
         &self.names
     }
 
-    /// Constraints every input satisfies (the array length is at most `max_len`).
+    /// Constraints every input satisfies: the array length is at most `max_len`, and
+    /// the preconditions hold.
     pub fn domain(&self, store: &mut TermStore) -> Vec<Term> {
-        match (&self.spec, self.vars.first()) {
+        let mut domain = match (&self.spec, self.vars.first()) {
             (InputSpec::Array { max_len, .. }, Some(&len)) => {
                 let bound = store.word(max_len.saturating_add(1));
                 vec![store.bin(BinOp::Ult, len, bound)]
             }
             _ => Vec::new(),
-        }
+        };
+        domain.extend_from_slice(&self.assumed);
+        domain
     }
 
     /// `-bound <= v <= bound` for every input variable (for small counterexamples).

@@ -69,13 +69,14 @@ macro_rules! internal_modules {
 }
 
 internal_modules!(
-    bmc, check, concolic, equiv, error, io, options, report, semantics, solver, term, trace,
-    verdict
+    assume, bmc, check, concolic, equiv, error, io, options, report, semantics, solver, term,
+    trace, verdict
 );
 
 pub use tamarin_mips as mips;
 
-pub use check::{CheckReport, Finding};
+pub use assume::{AssumeError, Precondition};
+pub use check::{CheckReport, Finding, FindingKind};
 pub use concolic::{Exploration, PathReport};
 pub use equiv::AUTO_PATHS;
 pub use error::Error;
@@ -92,7 +93,7 @@ pub use solver::{
 pub use trace::TraceLimits;
 pub use verdict::{
     outcomes_differ, replay, results_differ, rule, run_observed, Counterexample, Ending, Engine,
-    Incomplete, Proof, Rule, Uncovered, UnrollStats, Verdict,
+    FuelPolicy, Incomplete, Proof, Rule, Uncovered, UnrollStats, Verdict,
 };
 
 use tamarin_mips::Program;

@@ -60,6 +60,12 @@ pub struct Options {
     /// Whether the merged encoding's difference query, when the solver cannot decide it
     /// whole, is asked again in groups of one program's ends (default true).
     pub bmc_split: bool,
+    /// Whether one program ending where the other runs out of fuel is a difference
+    /// (default: never, the report's rule).
+    pub out_of_fuel: verdict::FuelPolicy,
+    /// Preconditions on the inputs (default none): a counterexample satisfies them all,
+    /// and a proof covers the inputs that do.
+    pub assume: Vec<crate::assume::Precondition>,
     /// Raised from outside (Ctrl-C) to stop the comparison early (default none).
     pub interrupt: Option<&'static std::sync::atomic::AtomicBool>,
 }
@@ -85,6 +91,8 @@ impl Default for Options {
             max_encoding_terms: 4_000_000,
             trace_resume: true,
             bmc_split: true,
+            assume: Vec::new(),
+            out_of_fuel: verdict::FuelPolicy::Same,
             interrupt: None,
         }
     }

@@ -19,6 +19,7 @@ use crate::io::{observe, InputLayout, InputValues, Observable, Observed};
 /// of fuel = never a difference.
 pub fn outcomes_differ(left: &Outcome, right: &Outcome) -> bool {
     results_differ(
+        FuelPolicy::Same,
         left,
         &[Observed::Word(left.regs.gpr[3])],
         right,
@@ -52,6 +53,29 @@ impl Ending {
     }
 }
 
+/// What running out of fuel means when the other program ends.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash)]
+pub enum FuelPolicy {
+    /// The report's rule: a run out of fuel is never a difference (a proof then says
+    /// nothing about inputs on which either program runs that long).
+    #[default]
+    Same,
+    /// One program ends (normally or with an error) and the other runs out of fuel: a
+    /// difference. Both out of fuel is still the same. For grading, where a program
+    /// that does not end where the reference does is wrong.
+    Different,
+}
+
+impl FuelPolicy {
+    /// `same` or `different`, as the command line spells it.
+    pub fn name(self) -> &'static str {
+        match self {
+            FuelPolicy::Same => "same",
+            FuelPolicy::Different => "different",
+        }
+    }
+}
+
 /// What the rules say of two endings.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum Rule {
@@ -64,13 +88,20 @@ pub enum Rule {
 }
 
 /// The comparison rules, written once: both fail = same; one fails and the other ends
-/// = different; both end = compare the observables; out of fuel (or unknown) on either
-/// side = never a difference. Concrete replay ([`results_differ`]) and the symbolic
-/// difference conditions of both engines ([`observed_differ`]) all go through it.
-pub fn rule(left: Ending, right: Ending) -> Rule {
+/// = different; both end = compare the observables; unknown on either side = never a
+/// difference; out of fuel on either side = never a difference under
+/// [`FuelPolicy::Same`], and under [`FuelPolicy::Different`] a difference when the
+/// other side stops (both out of fuel stays the same). Concrete replay
+/// ([`results_differ`]) and the symbolic difference conditions of both engines
+/// ([`observed_differ`]) all go through it.
+pub fn rule(policy: FuelPolicy, left: Ending, right: Ending) -> Rule {
     use Ending::*;
     match (left, right) {
-        (OutOfFuel | Unknown, _) | (_, OutOfFuel | Unknown) => Rule::Same,
+        (Unknown, _) | (_, Unknown) | (OutOfFuel, OutOfFuel) => Rule::Same,
+        (OutOfFuel, _) | (_, OutOfFuel) => match policy {
+            FuelPolicy::Same => Rule::Same,
+            FuelPolicy::Different => Rule::Different,
+        },
         (Error, Error) => Rule::Same,
         (Done, Done) => Rule::CompareObservables,
         (Done, Error) | (Error, Done) => Rule::Different,
@@ -79,12 +110,13 @@ pub fn rule(left: Ending, right: Ending) -> Rule {
 
 /// The rules with chosen observables, on two concrete runs.
 pub fn results_differ(
+    policy: FuelPolicy,
     left: &Outcome,
     lobs: &[Observed],
     right: &Outcome,
     robs: &[Observed],
 ) -> bool {
-    match rule(Ending::of(&left.status), Ending::of(&right.status)) {
+    match rule(policy, Ending::of(&left.status), Ending::of(&right.status)) {
         Rule::Same => false,
         Rule::Different => true,
         Rule::CompareObservables => lobs != robs,
@@ -150,10 +182,15 @@ pub fn replay(
     layout: &InputLayout,
     values: &[u32],
     what: &[Observable],
+    policy: FuelPolicy,
 ) -> Option<Counterexample> {
+    // No counterexample outside the preconditions, whichever engine found it.
+    if !layout.admits(values) {
+        return None;
+    }
     let (l, lobs) = run_observed(left, config, layout, values, what)?;
     let (r, robs) = run_observed(right, config, layout, values, what)?;
-    if !results_differ(&l, &lobs, &r, &robs) {
+    if !results_differ(policy, &l, &lobs, &r, &robs) {
         return None;
     }
     Some(Counterexample {
@@ -435,8 +472,19 @@ mod rule_tests {
                     (Done, Error) | (Error, Done) => Rule::Different,
                     _ => Rule::Same,
                 };
-                assert_eq!(rule(a, b), want, "{a:?} {b:?}");
-                assert_eq!(rule(a, b), rule(b, a), "symmetric");
+                assert_eq!(rule(FuelPolicy::Same, a, b), want, "{a:?} {b:?}");
+                let p = FuelPolicy::Same;
+                assert_eq!(rule(p, a, b), rule(p, b, a), "symmetric");
+                // Under the other policy only one ending against running out of
+                // fuel changes: it becomes a difference.
+                let d = FuelPolicy::Different;
+                let stops = |e| matches!(e, Done | Error);
+                let want = if (a == OutOfFuel && stops(b)) || (b == OutOfFuel && stops(a)) {
+                    Rule::Different
+                } else {
+                    want
+                };
+                assert_eq!(rule(d, a, b), want, "{a:?} {b:?} under different");
             }
         }
     }

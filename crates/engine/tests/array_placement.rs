@@ -274,7 +274,10 @@ fn check_and_paths_see_the_image_past_the_length() {
     let report = check(&p, &opts, &mut Quiet);
     assert_eq!(report.findings.len(), 1, "{:?}", report.findings);
     let f = &report.findings[0];
-    assert_eq!(f.kind, FaultKind::DivisionByZero);
+    assert_eq!(
+        f.kind,
+        tamarin::FindingKind::Fault(FaultKind::DivisionByZero)
+    );
     let a = f.values.array.as_ref().expect("array");
     assert!(a.len() >= 2 && a[1] == 0, "{a:?}");
     assert!(report.incomplete().is_empty(), "{:?}", report.incomplete());

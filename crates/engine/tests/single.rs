@@ -16,7 +16,10 @@ fn kinds(p: &Program) -> Vec<(FaultKind, u32)> {
     check(p, &Options::default(), &mut Quiet)
         .findings
         .iter()
-        .map(|f| (f.kind, f.pc))
+        .map(|f| match f.kind {
+            tamarin::FindingKind::Fault(k) => (k, f.pc),
+            other => panic!("not a fault: {other:?}"),
+        })
         .collect()
 }
 
@@ -26,7 +29,10 @@ fn division_by_an_input_is_found_with_a_zero_divisor() {
     let report = check(&p, &Options::default(), &mut Quiet);
     assert_eq!(report.findings.len(), 1);
     let f = &report.findings[0];
-    assert_eq!((f.kind, f.pc), (FaultKind::DivisionByZero, 0));
+    assert_eq!(
+        (f.kind, f.pc),
+        (tamarin::FindingKind::Fault(FaultKind::DivisionByZero), 0)
+    );
     assert_eq!(f.inputs[1].1, 0);
     assert!(report.incomplete().is_empty());
 }
@@ -135,7 +141,7 @@ fn a_table_lookup_fails_only_without_its_bounds_check() {
     assert!(unchecked
         .findings
         .iter()
-        .any(|f| f.kind == FaultKind::OutOfRangeAccess));
+        .any(|f| f.kind == tamarin::FindingKind::Fault(FaultKind::OutOfRangeAccess)));
     let checked = check(&table(true), &Options::default(), &mut Quiet);
     assert!(checked.findings.is_empty(), "{:?}", checked.findings);
     assert!(
@@ -157,7 +163,10 @@ fn an_error_on_a_late_loop_iteration_is_found() {
     );
     let report = check(&p, &Options::default(), &mut Quiet);
     assert_eq!(report.findings.len(), 1, "{:?}", report.findings);
-    assert_eq!(report.findings[0].kind, FaultKind::DivisionByZero);
+    assert_eq!(
+        report.findings[0].kind,
+        tamarin::FindingKind::Fault(FaultKind::DivisionByZero)
+    );
     assert!(report.findings[0].inputs[0].1 > 20);
 }
 

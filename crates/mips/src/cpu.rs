@@ -421,6 +421,11 @@ impl Machine {
         &self.output
     }
 
+    /// The address of the next instruction (where a run out of fuel stopped).
+    pub fn pc(&self) -> u32 {
+        self.pc
+    }
+
     /// Steps executed so far.
     pub fn steps(&self) -> u64 {
         self.steps

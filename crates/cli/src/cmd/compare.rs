@@ -7,7 +7,7 @@ use std::process::ExitCode;
 
 use clap::Args as ClapArgs;
 use tamarin::Report;
-use tamarin::{Engine, Proof, Verdict};
+use tamarin::{Engine, FuelPolicy, Proof, Verdict};
 use tamarin::{Observable, Observed};
 use tamarin_mips::Status;
 
@@ -67,8 +67,8 @@ pub fn execute(args: Args) -> Result<ExitCode, CliError> {
     super::search::print_warnings(&report.stats);
     let mut out = super::stdout();
     match args.format {
-        OutputFormat::Text => write_text(&mut out, &args, &report),
-        OutputFormat::Json => write_json(&mut out, &report),
+        OutputFormat::Text => write_text(&mut out, &args, &opts, &report),
+        OutputFormat::Json => write_json(&mut out, &opts, &report),
     }
     .map_err(CliError::stdout)?;
     super::finish(out)?;
@@ -121,7 +121,12 @@ fn shown(o: &Observed) -> String {
     }
 }
 
-fn write_text(out: &mut impl Write, args: &Args, report: &Report) -> std::io::Result<()> {
+fn write_text(
+    out: &mut impl Write,
+    args: &Args,
+    opts: &tamarin::Options,
+    report: &Report,
+) -> std::io::Result<()> {
     let observed: Vec<String> = args.observe.0.iter().map(|o| o.to_string()).collect();
     let observed = observed.join(", ");
     match &report.verdict {
@@ -165,23 +170,29 @@ fn write_text(out: &mut impl Write, args: &Args, report: &Report) -> std::io::Re
                 FrontendKind::Array => format!("arrays of up to {} words", args.search.max_len),
                 FrontendKind::Twoints => format!("inputs {}", report.input_names.join(", ")),
             };
+            let stdin = if args.search.stdin_len > 0 {
+                format!(" and {} bytes of standard input", args.search.stdin_len)
+            } else {
+                String::new()
+            };
+            let claim = match opts.out_of_fuel {
+                FuelPolicy::Same => format!(
+                    "every run of either program that ends within {} steps agrees on {observed}",
+                    p.fuel
+                ),
+                FuelPolicy::Different => format!(
+                    "either both programs end within {} steps and agree on {observed}, or neither does",
+                    p.fuel
+                ),
+            };
             writeln!(
                 out,
-                "equivalent: for all {inputs}{}, every run of either program that ends within {} steps agrees on {observed}",
-                if args.search.stdin_len > 0 {
-                    format!(" and {} bytes of standard input", args.search.stdin_len)
-                } else {
-                    String::new()
-                },
-                p.fuel
+                "equivalent: for all {inputs}{stdin}{}, {claim}",
+                assumed(&opts.assume)
             )?;
             writeln!(out, "  {}", how_proved(p, &report.stats.solver_name))?;
-            if p.out_of_fuel != (0, 0) && p.engine == Engine::Concolic {
-                writeln!(
-                    out,
-                    "  note: {} left and {} right path(s) do not end within {} steps; runs out of fuel are never a difference",
-                    p.out_of_fuel.0, p.out_of_fuel.1, p.fuel
-                )?;
+            if let Some(note) = fuel_note(p, opts.out_of_fuel) {
+                writeln!(out, "  {note}")?;
             }
         }
         Verdict::PossiblyEquivalent(reasons) => {
@@ -237,6 +248,49 @@ fn write_text(out: &mut impl Write, args: &Args, report: &Report) -> std::io::Re
     Ok(())
 }
 
+/// ` that satisfy `A` and `B`` for preconditions, or nothing.
+pub fn assumed(preconditions: &[tamarin::Precondition]) -> String {
+    if preconditions.is_empty() {
+        return String::new();
+    }
+    let list: Vec<String> = preconditions.iter().map(|p| format!("`{p}`")).collect();
+    format!(" that satisfy {}", list.join(" and "))
+}
+
+/// `1 path`, `2 paths`.
+pub fn count(n: u64, what: &str) -> String {
+    format!("{n} {what}{}", if n == 1 { "" } else { "s" })
+}
+
+/// What a proof says about runs out of fuel, in words.
+fn fuel_note(p: &Proof, policy: FuelPolicy) -> Option<String> {
+    let (l, r) = p.out_of_fuel;
+    let fuel = p.fuel;
+    match (policy, p.engine) {
+        (FuelPolicy::Same, Engine::Concolic) if l + r == 0 => Some(format!(
+            "every path of both programs ends within {fuel} steps"
+        )),
+        (FuelPolicy::Same, Engine::Concolic) => Some(format!(
+            "note: {} of the left and {} of the right program do not end within {fuel} steps; \
+             a run out of fuel is never a difference (--out-of-fuel same)",
+            count(l, "path"),
+            count(r, "path")
+        )),
+        (FuelPolicy::Same, _) if l + r > 0 => Some(format!(
+            "note: {} of the left and {} of the right encoding ran out of fuel at {fuel} steps; \
+             a run out of fuel is never a difference (--out-of-fuel same)",
+            count(l, "state"),
+            count(r, "state")
+        )),
+        (FuelPolicy::Different, Engine::Concolic) if l + r > 0 => Some(format!(
+            "{} of the left and {} of the right program run out of fuel, on the same inputs",
+            count(l, "path"),
+            count(r, "path")
+        )),
+        _ => None,
+    }
+}
+
 /// How a proof was obtained, in one line.
 fn how_proved(p: &Proof, solver: &str) -> String {
     let queries = format!(
@@ -256,7 +310,11 @@ fn how_proved(p: &Proof, solver: &str) -> String {
     }
 }
 
-fn write_json(out: &mut impl Write, report: &Report) -> std::io::Result<()> {
-    serde_json::to_writer(&mut *out, &crate::json::CompareReport::new(report))?;
+fn write_json(
+    out: &mut impl Write,
+    opts: &tamarin::Options,
+    report: &Report,
+) -> std::io::Result<()> {
+    serde_json::to_writer(&mut *out, &crate::json::CompareReport::new(report, opts))?;
     writeln!(out)
 }

@@ -91,6 +91,20 @@ pub struct SearchArgs {
     #[arg(long, value_name = "SECONDS", value_parser = parse_count,
           allow_negative_numbers = true, default_value_t = DEFAULT_TIMEOUT_SECS)]
     pub timeout: u64,
+    /// Whether one program ending (normally or with an error) where the other runs out
+    /// of fuel is a difference: `same` (the report's rule: a run out of fuel is never a
+    /// difference; the default of compare) or `different` (the default of grade; for
+    /// check, a run out of fuel becomes a finding of kind out-of-fuel).
+    #[arg(long, value_enum, value_name = "POLICY")]
+    pub out_of_fuel: Option<FuelPolicyArg>,
+    /// A precondition on the inputs (repeatable; all must hold): counterexamples
+    /// satisfy it and a proof covers the inputs it allows. `$1`, `u$1` (unsigned),
+    /// `len`, `a[K]`, `in[K]`, numbers and 'c'haracters; + - * (64-bit, no wrap-around),
+    /// / and % by constants; == != < <= > >= (chained: `1 <= $1 <= 26`); && || !;
+    /// `all x: P` / `some x: P` over the array's elements (`all x, i: …` binds the
+    /// index too). Example: --assume '0 <= $1 <= 20' --assume 'all x: x != 0'.
+    #[arg(long, value_name = "EXPR", allow_hyphen_values = true)]
+    pub assume: Vec<String>,
     /// Print each run's symbolic trace (SSA form) to standard error.
     #[arg(long)]
     pub dump_trace: bool,
@@ -106,6 +120,15 @@ pub struct SearchArgs {
     pub input_format: InputFormatOpt,
     #[command(flatten)]
     pub termination: TerminationOpt,
+}
+
+/// `--out-of-fuel`, as a clap value.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, ValueEnum)]
+pub enum FuelPolicyArg {
+    /// A run out of fuel is never a difference.
+    Same,
+    /// One program ending where the other runs out of fuel is a difference.
+    Different,
 }
 
 /// The default `--timeout`: long enough for every proof in our benchmarks, short
@@ -180,6 +203,21 @@ impl SearchArgs {
         }
         solver.dump_dir = args.dump_smt.clone();
         opts.solver = solver;
+        opts.out_of_fuel = match args.out_of_fuel {
+            Some(FuelPolicyArg::Different) => tamarin::FuelPolicy::Different,
+            Some(FuelPolicyArg::Same) | None => tamarin::FuelPolicy::Same,
+        };
+        opts.assume = args
+            .assume
+            .iter()
+            .map(|text| {
+                tamarin::Precondition::parse(text).map_err(|e| CliError::Precondition {
+                    text: text.clone(),
+                    span: e.span,
+                    message: e.message,
+                })
+            })
+            .collect::<Result<_, _>>()?;
         Ok(opts)
     }
 

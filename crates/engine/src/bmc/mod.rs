@@ -61,7 +61,9 @@ struct Checker<'o> {
 impl<'o> Checker<'o> {
     fn new(opts: &'o Options) -> Self {
         let mut store = TermStore::new();
-        let layout = InputLayout::declare(&mut store, &opts.inputs, opts.stdin_len);
+        let mut layout = InputLayout::declare(&mut store, &opts.inputs, opts.stdin_len);
+        // The front door validated the preconditions; ones that do not fit admit nothing.
+        let _ = layout.assume(&mut store, &opts.assume);
         let domain = layout.domain(&mut store);
         let start = Instant::now();
         let stop = opts.machine_config(start).stop;
@@ -90,7 +92,7 @@ impl<'o> Checker<'o> {
         let uncovered = merge_reasons(&mut self.store, &both);
         let any_uncovered = self.store.or_all(uncovered.iter().map(|&(_, c)| c));
         let covered = self.store.not(any_uncovered);
-        let differ = difference(&mut self.store, &sl, &sr);
+        let differ = difference(&mut self.store, &sl, &sr, self.opts.out_of_fuel);
         let mut found = None;
         let answer = match self.solver.check(&mut self.store, &[differ, covered]) {
             Answer::Unknown(_) if self.opts.bmc_split && !self.stop().reached() => {
@@ -165,16 +167,22 @@ impl<'o> Checker<'o> {
         let split_left = left.stats.merges >= right.stats.merges;
         let (cut, whole) = if split_left { (left, right) } else { (right, left) };
         let no = self.store.bool(false);
+        let policy = self.opts.out_of_fuel;
         let mut todo: Vec<Summary> = vec![part(no, cut.error, None)];
+        if policy == crate::verdict::FuelPolicy::Different {
+            let mut out_of_fuel = part(no, no, None);
+            out_of_fuel.out_of_fuel = cut.out_of_fuel;
+            todo.push(out_of_fuel);
+        }
         for (len, end) in cut.done.iter().rev() {
             todo.push(part(no, end.guard, Some((*len, end.observed.clone()))));
         }
         let mut undecided = false;
         while let Some(p) = todo.pop() {
             let differ = if split_left {
-                difference(&mut self.store, &p, whole)
+                difference(&mut self.store, &p, whole, policy)
             } else {
-                difference(&mut self.store, whole, &p)
+                difference(&mut self.store, whole, &p, policy)
             };
             if self.store.as_const(differ) == Some(0) {
                 continue;
@@ -290,6 +298,7 @@ impl<'o> Checker<'o> {
             &self.layout,
             &inputs,
             &self.opts.observe,
+            self.opts.out_of_fuel,
         )
     }
 
@@ -341,6 +350,7 @@ fn part(no: Term, guard: Term, done: Option<(usize, Vec<Vec<Term>>)>) -> Summary
         done,
         error,
         uncovered: Vec::new(),
+        out_of_fuel: no,
         stats: UnrollStats::default(),
     }
 }
@@ -416,24 +426,32 @@ fn merge_reasons(store: &mut TermStore, parts: &[(Uncovered, Term)]) -> Vec<(Unc
 
 /// The inputs on which the two summaries differ under the comparison rules: both end
 /// and some observable differs, or one ends and the other fails.
-pub fn difference(store: &mut TermStore, left: &Summary, right: &Summary) -> Term {
+pub fn difference(
+    store: &mut TermStore,
+    left: &Summary,
+    right: &Summary,
+    policy: verdict::FuelPolicy,
+) -> Term {
     use verdict::{rule, Ending, Rule};
-    // Every pair of ways the two programs can end (out of fuel is not in a summary):
-    // each with its guard and, for a normal end, its observed terms.
-    type Way<'a> = (Ending, Term, Option<&'a [Vec<Term>]>);
-    fn ends(s: &Summary) -> Vec<Way<'_>> {
-        let mut v: Vec<Way<'_>> = s
+    // Every pair of ways the two programs can end, each with its guard and, for a
+    // normal end, its observed terms; running out of fuel only where the policy makes
+    // it a difference.
+    let ends = |s: &'_ Summary| -> Vec<(Ending, Term, Option<Vec<Vec<Term>>>)> {
+        let mut v: Vec<(Ending, Term, Option<Vec<Vec<Term>>>)> = s
             .done
             .iter()
-            .map(|(_, e)| (Ending::Done, e.guard, Some(e.observed.as_slice())))
+            .map(|(_, e)| (Ending::Done, e.guard, Some(e.observed.clone())))
             .collect();
         v.push((Ending::Error, s.error, None));
+        if policy == verdict::FuelPolicy::Different {
+            v.push((Ending::OutOfFuel, s.out_of_fuel, None));
+        }
         v
-    }
+    };
     let mut any = store.bool(false);
     for (le, lg, lobs) in ends(left) {
         for (re, rg, robs) in ends(right) {
-            let differ = match (rule(le, re), &lobs, &robs) {
+            let differ = match (rule(policy, le, re), &lobs, &robs) {
                 (Rule::Same, ..) => continue,
                 (Rule::Different, ..) => store.bool(true),
                 (Rule::CompareObservables, Some(a), Some(b)) => {
@@ -516,13 +534,13 @@ mod tests {
             let x = s.new_var("x", 32);
             let whole = merged(&mut s, x, &ways, e);
             let right = everywhere(&mut s, x, other.0, other.1);
-            let all = difference(&mut s, &whole, &right);
+            let all = difference(&mut s, &whole, &right, verdict::FuelPolicy::Same);
             let mut ways_only = whole.clone();
             ways_only.error = s.bool(false);
             let errors = part(s.bool(false), whole.error, None);
             let mut parts = leaves(&mut s, ways_only);
             parts.extend(leaves(&mut s, errors));
-            let pieces: Vec<Term> = parts.iter().map(|p| difference(&mut s, p, &right)).collect();
+            let pieces: Vec<Term> = parts.iter().map(|p| difference(&mut s, p, &right, verdict::FuelPolicy::Same)).collect();
             for v in 0..16u64 {
                 let whole_differs = eval(&s, &[v], all) == 1;
                 let some_part = pieces.iter().any(|&d| eval(&s, &[v], d) == 1);

@@ -43,6 +43,8 @@ pub struct Summary {
     pub error: Term,
     /// Inputs the encoding does not follow exactly, and why.
     pub uncovered: Vec<(Uncovered, Term)>,
+    /// The inputs on which the program runs out of fuel: none of the above.
+    pub out_of_fuel: Term,
     pub stats: UnrollStats,
 }
 
@@ -72,7 +74,17 @@ pub fn unroll(
 ) -> Summary {
     let mut u = Unroller::<Cs241>::new(store, setup);
     u.run(ask);
-    u.summary
+    let mut summary = u.summary;
+    let ends = summary
+        .done
+        .iter()
+        .map(|(_, e)| e.guard)
+        .chain(std::iter::once(summary.error))
+        .chain(summary.uncovered.iter().map(|&(_, g)| g))
+        .collect::<Vec<_>>();
+    let some_end = store.or_all(ends);
+    summary.out_of_fuel = store.not(some_end);
+    summary
 }
 
 /// The unroller proper, for any instruction set: it follows [`Effect`]s and never
@@ -159,6 +171,7 @@ impl<'s, 'a, I: Isa> Unroller<'s, 'a, I> {
                 done: Vec::new(),
                 error: f,
                 uncovered: Vec::new(),
+                out_of_fuel: f,
                 stats: UnrollStats::default(),
             },
         }

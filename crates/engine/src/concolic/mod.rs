@@ -182,7 +182,9 @@ pub struct Exploration {
 impl<'o> Search<'o> {
     fn new(programs: &[&Program], opts: &'o Options, observer: &'o mut dyn Observer) -> Self {
         let mut store = TermStore::new();
-        let layout = InputLayout::declare(&mut store, &opts.inputs, opts.stdin_len);
+        let mut layout = InputLayout::declare(&mut store, &opts.inputs, opts.stdin_len);
+        // The front door validated the preconditions; ones that do not fit admit nothing.
+        let _ = layout.assume(&mut store, &opts.assume);
         let domain = layout.domain(&mut store);
         let now = Instant::now();
         let config = opts.machine_config(now);
@@ -243,7 +245,14 @@ impl<'o> Search<'o> {
     fn search(&mut self) {
         let init: Vec<u64> = self.opts.init_inputs.iter().map(|&v| v as u64).collect();
         let init = self.layout.normalise(&init);
-        self.try_inputs(&init);
+        if self.layout.admits(&init) {
+            self.try_inputs(&init);
+        } else {
+            // The first inputs break a precondition: the solver picks the first run.
+            for side in 0..self.sides.len() {
+                self.push(side, 0);
+            }
+        }
         if self.sides.len() == 2 {
             self.try_edges(&init);
         }
@@ -560,6 +569,9 @@ impl<'o> Search<'o> {
     /// (a side and a node of its tree): that side's run goes on from the deepest
     /// checkpoint on the prefix.
     fn try_inputs_along(&mut self, inputs: &[u32], along: Option<(usize, NodeId)>) {
+        if !self.layout.admits(inputs) {
+            return;
+        }
         self.stats.runs += 1;
         let at = |side: usize| along.filter(|&(s, _)| s == side).map(|(_, n)| n);
         let (lo, lobs, ll) = self.run_side(0, inputs, at(0));
@@ -567,7 +579,7 @@ impl<'o> Search<'o> {
             return;
         }
         let (ro, robs, rl) = self.run_side(1, inputs, at(1));
-        if verdict::results_differ(&lo, &lobs, &ro, &robs) {
+        if verdict::results_differ(self.opts.out_of_fuel, &lo, &lobs, &ro, &robs) {
             self.confirm(inputs, ll, rl);
             return;
         }
@@ -594,6 +606,7 @@ impl<'o> Search<'o> {
             &self.layout,
             inputs,
             &self.opts.observe,
+            self.opts.out_of_fuel,
         )
     }
 
@@ -805,7 +818,8 @@ impl<'o> Search<'o> {
     /// The condition that two paths' results differ (given both are followed).
     fn diff(&mut self, l: usize, r: usize) -> Term {
         let (left, right) = (&self.sides[0].leaves[l], &self.sides[1].leaves[r]);
-        match verdict::rule(left.outcome.ending(), right.outcome.ending()) {
+        let policy = self.opts.out_of_fuel;
+        match verdict::rule(policy, left.outcome.ending(), right.outcome.ending()) {
             verdict::Rule::Same => self.store.bool(false),
             verdict::Rule::Different => self.store.bool(true),
             verdict::Rule::CompareObservables => {

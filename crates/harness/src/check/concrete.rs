@@ -100,7 +100,7 @@ impl Runner {
                 Status::Done | Status::Stopped => {}
             }
         }
-        results_differ(&l.0, &l.1, &r.0, &r.1).then_some((l, r))
+        results_differ(tamarin::FuelPolicy::Same, &l.0, &l.1, &r.0, &r.1).then_some((l, r))
     }
 }
 

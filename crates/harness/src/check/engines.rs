@@ -111,7 +111,7 @@ pub(super) fn run_compare(
             let mut replayed = false;
             match (l, r) {
                 (Some((l, lobs)), Some((r, robs))) => {
-                    replayed = results_differ(&l, &lobs, &r, &robs);
+                    replayed = results_differ(tamarin::FuelPolicy::Same, &l, &lobs, &r, &robs);
                     if [l.status, r.status].contains(&Status::Stopped) {
                         findings.push(Finding {
                             kind: FindingKind::CounterexampleDoesNotReplay,
