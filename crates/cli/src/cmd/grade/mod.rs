@@ -336,6 +336,9 @@ pub fn execute(mut args: Args) -> Result<ExitCode, CliError> {
             .collect();
         let mut pair_error = None;
         let mut compare_pairs = |pairs: &[(usize, usize)]| -> Vec<bool> {
+            if pair_error.is_some() {
+                return vec![false; pairs.len()];
+            }
             match compare_pairs(&pool, pairs, &subs, &opts, &canonical, &mut store) {
                 Ok(v) => v,
                 Err(e) => {
@@ -344,11 +347,20 @@ pub fn execute(mut args: Args) -> Result<ExitCode, CliError> {
                 }
             }
         };
-        let groups = groups::form(&runner, &items, &mut compare_pairs);
+        let groups = if crate::interrupt::raised() {
+            Vec::new()
+        } else {
+            groups::form(&runner, &items, &mut compare_pairs)
+        };
         if let Some(e) = pair_error {
             return Err(e);
         }
-        groups
+        // Groups formed in part are not shown: a rerun forms them from the store.
+        if crate::interrupt::raised() {
+            Vec::new()
+        } else {
+            groups
+        }
     };
 
     let model = report::Model::new(
