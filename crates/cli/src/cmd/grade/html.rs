@@ -45,9 +45,11 @@ pre { background: #f6f8fa; border: 1px solid #d8dee4; border-radius: 6px; paddin
        margin: 0 0 14px; }
 table { border-collapse: collapse; width: 100%; background: #fff; }
 .box table { background: none; }
+table.members { table-layout: fixed; }
+table.members td:first-child { width: 48%; }
 th, td { text-align: left; padding: 6px 10px; border-bottom: 1px solid #eaeef2; vertical-align: top; }
 th { font-size: 13px; color: #57606a; font-weight: 600; background: #f6f8fa; }
-td.num { text-align: right; font-variant-numeric: tabular-nums; white-space: nowrap; }
+th.num, td.num { text-align: right; font-variant-numeric: tabular-nums; white-space: nowrap; }
 .list { border: 1px solid #d0d7de; border-radius: 8px; overflow: hidden; }
 .badge { display: inline-block; border-radius: 12px; padding: 1px 9px; font-size: 12.5px;
          font-weight: 600; white-space: nowrap; }
@@ -168,14 +170,27 @@ pub fn page(m: &Model) -> String {
             let n = g.members.len();
             let _ = write!(
                 h,
-                "<div class=\"box\" id=\"group-{}\">\n<h3>Group {} &middot; {n} submission{}</h3>\n<table>\n",
+                "<div class=\"box\" id=\"group-{}\">\n<h3>Group {} &middot; {n} submission{}</h3>\n<table class=\"members\">\n",
                 g.id,
                 g.id,
                 plural(n)
             );
             for (path, how, with) in &g.members {
+                // The member linked to, by its file name (its whole path is a title).
                 let how_html = match with {
-                    Some(w) => escape(&join_words(how, Some(w))).replacen(&escape(w), &link(w), 1),
+                    Some(w) => {
+                        let name = w.rsplit(['/', '\\']).next().unwrap_or(w);
+                        let short = match m.rows.iter().position(|r| &r.path == w) {
+                            Some(i) => format!(
+                                "<a href=\"#{}\" title=\"{}\"><code>{}</code></a>",
+                                anchors[i],
+                                escape(w),
+                                escape(name)
+                            ),
+                            None => format!("<code>{}</code>", escape(name)),
+                        };
+                        format!("{} {short}", escape(join_words(how, Some("")).trim_end()))
+                    }
                     None => "representative".into(),
                 };
                 let _ = writeln!(
