@@ -149,6 +149,9 @@ impl<'a> Runner<'a> {
     }
 }
 
+/// Proves pairs `(representative, newcomer)` equivalent or not, all at once.
+pub type PairProver<'a> = dyn FnMut(&[(usize, usize)]) -> Vec<bool> + 'a;
+
 /// The root of `c` without path compression.
 fn root_of(parent: &[usize], mut c: usize) -> usize {
     while parent[c] != c {
@@ -163,7 +166,7 @@ fn root_of(parent: &[usize], mut c: usize) -> usize {
 pub fn form(
     runner: &Runner,
     items: &[Item],
-    compare: &mut dyn FnMut(&[(usize, usize)]) -> Vec<bool>,
+    compare: &mut PairProver,
 ) -> Vec<Group> {
     // 1. Classes of submissions proved equivalent to their representative.
     let mut classes: Vec<Vec<(usize, Join)>> = Vec::new(); // positions in `items`

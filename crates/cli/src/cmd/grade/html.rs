@@ -121,7 +121,7 @@ pub fn page(m: &Model) -> String {
         escape(&m.reference),
         plural(total),
         m.seconds,
-        m.from_store(),
+        m.stored(),
         if m.interrupted {
             format!(
                 "; <strong>interrupted</strong>: {} not graded",
@@ -135,9 +135,9 @@ pub fn page(m: &Model) -> String {
     // Summary.
     h.push_str("<div class=\"cards\">\n");
     for v in Verdict::ALL {
-        let _ = write!(
+        let _ = writeln!(
             h,
-            "<div class=\"card {0}\"><div class=\"n\">{1}</div><div class=\"l\">{0}</div></div>\n",
+            "<div class=\"card {0}\"><div class=\"n\">{1}</div><div class=\"l\">{0}</div></div>",
             v.name(),
             m.count(v)
         );

@@ -350,7 +350,14 @@ pub fn execute(mut args: Args) -> Result<ExitCode, CliError> {
         let groups = if crate::interrupt::raised() {
             Vec::new()
         } else {
-            groups::form(&runner, &items, &mut compare_pairs)
+            let spinner = spinner(&format!(
+                "grouping {} wrong submission{}",
+                items.len(),
+                if items.len() == 1 { "" } else { "s" }
+            ));
+            let groups = groups::form(&runner, &items, &mut compare_pairs);
+            spinner.finish_and_clear();
+            groups
         };
         if let Some(e) = pair_error {
             return Err(e);
@@ -679,11 +686,26 @@ fn progress_bar(total: usize) -> ProgressBar {
     }
     let bar = ProgressBar::new(total as u64);
     bar.set_style(
-        ProgressStyle::with_template("{bar:30} {pos}/{len} {msg} (ETA {eta})")
+        ProgressStyle::with_template("[{bar:30}] {pos}/{len} graded, ETA {eta}: {msg}")
             .unwrap_or_else(|_| ProgressStyle::default_bar())
             .progress_chars("=> "),
     );
     bar.enable_steady_tick(Duration::from_millis(200));
+    bar
+}
+
+/// A spinner with `message`, on a terminal only.
+fn spinner(message: &str) -> ProgressBar {
+    if !std::io::stderr().is_terminal() {
+        return ProgressBar::hidden();
+    }
+    let bar = ProgressBar::new_spinner();
+    bar.set_style(
+        ProgressStyle::with_template("{spinner} {elapsed} {msg}")
+            .unwrap_or_else(|_| ProgressStyle::default_spinner()),
+    );
+    bar.set_message(message.to_string());
+    bar.enable_steady_tick(Duration::from_millis(120));
     bar
 }
 
@@ -773,8 +795,8 @@ fn grade_all(
                     }
                     *counts.entry(record.verdict).or_default() += 1;
                     results.push((i, record));
-                    bar.set_message(counts_message(&counts));
                     bar.inc(1);
+                    bar.set_message(counts_message(&counts));
                 }
                 Ok(None) => bar.inc(1),
                 Err(e) => {

@@ -241,7 +241,7 @@ impl Model {
         self.rows.iter().filter(|r| r.verdict == v).count()
     }
 
-    pub fn from_store(&self) -> usize {
+    pub fn stored(&self) -> usize {
         self.rows.iter().filter(|r| r.from_store).count()
     }
 
@@ -260,7 +260,7 @@ impl Model {
             self.groups.len(),
             plural(self.groups.len()),
             self.seconds,
-            self.from_store()
+            self.stored()
         );
         if self.interrupted {
             line.push_str(&format!(
@@ -488,7 +488,7 @@ impl<'a> GradeReport<'a> {
                     does_not_assemble: m.count(Verdict::DoesNotAssemble),
                 },
                 groups: m.groups.len(),
-                from_store: m.from_store(),
+                from_store: m.stored(),
                 seconds: m.seconds,
                 interrupted: m.interrupted,
                 not_graded: m.not_graded.iter().map(String::as_str).collect(),
