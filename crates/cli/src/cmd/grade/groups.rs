@@ -163,11 +163,7 @@ fn root_of(parent: &[usize], mut c: usize) -> usize {
 /// Forms the groups of `items` (in the order given, which sets the representatives).
 /// `compare` proves pairs `(representative, newcomer)` (submission indices) equivalent
 /// or not, all of one call at once. Groups come largest first.
-pub fn form(
-    runner: &Runner,
-    items: &[Item],
-    compare: &mut PairProver,
-) -> Vec<Group> {
+pub fn form(runner: &Runner, items: &[Item], compare: &mut PairProver) -> Vec<Group> {
     // 1. Classes of submissions proved equivalent to their representative.
     let mut classes: Vec<Vec<(usize, Join)>> = Vec::new(); // positions in `items`
     for (k, item) in items.iter().enumerate() {

@@ -301,10 +301,7 @@ pub fn execute(mut args: Args) -> Result<ExitCode, CliError> {
         .build()
         .map_err(|e| CliError::Usage(format!("cannot start {jobs} threads: {e}")))?;
 
-    let fatal = grade_all(&pool, &mut subs, &reference, &opts, &mut store)?;
-    if let Some(e) = fatal {
-        return Err(e);
-    }
+    grade_all(&pool, &mut subs, &reference, &opts, &mut store)?;
 
     // The groups of wrong submissions.
     let layout = InputLayout::new(&opts.inputs, opts.stdin_len);
@@ -719,15 +716,16 @@ fn counts_message(counts: &BTreeMap<Verdict, usize>) -> String {
 
 /// Grades every submission without a result, in parallel on `pool`; each result is
 /// stored as it comes. Ctrl-C stops the scheduling (the comparisons under way stop
-/// too, and are not stored). Returns the first failure of the tool itself (a solver
-/// that stopped working), after which nothing new was started.
+/// too, and are not stored). Fails with the first failure of the tool itself (a
+/// solver that stopped working, a store that cannot be written), after which nothing
+/// new was started.
 fn grade_all(
     pool: &rayon::ThreadPool,
     subs: &mut [Submission],
     reference: &Reference,
     opts: &Options,
     store: &mut Store,
-) -> Result<Option<CliError>, CliError> {
+) -> Result<(), CliError> {
     // One comparison per distinct key (the same file handed in twice is graded once).
     let mut first_of_key: HashMap<&str, usize> = HashMap::new();
     let mut same_as: Vec<(usize, usize)> = Vec::new();
@@ -768,7 +766,7 @@ fn grade_all(
         })
         .collect();
     let mut results: Vec<(usize, Record)> = Vec::new();
-    std::thread::scope(|scope| -> Result<(), CliError> {
+    std::thread::scope(|scope| {
         let stop = &stop;
         let work = &work;
         scope.spawn(move || {
@@ -789,7 +787,13 @@ fn grade_all(
                 Ok(Some(record)) => {
                     let s = &subs[i];
                     let loaded = s.loaded.as_ref().expect("loaded");
-                    if let Err(e) = store.put(&loaded.key, Role::Submission, &s.name, &record) {
+                    // A program that cannot be loaded is tried again next time (it
+                    // takes no time): only comparisons are kept.
+                    let kept = record.verdict != Verdict::DoesNotAssemble;
+                    if let Err(e) = kept
+                        .then(|| store.put(&loaded.key, Role::Submission, &s.name, &record))
+                        .transpose()
+                    {
                         stop.store(true, Ordering::Relaxed);
                         fatal.get_or_insert(e);
                     }
@@ -805,8 +809,7 @@ fn grade_all(
                 }
             }
         }
-        Ok(())
-    })?;
+    });
     bar.finish_and_clear();
     for (i, record) in results {
         subs[i].record = Some(record);
@@ -814,7 +817,7 @@ fn grade_all(
     for (i, first) in same_as {
         subs[i].record = subs[first].record.clone();
     }
-    Ok(fatal)
+    fatal.map_or(Ok(()), Err)
 }
 
 /// Compares pairs of wrong submissions (`left` the group's representative), taking
