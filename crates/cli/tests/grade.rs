@@ -350,6 +350,56 @@ fn json_follows_its_schema_and_csv_and_html_list_every_submission() {
     assert!(page.contains("README.txt"));
 }
 
+#[test]
+fn undecided_submissions_exit_3_with_their_reasons() {
+    let dir = tempfile::tempdir().expect("tempdir");
+    let store = dir.path().join("s.sqlite");
+    let args = [
+        "grade",
+        "examples/grading/reference.asm",
+        "examples/grading/submissions/correct_mult.asm",
+        "examples/grading/submissions/broken.asm",
+        "--engine",
+        "concolic",
+        "--max-runs",
+        "1",
+        "--portfolio",
+        "none",
+        "--store",
+        store.to_str().expect("utf-8"),
+    ];
+    let out = tamarin().args(args).output().expect("run");
+    // Undecided wins over does-not-assemble.
+    assert_eq!(out.status.code(), Some(3));
+    let text = String::from_utf8_lossy(&out.stdout);
+    assert!(
+        text.contains("correct_mult.asm: undecided: run-budget"),
+        "{text}"
+    );
+    assert!(
+        text.contains("to decide the possibly-equivalent ones: raise --max-runs"),
+        "{text}"
+    );
+    let out = tamarin()
+        .args(args)
+        .args(["--format", "json"])
+        .output()
+        .expect("run");
+    assert_eq!(out.status.code(), Some(3));
+    let report = json(&String::from_utf8_lossy(&out.stdout));
+    let schema = read_json(&schema_dir().join("grade.schema.json"));
+    let validator = jsonschema::options()
+        .with_retriever(LocalSchemas)
+        .build(&schema)
+        .expect("grade.schema.json is a schema");
+    assert!(validator.is_valid(&report), "{report}");
+    let mult = submission(&report, "correct_mult.asm");
+    assert_eq!(mult["verdict"], "possibly-equivalent");
+    assert_eq!(mult["from_store"], true);
+    assert_eq!(mult["reasons"][0]["kind"], "run-budget");
+    assert_eq!(mult["reasons"][0]["advice"], "raise --max-runs");
+}
+
 // ---------------------------------------------------------------- the store
 
 /// A class of `n` distinct submissions that each take a fraction of a second to prove

@@ -360,6 +360,27 @@ pub fn write_text(out: &mut impl Write, m: &Model) -> std::io::Result<()> {
     for path in &m.not_graded {
         writeln!(out, "  {:<19} {:<4} {:>9}  {path}", "not graded", "", "")?;
     }
+    // What would decide the undecided ones, once each.
+    let mut advice: Vec<&str> = Vec::new();
+    for r in m
+        .rows
+        .iter()
+        .filter(|r| r.verdict == Verdict::PossiblyEquivalent)
+    {
+        for a in r.reasons.iter().filter_map(|r| r["advice"].as_str()) {
+            if !advice.contains(&a) {
+                advice.push(a);
+            }
+        }
+    }
+    if !advice.is_empty() {
+        writeln!(out)?;
+        writeln!(
+            out,
+            "to decide the possibly-equivalent ones: {}",
+            advice.join("; ")
+        )?;
+    }
     Ok(())
 }
 
