@@ -5,7 +5,8 @@
 //! 1. **proved equivalent**: `tamarin::compare` proves one equivalent to the other
 //!    under the task's options (each new wrong submission is compared with the
 //!    representative of every group so far, after a cheap concrete check on the
-//!    witnesses already known rules out the groups it visibly differs from); or
+//!    witnesses already known, and on the inputs that told earlier pairs apart, rules
+//!    out the groups it visibly differs from); or
 //! 2. **same reference path** (a heuristic): the witnesses of the two take the same
 //!    path through the reference (the same branch decisions and jump targets, in
 //!    order, and the same ending, on the reference's concrete run), and each witness
@@ -149,8 +150,21 @@ impl<'a> Runner<'a> {
     }
 }
 
-/// Proves pairs `(representative, newcomer)` equivalent or not, all at once.
-pub type PairProver<'a> = dyn FnMut(&[(usize, usize)]) -> Vec<bool> + 'a;
+/// What the comparison of two wrong submissions found.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct PairOutcome {
+    /// Proved equivalent.
+    pub equivalent: bool,
+    /// Inputs on which they differ, when the comparison found some.
+    pub witness: Option<Vec<u32>>,
+}
+
+/// Compares pairs `(representative, newcomer)`, all at once.
+pub type PairProver<'a> = dyn FnMut(&[(usize, usize)]) -> Vec<PairOutcome> + 'a;
+
+/// The most inputs that told two wrong submissions apart, kept to tell the next ones
+/// apart without the solver.
+const KEPT_SEPARATORS: usize = 32;
 
 /// The root of `c` without path compression.
 fn root_of(parent: &[usize], mut c: usize) -> usize {
@@ -166,6 +180,8 @@ fn root_of(parent: &[usize], mut c: usize) -> usize {
 pub fn form(runner: &Runner, items: &[Item], compare: &mut PairProver) -> Vec<Group> {
     // 1. Classes of submissions proved equivalent to their representative.
     let mut classes: Vec<Vec<(usize, Join)>> = Vec::new(); // positions in `items`
+                                                           // Inputs on which an earlier comparison of two wrong submissions saw them differ.
+    let mut separators: Vec<Vec<u32>> = Vec::new();
     for (k, item) in items.iter().enumerate() {
         if crate::interrupt::raised() {
             classes.push(vec![(k, Join::Representative)]);
@@ -184,6 +200,7 @@ pub fn form(runner: &Runner, items: &[Item], compare: &mut PairProver) -> Vec<Gr
                 .take(CHECKED_WITNESSES)
                 .map(|&(m, _)| items[m].witness)
                 .chain([item.witness])
+                .chain(separators.iter().map(Vec::as_slice))
                 .any(|w| runner.differ(rep.program, item.program, w));
             if !seen_apart {
                 candidates.push(c);
@@ -194,12 +211,18 @@ pub fn form(runner: &Runner, items: &[Item], compare: &mut PairProver) -> Vec<Gr
                 .iter()
                 .map(|&c| (items[classes[c][0].0].index, item.index))
                 .collect();
-            let proved = compare(&pairs);
+            let outcomes = compare(&pairs);
             joined = candidates
                 .iter()
-                .zip(proved)
-                .find(|(_, p)| *p)
+                .zip(&outcomes)
+                .find(|(_, o)| o.equivalent)
                 .map(|(&c, _)| c);
+            for w in outcomes.into_iter().filter_map(|o| o.witness) {
+                if separators.len() == KEPT_SEPARATORS {
+                    separators.remove(0);
+                }
+                separators.push(w);
+            }
         }
         match joined {
             Some(c) => {
@@ -388,14 +411,22 @@ mod tests {
             },
         ];
         let mut asked = Vec::new();
-        let mut compare = |pairs: &[(usize, usize)]| -> Vec<bool> {
+        let mut compare = |pairs: &[(usize, usize)]| -> Vec<PairOutcome> {
             asked.extend_from_slice(pairs);
-            pairs.iter().map(|&(a, b)| (a, b) == (10, 13)).collect()
+            pairs
+                .iter()
+                .map(|&(a, b)| PairOutcome {
+                    equivalent: (a, b) == (10, 13),
+                    // Where `first` and the unsigned ones differ.
+                    witness: ((a, b) == (10, 11)).then(|| vec![0, 1]),
+                })
+                .collect()
         };
         let groups = form(&runner, &items, &mut compare);
         // `min` differs from the others on its witness: never asked about. `first`
-        // agrees with both unsigned ones on every witness, so the solver is asked.
-        assert_eq!(asked, [(10, 11), (10, 13), (11, 13)]);
+        // agrees with `unsigned` on every witness, so the solver is asked, and the
+        // input it finds tells `first` and `unsigned2` apart without it.
+        assert_eq!(asked, [(10, 11), (10, 13)]);
         assert_eq!(groups.len(), 2);
         assert_eq!(
             groups[0].members,

@@ -332,15 +332,15 @@ pub fn execute(mut args: Args) -> Result<ExitCode, CliError> {
             })
             .collect();
         let mut pair_error = None;
-        let mut compare_pairs = |pairs: &[(usize, usize)]| -> Vec<bool> {
+        let mut compare_pairs = |pairs: &[(usize, usize)]| -> Vec<groups::PairOutcome> {
             if pair_error.is_some() {
-                return vec![false; pairs.len()];
+                return vec![groups::PairOutcome::default(); pairs.len()];
             }
             match compare_pairs(&pool, pairs, &subs, &opts, &canonical, &mut store) {
                 Ok(v) => v,
                 Err(e) => {
                     pair_error.get_or_insert(e);
-                    vec![false; pairs.len()]
+                    vec![groups::PairOutcome::default(); pairs.len()]
                 }
             }
         };
@@ -821,7 +821,8 @@ fn grade_all(
 }
 
 /// Compares pairs of wrong submissions (`left` the group's representative), taking
-/// what the store has and storing what is new: whether each pair is proved equivalent.
+/// what the store has and storing what is new: whether each pair is proved
+/// equivalent, and the inputs that tell it apart when some were found.
 fn compare_pairs(
     pool: &rayon::ThreadPool,
     pairs: &[(usize, usize)],
@@ -829,8 +830,12 @@ fn compare_pairs(
     opts: &Options,
     canonical: &str,
     store: &mut Store,
-) -> Result<Vec<bool>, CliError> {
+) -> Result<Vec<groups::PairOutcome>, CliError> {
     let loaded = |i: usize| subs[i].loaded.as_ref().expect("a wrong submission loaded");
+    let outcome = |r: &Record| groups::PairOutcome {
+        equivalent: r.verdict == Verdict::Equivalent,
+        witness: r.witness.as_ref().map(|w| w.values.clone()),
+    };
     let keys: Vec<String> = pairs
         .iter()
         .map(|&(a, b)| {
@@ -838,35 +843,32 @@ fn compare_pairs(
             store::key((&a.bytes, a.format), (&b.bytes, b.format), canonical)
         })
         .collect();
-    let mut answers: Vec<Option<bool>> = Vec::with_capacity(pairs.len());
+    let mut answers: Vec<Option<groups::PairOutcome>> = Vec::with_capacity(pairs.len());
     for key in &keys {
-        answers.push(store.get(key)?.map(|r| r.verdict == Verdict::Equivalent));
+        answers.push(store.get(key)?.as_ref().map(outcome));
     }
     let todo: Vec<usize> = (0..pairs.len()).filter(|&k| answers[k].is_none()).collect();
-    if crate::interrupt::raised() {
-        return Ok(answers.into_iter().map(|a| a == Some(true)).collect());
-    }
-    let computed: Vec<(usize, Result<Option<Record>, CliError>)> = pool.install(|| {
-        todo.par_iter()
-            .with_max_len(1)
-            .map(|&k| {
+    if !crate::interrupt::raised() {
+        let computed: Vec<(usize, Result<Option<Record>, CliError>)> = pool.install(|| {
+            todo.par_iter()
+                .with_max_len(1)
+                .map(|&k| {
+                    let (a, b) = pairs[k];
+                    let (left, right) = (&loaded(a).program, &loaded(b).program);
+                    (k, compare_one(left, right, &subs[b].path, opts))
+                })
+                .collect()
+        });
+        for (k, result) in computed {
+            if let Some(record) = result? {
                 let (a, b) = pairs[k];
-                (
-                    k,
-                    compare_one(&loaded(a).program, &loaded(b).program, &subs[b].path, opts),
-                )
-            })
-            .collect()
-    });
-    for (k, result) in computed {
-        if let Some(record) = result? {
-            let (a, b) = pairs[k];
-            let name = format!("{} | {}", subs[a].name, subs[b].name);
-            store.put(&keys[k], Role::Pair, &name, &record)?;
-            answers[k] = Some(record.verdict == Verdict::Equivalent);
+                let name = format!("{} | {}", subs[a].name, subs[b].name);
+                store.put(&keys[k], Role::Pair, &name, &record)?;
+                answers[k] = Some(outcome(&record));
+            }
         }
     }
-    Ok(answers.into_iter().map(|a| a == Some(true)).collect())
+    Ok(answers.into_iter().map(Option::unwrap_or_default).collect())
 }
 
 /// A reason of a stored record, in words.
