@@ -113,6 +113,17 @@ pub enum CliError {
         span: std::ops::Range<usize>,
         message: String,
     },
+    /// The results store (`grade --store`) cannot be opened, read or written.
+    #[error("cannot use the store `{path}`: {message}")]
+    Store { path: String, message: String },
+    /// A task file (`grade --task`) is not valid: its place and what is wrong there.
+    #[error("{path}:{line}:{column}: {message}")]
+    Task {
+        path: String,
+        line: usize,
+        column: usize,
+        message: String,
+    },
     /// Writing the report to standard output failed (a closed pipe is not an error).
     #[error("cannot write to standard output: {0}")]
     Stdout(#[source] io::Error),
@@ -183,6 +194,14 @@ impl CliError {
             CliError::OutputDir { path, .. } | CliError::Write { path, .. } => {
                 ("write", Some(path.clone()), None)
             }
+            CliError::Store { path, .. } => ("write", Some(path.clone()), None),
+            CliError::Task {
+                path, line, column, ..
+            } => (
+                "input",
+                Some(path.clone()),
+                Some((*line as u32, *column as u32)),
+            ),
             CliError::Setup(_) => ("setup", None, None),
             CliError::Precondition { text, span, .. } => (
                 "usage",

@@ -88,7 +88,7 @@ pub enum EngineArg {
 }
 
 impl EngineArg {
-    fn engine(self) -> Engine {
+    pub fn engine(self) -> Engine {
         match self {
             EngineArg::Concolic => Engine::Concolic,
             EngineArg::Bmc => Engine::Bmc,
@@ -101,7 +101,7 @@ impl EngineArg {
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct ObservableList(pub Vec<Observable>);
 
-fn parse_observables(text: &str) -> Result<ObservableList, String> {
+pub fn parse_observables(text: &str) -> Result<ObservableList, String> {
     let list = text
         .split(',')
         .map(Observable::parse)
@@ -110,7 +110,7 @@ fn parse_observables(text: &str) -> Result<ObservableList, String> {
 }
 
 /// An observed value for people.
-fn shown(o: &Observed) -> String {
+pub fn shown(o: &Observed) -> String {
     match o {
         Observed::Word(v) => word(*v),
         Observed::Bytes(b) => format!("{:?} ({} bytes)", String::from_utf8_lossy(b), b.len()),

@@ -9,6 +9,7 @@ pub mod asm;
 pub mod check;
 pub mod compare;
 pub mod disasm;
+pub mod grade;
 pub mod paths;
 pub mod run;
 pub mod search;
@@ -39,6 +40,15 @@ pub const MAX_INPUT_BYTES: u64 = 256 << 20;
 /// and an assembly file that is not text (invalid UTF-8 or a NUL byte, even in a
 /// comment) is reported with the line and column of the first such byte.
 pub fn load_program(path: &Path, format: Option<InputFormat>) -> Result<Program, CliError> {
+    read_program(path, format).map(|(_, _, program)| program)
+}
+
+/// As [`load_program`], with the bytes read and the format they were read in (for
+/// keys that name a program by its content).
+pub fn read_program(
+    path: &Path,
+    format: Option<InputFormat>,
+) -> Result<(Vec<u8>, InputFormat, Program), CliError> {
     let name = path.display().to_string();
     let io_error = |source| {
         CliError::from(LoadError::Io {
@@ -79,7 +89,8 @@ pub fn load_program(path: &Path, format: Option<InputFormat>) -> Result<Program,
     if text {
         check_text(&name, &bytes)?;
     }
-    Ok(loader::parse_program(&name, &bytes, format)?)
+    let program = loader::parse_program(&name, &bytes, format)?;
+    Ok((bytes, format, program))
 }
 
 /// What [`read_at_most`] found.

@@ -619,6 +619,7 @@ mod tests {
             ("compare", Searcher::Compare),
             ("check", Searcher::Check),
             ("paths", Searcher::Paths),
+            ("grade", Searcher::Compare),
         ] {
             let sub = cli.find_subcommand(name).expect("subcommand");
             let longs: Vec<String> = sub

@@ -436,21 +436,22 @@ pub fn difference(
     // Every pair of ways the two programs can end, each with its guard and, for a
     // normal end, its observed terms; running out of fuel only where the policy makes
     // it a difference.
-    let ends = |s: &'_ Summary| -> Vec<(Ending, Term, Option<Vec<Vec<Term>>>)> {
-        let mut v: Vec<(Ending, Term, Option<Vec<Vec<Term>>>)> = s
+    type Way<'a> = (Ending, Term, Option<&'a [Vec<Term>]>);
+    fn ends(s: &Summary, policy: verdict::FuelPolicy) -> Vec<Way<'_>> {
+        let mut v: Vec<Way<'_>> = s
             .done
             .iter()
-            .map(|(_, e)| (Ending::Done, e.guard, Some(e.observed.clone())))
+            .map(|(_, e)| (Ending::Done, e.guard, Some(e.observed.as_slice())))
             .collect();
         v.push((Ending::Error, s.error, None));
         if policy == verdict::FuelPolicy::Different {
             v.push((Ending::OutOfFuel, s.out_of_fuel, None));
         }
         v
-    };
+    }
     let mut any = store.bool(false);
-    for (le, lg, lobs) in ends(left) {
-        for (re, rg, robs) in ends(right) {
+    for (le, lg, lobs) in ends(left, policy) {
+        for (re, rg, robs) in ends(right, policy) {
             let differ = match (rule(policy, le, re), &lobs, &robs) {
                 (Rule::Same, ..) => continue,
                 (Rule::Different, ..) => store.bool(true),

@@ -115,6 +115,9 @@ impl Z3Solver {
 
     fn params(timeout: Duration, rlimit: Option<u32>) -> Params {
         let mut p = Params::new();
+        // Z3 otherwise takes SIGINT for itself while it solves (to cancel the query),
+        // and the tool's Ctrl-C handler never hears of it.
+        p.set_bool("ctrl_c", false);
         let ms = timeout.as_millis().clamp(1, u32::MAX as u128) as u32;
         p.set_u32("timeout", ms);
         if let Some(r) = rlimit {

@@ -1,0 +1,596 @@
+//! The report of a class: one model, printed as text, JSON or CSV (and as a page by
+//! `html`).
+
+use std::io::Write;
+use std::path::Path;
+use std::time::Duration;
+
+use serde::Serialize;
+use tamarin::{InputLayout, InputValues};
+
+use super::collect::Skipped;
+use super::groups::Group;
+use super::{stored_reason_text, Diagnostic, Record, Verdict};
+use crate::cmd::search::{inputs_line, replay_command, signed, SearchArgs};
+use crate::diag::SCHEMA_VERSION;
+use crate::json::Inputs;
+
+/// What the report needs of one submission.
+pub struct SubmissionView<'a> {
+    pub path: &'a Path,
+    pub name: &'a str,
+    /// `None` when it was not graded (Ctrl-C).
+    pub record: Option<&'a Record>,
+    pub from_store: bool,
+}
+
+/// The report, ready to print.
+pub struct Model {
+    pub reference: String,
+    pub seconds: f64,
+    pub interrupted: bool,
+    /// Submissions left without a verdict by Ctrl-C.
+    pub not_graded: Vec<String>,
+    pub rows: Vec<Row>,
+    pub groups: Vec<GroupModel>,
+    pub skipped: Vec<Skipped>,
+}
+
+/// One graded submission.
+pub struct Row {
+    pub path: String,
+    pub verdict: Verdict,
+    /// Its group's number (1 = the largest), for a disequivalent one.
+    pub group: Option<usize>,
+    pub seconds: f64,
+    pub from_store: bool,
+    pub witness: Option<WitnessModel>,
+    /// Possibly-equivalent: the reasons, as the JSON reports give them.
+    pub reasons: Vec<serde_json::Value>,
+    pub message: Option<String>,
+    pub diagnostic: Option<Diagnostic>,
+}
+
+impl Row {
+    /// The stable kinds of the reasons.
+    pub fn reason_kinds(&self) -> Vec<&str> {
+        self.reasons
+            .iter()
+            .filter_map(|r| r["kind"].as_str())
+            .collect()
+    }
+
+    /// The reasons, in words.
+    pub fn reason_texts(&self) -> Vec<String> {
+        self.reasons.iter().map(stored_reason_text).collect()
+    }
+
+    /// A diagnostic without the file name it starts with (the row names the file):
+    /// `line 2, column 11: …`.
+    pub fn short_message(&self, message: &str) -> String {
+        let Some(rest) = message.strip_prefix(self.path.as_str()) else {
+            return message.to_string();
+        };
+        let rest = rest.trim_start_matches(':').trim_start();
+        match self.diagnostic.as_ref().and_then(|d| d.line.zip(d.column)) {
+            Some((line, column)) => {
+                let place = format!("{line}:{column}:");
+                match rest.strip_prefix(&place) {
+                    Some(text) => format!("line {line}, column {column}: {}", text.trim_start()),
+                    None => rest.to_string(),
+                }
+            }
+            None => rest.to_string(),
+        }
+    }
+
+    /// An anchor for the row in the page.
+    pub fn anchor(&self, index: usize) -> String {
+        anchor(index, &self.path)
+    }
+}
+
+/// An anchor: `s` and the row's number, then the file name's letters and digits.
+pub fn anchor(index: usize, path: &str) -> String {
+    let name = path.rsplit(['/', '\\']).next().unwrap_or(path);
+    let slug: String = name
+        .chars()
+        .map(|c| {
+            if c.is_ascii_alphanumeric() {
+                c.to_ascii_lowercase()
+            } else {
+                '-'
+            }
+        })
+        .collect();
+    format!("s{}-{slug}", index + 1)
+}
+
+/// A witness, with everything the reports show of it.
+pub struct WitnessModel {
+    pub values: InputValues,
+    /// The inputs in one line (as compare prints them).
+    pub inputs_line: String,
+    /// The inputs, signed, short.
+    pub inputs_short: String,
+    pub reference: String,
+    pub submission: String,
+    pub reference_json: serde_json::Value,
+    pub submission_json: serde_json::Value,
+    pub replay_reference: String,
+    pub replay_submission: String,
+}
+
+/// A group of wrong submissions.
+pub struct GroupModel {
+    pub id: usize,
+    /// (path, how it joined, the submission it is linked to), the representative first.
+    pub members: Vec<(String, &'static str, Option<String>)>,
+    pub formed_by: Vec<&'static str>,
+    /// The representative's row.
+    pub representative: usize,
+}
+
+/// The inputs, signed, short: `$1 = -1, $2 = 0`.
+fn short_inputs(values: &InputValues) -> String {
+    let mut parts: Vec<String> = match &values.array {
+        Some(elems) => {
+            let items: Vec<String> = elems.iter().map(|&e| signed(e).to_string()).collect();
+            vec![format!("array = [{}]", items.join(", "))]
+        }
+        None => values
+            .registers
+            .iter()
+            .map(|(n, v)| format!("{n} = {}", signed(*v)))
+            .collect(),
+    };
+    if !values.stdin.is_empty() {
+        parts.push(format!(
+            "stdin = {:?}",
+            String::from_utf8_lossy(&values.stdin)
+        ));
+    }
+    parts.join(", ")
+}
+
+impl Model {
+    #[allow(clippy::too_many_arguments)]
+    pub fn new(
+        reference: &Path,
+        subs: &[SubmissionView],
+        groups: &[Group],
+        skipped: Vec<Skipped>,
+        search: &SearchArgs,
+        layout: &InputLayout,
+        elapsed: Duration,
+        interrupted: bool,
+    ) -> Model {
+        let mut group_of = vec![None; subs.len()];
+        for (g, group) in groups.iter().enumerate() {
+            for &(m, _) in &group.members {
+                group_of[m] = Some(g + 1);
+            }
+        }
+        let mut rows = Vec::new();
+        let mut row_of = vec![None; subs.len()];
+        let mut not_graded = Vec::new();
+        for (i, s) in subs.iter().enumerate() {
+            let Some(record) = s.record else {
+                not_graded.push(s.name.to_string());
+                continue;
+            };
+            let witness = record.witness.as_ref().map(|w| {
+                let values = layout.describe(&w.values);
+                WitnessModel {
+                    inputs_line: inputs_line(&values),
+                    inputs_short: short_inputs(&values),
+                    reference: w.reference.text.clone(),
+                    submission: w.submission.text.clone(),
+                    reference_json: w.reference.json.clone(),
+                    submission_json: w.submission.json.clone(),
+                    replay_reference: replay_command(search, reference, &values),
+                    replay_submission: replay_command(search, s.path, &values),
+                    values,
+                }
+            });
+            row_of[i] = Some(rows.len());
+            rows.push(Row {
+                path: s.name.to_string(),
+                verdict: record.verdict,
+                group: group_of[i],
+                seconds: record.seconds,
+                from_store: s.from_store,
+                witness,
+                reasons: record.reasons.clone(),
+                message: record.message.clone(),
+                diagnostic: record.diagnostic.clone(),
+            });
+        }
+        let groups = groups
+            .iter()
+            .enumerate()
+            .map(|(g, group)| GroupModel {
+                id: g + 1,
+                members: group
+                    .members
+                    .iter()
+                    .map(|&(m, join)| {
+                        (
+                            subs[m].name.to_string(),
+                            join.name(),
+                            join.with().map(|w| subs[w].name.to_string()),
+                        )
+                    })
+                    .collect(),
+                formed_by: group.formed_by(),
+                representative: row_of[group.representative()].expect("a graded submission"),
+            })
+            .collect();
+        Model {
+            reference: reference.display().to_string(),
+            seconds: elapsed.as_secs_f64(),
+            interrupted,
+            not_graded,
+            rows,
+            groups,
+            skipped,
+        }
+    }
+
+    pub fn count(&self, v: Verdict) -> usize {
+        self.rows.iter().filter(|r| r.verdict == v).count()
+    }
+
+    pub fn stored(&self) -> usize {
+        self.rows.iter().filter(|r| r.from_store).count()
+    }
+
+    /// `10 submissions: 3 equivalent, …` in one line.
+    pub fn summary_line(&self) -> String {
+        let total = self.rows.len() + self.not_graded.len();
+        let counts: Vec<String> = Verdict::ALL
+            .iter()
+            .map(|&v| format!("{} {}", self.count(v), v.name()))
+            .collect();
+        let mut line = format!(
+            "{total} submission{} against {}: {}; {} group{} of wrong submissions; {:.1} s ({} from the store)",
+            plural(total),
+            self.reference,
+            counts.join(", "),
+            self.groups.len(),
+            plural(self.groups.len()),
+            self.seconds,
+            self.stored()
+        );
+        if self.interrupted {
+            line.push_str(&format!(
+                "; interrupted: {} not graded",
+                self.not_graded.len()
+            ));
+        }
+        line
+    }
+}
+
+pub fn plural(n: usize) -> &'static str {
+    if n == 1 {
+        ""
+    } else {
+        "s"
+    }
+}
+
+/// How a member joined, in words.
+pub fn join_words(how: &str, with: Option<&str>) -> String {
+    match (how, with) {
+        ("proved-equivalent", Some(w)) => format!("proved equivalent to {w}"),
+        ("same-reference-path", Some(w)) => format!("same reference path as {w}"),
+        _ => "representative".into(),
+    }
+}
+
+/// What a row says after its path, in the text report.
+fn detail(row: &Row) -> Option<String> {
+    match row.verdict {
+        Verdict::Equivalent => None,
+        Verdict::Disequivalent => row
+            .witness
+            .as_ref()
+            .map(|w| format!("differs on {}", w.inputs_short)),
+        Verdict::PossiblyEquivalent => {
+            Some(format!("undecided: {}", row.reason_kinds().join(", ")))
+        }
+        Verdict::DoesNotAssemble => row.message.as_deref().map(|m| row.short_message(m)),
+    }
+}
+
+pub fn write_text(out: &mut impl Write, m: &Model) -> std::io::Result<()> {
+    writeln!(out, "{}", m.summary_line())?;
+    for s in &m.skipped {
+        writeln!(out, "skipped {}: {}", s.path, s.reason)?;
+    }
+    for g in &m.groups {
+        writeln!(out)?;
+        let n = g.members.len();
+        let how: Vec<String> = g.formed_by.iter().map(|k| k.replace('-', " ")).collect();
+        writeln!(
+            out,
+            "group {} of {}: {n} submission{}{}",
+            g.id,
+            m.groups.len(),
+            plural(n),
+            if how.is_empty() {
+                String::new()
+            } else {
+                format!(" ({})", how.join(", "))
+            }
+        )?;
+        let width = g.members.iter().map(|(p, _, _)| p.len()).max().unwrap_or(0);
+        for (path, how, with) in &g.members {
+            writeln!(out, "  {path:width$}  {}", join_words(how, with.as_deref()))?;
+        }
+        if let Some(w) = &m.rows[g.representative].witness {
+            writeln!(out, "  differs on {}", w.inputs_line)?;
+            writeln!(out, "    reference   {}", w.reference)?;
+            writeln!(out, "    submission  {}", w.submission)?;
+            writeln!(out, "  replay:")?;
+            writeln!(out, "    {}", w.replay_reference)?;
+            writeln!(out, "    {}", w.replay_submission)?;
+        }
+    }
+    writeln!(out)?;
+    writeln!(out, "submissions:")?;
+    for row in &m.rows {
+        let group = row.group.map(|g| format!("G{g}")).unwrap_or_default();
+        write!(
+            out,
+            "  {:<19} {group:<4} {:>7.2} s  {}",
+            row.verdict.name(),
+            row.seconds,
+            row.path
+        )?;
+        if let Some(d) = detail(row) {
+            write!(out, ": {d}")?;
+        }
+        if row.from_store {
+            write!(out, " (from the store)")?;
+        }
+        writeln!(out)?;
+    }
+    for path in &m.not_graded {
+        writeln!(out, "  {:<19} {:<4} {:>9}  {path}", "not graded", "", "")?;
+    }
+    // What would decide the undecided ones, once each.
+    let mut advice: Vec<&str> = Vec::new();
+    for r in m
+        .rows
+        .iter()
+        .filter(|r| r.verdict == Verdict::PossiblyEquivalent)
+    {
+        for a in r.reasons.iter().filter_map(|r| r["advice"].as_str()) {
+            if !advice.contains(&a) {
+                advice.push(a);
+            }
+        }
+    }
+    if !advice.is_empty() {
+        writeln!(out)?;
+        writeln!(
+            out,
+            "to decide the possibly-equivalent ones: {}",
+            advice.join("; ")
+        )?;
+    }
+    Ok(())
+}
+
+// ---------------------------------------------------------------- JSON
+
+/// `grade --format json`.
+#[derive(Debug, Serialize)]
+pub struct GradeReport<'a> {
+    pub schema: u32,
+    pub summary: SummaryJson<'a>,
+    /// Largest first.
+    pub groups: Vec<GroupJson<'a>>,
+    /// In the order they were found.
+    pub submissions: Vec<SubmissionJson<'a>>,
+    /// Files found in folders or glob matches that are not programs.
+    pub skipped: &'a [Skipped],
+}
+
+#[derive(Debug, Serialize)]
+pub struct SummaryJson<'a> {
+    pub reference: &'a str,
+    pub submissions: usize,
+    pub counts: CountsJson,
+    pub groups: usize,
+    pub from_store: usize,
+    pub seconds: f64,
+    pub interrupted: bool,
+    /// Interrupted only: the submissions left without a verdict.
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub not_graded: Vec<&'a str>,
+}
+
+/// The number of submissions of each verdict.
+#[derive(Debug, Serialize)]
+pub struct CountsJson {
+    pub equivalent: usize,
+    pub disequivalent: usize,
+    #[serde(rename = "possibly-equivalent")]
+    pub possibly_equivalent: usize,
+    #[serde(rename = "does-not-assemble")]
+    pub does_not_assemble: usize,
+}
+
+#[derive(Debug, Serialize)]
+pub struct GroupJson<'a> {
+    pub id: usize,
+    pub size: usize,
+    /// `proved-equivalent` and/or `same-reference-path`: the links in the group.
+    pub formed_by: &'a [&'static str],
+    pub representative: &'a str,
+    pub members: Vec<MemberJson<'a>>,
+    /// The representative's witness.
+    pub witness: WitnessJson<'a>,
+}
+
+#[derive(Debug, Serialize)]
+pub struct MemberJson<'a> {
+    pub path: &'a str,
+    /// `representative`, `proved-equivalent` or `same-reference-path`.
+    pub joined: &'static str,
+    /// The member it is linked to.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub with: Option<&'a str>,
+}
+
+#[derive(Debug, Serialize)]
+pub struct SubmissionJson<'a> {
+    pub path: &'a str,
+    pub verdict: &'static str,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub group: Option<usize>,
+    pub seconds: f64,
+    pub from_store: bool,
+    /// Disequivalent only.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub witness: Option<WitnessJson<'a>>,
+    /// Possibly-equivalent only.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub reasons: Option<&'a [serde_json::Value]>,
+    /// Does-not-assemble only: the diagnostic in one line.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub message: Option<&'a str>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub diagnostic: Option<&'a Diagnostic>,
+}
+
+#[derive(Debug, Serialize)]
+pub struct WitnessJson<'a> {
+    pub inputs: Inputs,
+    pub reference: &'a serde_json::Value,
+    pub submission: &'a serde_json::Value,
+    pub replay: ReplayJson<'a>,
+}
+
+#[derive(Debug, Serialize)]
+pub struct ReplayJson<'a> {
+    pub reference: &'a str,
+    pub submission: &'a str,
+}
+
+impl<'a> WitnessJson<'a> {
+    fn new(w: &'a WitnessModel) -> Self {
+        WitnessJson {
+            inputs: Inputs::new(&w.values),
+            reference: &w.reference_json,
+            submission: &w.submission_json,
+            replay: ReplayJson {
+                reference: &w.replay_reference,
+                submission: &w.replay_submission,
+            },
+        }
+    }
+}
+
+impl<'a> GradeReport<'a> {
+    pub fn new(m: &'a Model) -> Self {
+        GradeReport {
+            schema: SCHEMA_VERSION,
+            summary: SummaryJson {
+                reference: &m.reference,
+                submissions: m.rows.len() + m.not_graded.len(),
+                counts: CountsJson {
+                    equivalent: m.count(Verdict::Equivalent),
+                    disequivalent: m.count(Verdict::Disequivalent),
+                    possibly_equivalent: m.count(Verdict::PossiblyEquivalent),
+                    does_not_assemble: m.count(Verdict::DoesNotAssemble),
+                },
+                groups: m.groups.len(),
+                from_store: m.stored(),
+                seconds: m.seconds,
+                interrupted: m.interrupted,
+                not_graded: m.not_graded.iter().map(String::as_str).collect(),
+            },
+            groups: m
+                .groups
+                .iter()
+                .map(|g| {
+                    let rep = &m.rows[g.representative];
+                    GroupJson {
+                        id: g.id,
+                        size: g.members.len(),
+                        formed_by: &g.formed_by,
+                        representative: &rep.path,
+                        members: g
+                            .members
+                            .iter()
+                            .map(|(path, joined, with)| MemberJson {
+                                path,
+                                joined,
+                                with: with.as_deref(),
+                            })
+                            .collect(),
+                        witness: WitnessJson::new(
+                            rep.witness
+                                .as_ref()
+                                .expect("a wrong submission has a witness"),
+                        ),
+                    }
+                })
+                .collect(),
+            submissions: m
+                .rows
+                .iter()
+                .map(|r| SubmissionJson {
+                    path: &r.path,
+                    verdict: r.verdict.name(),
+                    group: r.group,
+                    seconds: r.seconds,
+                    from_store: r.from_store,
+                    witness: r.witness.as_ref().map(WitnessJson::new),
+                    reasons: (r.verdict == Verdict::PossiblyEquivalent).then_some(&r.reasons[..]),
+                    message: r.message.as_deref(),
+                    diagnostic: r.diagnostic.as_ref(),
+                })
+                .collect(),
+            skipped: &m.skipped,
+        }
+    }
+}
+
+pub fn write_json(out: &mut impl Write, m: &Model) -> std::io::Result<()> {
+    serde_json::to_writer(&mut *out, &GradeReport::new(m))?;
+    writeln!(out)
+}
+
+// ---------------------------------------------------------------- CSV
+
+/// The CSV report's columns.
+pub const CSV_HEADER: [&str; 7] = [
+    "path", "verdict", "group", "seconds", "inputs", "reasons", "message",
+];
+
+pub fn write_csv(out: &mut impl Write, m: &Model) -> std::io::Result<()> {
+    let mut w = csv::Writer::from_writer(out);
+    let io = |e: csv::Error| std::io::Error::other(e.to_string());
+    w.write_record(CSV_HEADER).map_err(io)?;
+    for r in &m.rows {
+        w.write_record([
+            r.path.as_str(),
+            r.verdict.name(),
+            &r.group.map(|g| g.to_string()).unwrap_or_default(),
+            &format!("{:.3}", r.seconds),
+            &r.witness
+                .as_ref()
+                .map(|w| w.inputs_short.clone())
+                .unwrap_or_default(),
+            &r.reason_kinds().join(";"),
+            r.message.as_deref().unwrap_or(""),
+        ])
+        .map_err(io)?;
+    }
+    w.flush()
+}
