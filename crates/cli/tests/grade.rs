@@ -840,6 +840,7 @@ fn the_termination_rule_and_the_domain_come_from_the_task_or_the_command_line() 
         "equivalent",
         "{out}"
     );
+    assert_eq!(report["summary"]["task"]["out_of_fuel"], "same", "{out}");
     // A task whose domain keeps the inputs apart: nothing spins, and the signed and
     // unsigned comparisons agree on non-negative inputs.
     let task = dir.path().join("task.toml");
@@ -869,6 +870,12 @@ fn the_termination_rule_and_the_domain_come_from_the_task_or_the_command_line() 
     let v = verdicts(&report);
     assert_eq!(v["loops_on_equal.asm"], "equivalent", "{report}");
     assert_eq!(v["bug_unsigned.asm"], "equivalent", "{report}");
+    let rules = &report["summary"]["task"];
+    assert_eq!(rules["out_of_fuel"], "different", "{report}");
+    assert_eq!(
+        rules["assume"],
+        serde_json::json!(["$1 != $2", "$1 >= 0", "$2 >= 0"])
+    );
     assert_eq!(v["bug_min.asm"], "disequivalent", "{report}");
     // A bad precondition in the task file is trouble, not a class of failures.
     std::fs::write(

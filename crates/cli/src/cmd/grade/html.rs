@@ -132,6 +132,8 @@ pub fn page(m: &Model) -> String {
         }
     );
 
+    let _ = writeln!(h, "<p class=\"sub\">{}</p>", escape(&m.task.line()));
+
     // Summary.
     h.push_str("<div class=\"cards\">\n");
     for v in Verdict::ALL {

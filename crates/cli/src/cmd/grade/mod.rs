@@ -378,7 +378,7 @@ pub fn execute(mut args: Args) -> Result<ExitCode, CliError> {
         }
     };
 
-    let model = report::Model::new(
+    let mut model = report::Model::new(
         &reference.path,
         &subs_view(&subs),
         &groups,
@@ -388,6 +388,7 @@ pub fn execute(mut args: Args) -> Result<ExitCode, CliError> {
         started.elapsed(),
         crate::interrupt::raised(),
     );
+    model.task = report::TaskModel::of(&opts);
     let mut out = super::stdout();
     match args.format {
         GradeFormat::Text => report::write_text(&mut out, &model),

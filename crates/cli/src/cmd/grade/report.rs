@@ -34,6 +34,43 @@ pub struct Model {
     pub rows: Vec<Row>,
     pub groups: Vec<GroupModel>,
     pub skipped: Vec<Skipped>,
+    /// The rules every verdict was given under.
+    pub task: TaskModel,
+}
+
+/// The task's rules, as every report states them: what a verdict is about.
+#[derive(Debug, Default, Serialize)]
+pub struct TaskModel {
+    pub fuel: u64,
+    /// `same` or `different`.
+    pub out_of_fuel: &'static str,
+    /// The preconditions, as written.
+    pub assume: Vec<String>,
+}
+
+impl TaskModel {
+    pub fn of(opts: &tamarin::Options) -> TaskModel {
+        TaskModel {
+            fuel: opts.fuel,
+            out_of_fuel: opts.out_of_fuel.name(),
+            assume: opts.assume.iter().map(|p| p.text().to_string()).collect(),
+        }
+    }
+
+    /// The rules in one line for people.
+    pub fn line(&self) -> String {
+        let fuel = match self.out_of_fuel {
+            "different" => "a submission that runs out of fuel where the reference ends (or the other way round) is wrong",
+            _ => "a run out of fuel is never a difference",
+        };
+        let inputs = if self.assume.is_empty() {
+            "all inputs".to_string()
+        } else {
+            let list: Vec<String> = self.assume.iter().map(|a| format!("`{a}`")).collect();
+            format!("the inputs that satisfy {}", list.join(" and "))
+        };
+        format!("task: {inputs}; runs of up to {} steps; {fuel}", self.fuel)
+    }
 }
 
 /// One graded submission.
@@ -234,6 +271,7 @@ impl Model {
             rows,
             groups,
             skipped,
+            task: TaskModel::default(),
         }
     }
 
@@ -306,6 +344,7 @@ fn detail(row: &Row) -> Option<String> {
 
 pub fn write_text(out: &mut impl Write, m: &Model) -> std::io::Result<()> {
     writeln!(out, "{}", m.summary_line())?;
+    writeln!(out, "{}", m.task.line())?;
     for s in &m.skipped {
         writeln!(out, "skipped {}: {}", s.path, s.reason)?;
     }
@@ -408,6 +447,8 @@ pub struct SummaryJson<'a> {
     pub from_store: usize,
     pub seconds: f64,
     pub interrupted: bool,
+    /// The rules every verdict was given under.
+    pub task: &'a TaskModel,
     /// Interrupted only: the submissions left without a verdict.
     #[serde(skip_serializing_if = "Vec::is_empty")]
     pub not_graded: Vec<&'a str>,
@@ -512,6 +553,7 @@ impl<'a> GradeReport<'a> {
                 from_store: m.stored(),
                 seconds: m.seconds,
                 interrupted: m.interrupted,
+                task: &m.task,
                 not_graded: m.not_graded.iter().map(String::as_str).collect(),
             },
             groups: m
