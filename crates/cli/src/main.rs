@@ -42,6 +42,8 @@ enum Command {
     Check(cmd::check::Args),
     #[command(after_help = diag::EXIT_HELP)]
     Paths(cmd::paths::Args),
+    #[command(after_help = diag::EXIT_HELP)]
+    Explain(cmd::explain::Args),
     #[command(after_help = cmd::grade::GRADE_EXIT_HELP)]
     Grade(cmd::grade::Args),
 }
@@ -75,6 +77,7 @@ fn main() -> ExitCode {
         Command::Compare(args) => cmd::compare::execute(args),
         Command::Check(args) => cmd::check::execute(args),
         Command::Paths(args) => cmd::paths::execute(args),
+        Command::Explain(args) => cmd::explain::execute(args),
         Command::Grade(args) => cmd::grade::execute(args),
     };
     let status = result.unwrap_or_else(|e| {

@@ -142,6 +142,22 @@ fn every_command_s_reports_follow_their_schema() {
         assert_valid(&check, &report(&args, status), &args.join(" "));
     }
 
+    let explain = validator("explain");
+    for (args, status) in [
+        (vec!["explain", l5.as_str(), r5.as_str(), "--r2", "100"], 1),
+        (vec!["explain", l5.as_str(), r5.as_str(), "--r2", "7"], 0),
+        (
+            vec![
+                "explain",
+                "examples/paper/fig1-left.asm",
+                "examples/paper/fig1-literal-right.asm",
+            ],
+            1,
+        ),
+    ] {
+        assert_valid(&explain, &report(&args, status), &args.join(" "));
+    }
+
     let paths = validator("paths");
     for (args, status) in [
         (vec!["paths", div.as_str()], 0),

@@ -69,8 +69,8 @@ macro_rules! internal_modules {
 }
 
 internal_modules!(
-    assume, bmc, check, concolic, equiv, error, io, options, report, semantics, solver, term,
-    trace, verdict
+    assume, bmc, check, concolic, equiv, error, explain, io, options, report, semantics, solver,
+    term, trace, verdict
 );
 
 pub use tamarin_mips as mips;
@@ -80,6 +80,9 @@ pub use check::{CheckReport, Finding, FindingKind};
 pub use concolic::{Exploration, PathReport};
 pub use equiv::AUTO_PATHS;
 pub use error::Error;
+pub use explain::{
+    explain, row_sides, Change, Divergence, Explanation, Row, RunInputs, Step, MAX_EXPLAINED_STEPS,
+};
 pub use io::{
     image_word, observe, InputLayout, InputSpec, InputValues, Observable, Observed,
     MAX_OBSERVED_WORDS,

@@ -12,8 +12,8 @@ use tamarin::{Observable, Observed};
 use tamarin_mips::Status;
 
 use super::search::{
-    inputs_line, ms, reason_text, replay_command, signed, status_line, word, CliObserver,
-    FrontendKind, SearchArgs, Searcher,
+    explain_command, inputs_line, ms, reason_text, replay_command, shell_word, signed, status_line,
+    word, CliObserver, FrontendKind, SearchArgs, Searcher,
 };
 use crate::args::OutputFormat;
 use crate::diag::{CliError, EXIT_FOUND, EXIT_INCOMPLETE, EXIT_OK};
@@ -47,6 +47,10 @@ pub struct Args {
     /// ends (halved while undecided, down to single ends).
     #[arg(long)]
     pub no_split: bool,
+    /// Under a difference, also show where the two runs part (as `tamarin explain`
+    /// does), instead of only the command that shows it.
+    #[arg(long)]
+    pub explain: bool,
     #[command(flatten)]
     pub search: SearchArgs,
 }
@@ -67,7 +71,7 @@ pub fn execute(args: Args) -> Result<ExitCode, CliError> {
     super::search::print_warnings(&report.stats);
     let mut out = super::stdout();
     match args.format {
-        OutputFormat::Text => write_text(&mut out, &args, &opts, &report),
+        OutputFormat::Text => write_text(&mut out, &args, &opts, &report, Some((&left, &right))),
         OutputFormat::Json => write_json(&mut out, &opts, &report),
     }
     .map_err(CliError::stdout)?;
@@ -126,6 +130,7 @@ fn write_text(
     args: &Args,
     opts: &tamarin::Options,
     report: &Report,
+    programs: Option<(&tamarin_mips::Program, &tamarin_mips::Program)>,
 ) -> std::io::Result<()> {
     let observed: Vec<String> = args.observe.0.iter().map(|o| o.to_string()).collect();
     let observed = observed.join(", ");
@@ -164,6 +169,28 @@ fn write_text(
                 "    {}",
                 replay_command(&args.search, &args.right, &cx.values)
             )?;
+            let mut explain = explain_command(&args.search, &args.left, &args.right, &cx.values);
+            if observed != "$3" {
+                explain.push_str(&format!(
+                    " --observe {}",
+                    shell_word(&observed.replace(' ', ""))
+                ));
+            }
+            writeln!(out, "  why: {explain}")?;
+            if args.explain {
+                if let Some((l, r)) = programs {
+                    writeln!(out)?;
+                    super::explain::write_inline(
+                        out,
+                        (&args.left, &args.right),
+                        (l, r),
+                        &super::explain::run_inputs(&cx.values, args.search.array_base),
+                        opts.machine_config(std::time::Instant::now()),
+                        &opts.observe,
+                        opts.out_of_fuel,
+                    )?;
+                }
+            }
         }
         Verdict::Equivalent(p) => {
             let inputs = match args.search.frontend {

@@ -9,6 +9,7 @@ pub mod asm;
 pub mod check;
 pub mod compare;
 pub mod disasm;
+pub mod explain;
 pub mod grade;
 pub mod paths;
 pub mod run;

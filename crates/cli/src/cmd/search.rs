@@ -360,14 +360,36 @@ pub fn printf_bytes(bytes: &[u8]) -> String {
 
 /// The `tamarin run` command line that replays `values` on `prog`.
 pub fn replay_command(args: &SearchArgs, prog: &Path, values: &InputValues) -> String {
+    let program = shell_word(&prog.display().to_string());
+    with_inputs(args, &format!("tamarin run {program}"), values)
+}
+
+/// The `tamarin explain` command that shows where `left` and `right` part on `values`.
+pub fn explain_command(
+    args: &SearchArgs,
+    left: &Path,
+    right: &Path,
+    values: &InputValues,
+) -> String {
+    let (l, r) = (
+        shell_word(&left.display().to_string()),
+        shell_word(&right.display().to_string()),
+    );
+    let mut cmd = with_inputs(args, &format!("tamarin explain {l} {r}"), values);
+    if args.out_of_fuel == Some(FuelPolicyArg::Different) {
+        cmd.push_str(" --out-of-fuel different");
+    }
+    cmd
+}
+
+/// `command` with the options that give a run `values` (and the search's fuel,
+/// input format and termination address), piping standard input where it has some.
+fn with_inputs(args: &SearchArgs, command: &str, values: &InputValues) -> String {
     let mut cmd = String::new();
     if !values.stdin.is_empty() {
         cmd.push_str(&format!("printf '{}' | ", printf_bytes(&values.stdin)));
     }
-    cmd.push_str(&format!(
-        "tamarin run {}",
-        shell_word(&prog.display().to_string())
-    ));
+    cmd.push_str(command);
     match &values.array {
         Some(elems) => {
             let items: Vec<String> = elems.iter().map(|&e| signed(e).to_string()).collect();

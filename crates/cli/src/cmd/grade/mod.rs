@@ -10,6 +10,8 @@
 mod collect;
 mod groups;
 mod html;
+/// HTML escaping, shared with the other pages the tool writes.
+pub use html::escape as escape_html;
 mod report;
 mod store;
 mod task;

@@ -1,0 +1,750 @@
+//! `tamarin explain LEFT RIGHT`: both programs on the same inputs, side by side, to
+//! the first divergence that matters.
+
+use std::io::Write;
+use std::path::{Path, PathBuf};
+use std::process::ExitCode;
+
+use clap::Args as ClapArgs;
+use serde::Serialize;
+use serde_json::Value;
+use tamarin::{Change, Divergence, Explanation, FuelPolicy, Row, RunInputs, Step};
+use tamarin_mips::{Config, Frontend, Stop};
+
+use super::compare::{parse_observables, shown, ObservableList};
+use super::search::{signed, status_line, FuelPolicyArg};
+use crate::args::{parse_count, FrontendArgs, InputFormatOpt, OutputFormat, TerminationOpt};
+use crate::diag::{CliError, EXIT_FOUND, EXIT_OK};
+
+/// Rows shown before the divergence in the text report (all of them in JSON, up to
+/// a cap).
+const CONTEXT_ROWS: usize = 24;
+/// The most rows a JSON or HTML report carries (those nearest the divergence).
+const MAX_REPORTED_ROWS: usize = 2_000;
+
+/// Show why two programs differ: run both on the same inputs (a counterexample's, or
+/// `--from` a compare or grade JSON report), side by side, instruction by instruction
+/// with source lines and the registers each changed, lined up where both do the same
+/// thing, up to the first divergence that matters: the first differing output byte,
+/// the first branch the two take differently where they are alike, or the ends.
+#[derive(Debug, ClapArgs)]
+pub struct Args {
+    /// The first program (.asm/.s assembly or .mips/.bin binary).
+    #[arg(value_name = "LEFT")]
+    pub left: PathBuf,
+    /// The second program.
+    #[arg(value_name = "RIGHT")]
+    pub right: PathBuf,
+    #[command(flatten)]
+    pub frontend: FrontendArgs,
+    /// A file whose bytes both programs read from 0xFFFF0004 (`-`: this tool's stdin).
+    #[arg(long, value_name = "FILE")]
+    pub stdin: Option<PathBuf>,
+    /// Take the inputs from a JSON report of `compare` (its counterexample) or `grade`
+    /// (the witness of the submission named RIGHT, or LEFT).
+    #[arg(long, value_name = "REPORT", conflicts_with_all = ["r1", "r2", "array", "regs"])]
+    pub from: Option<PathBuf>,
+    /// Steps per run; as in the comparison, a run still going after this many is out
+    /// of fuel.
+    #[arg(long, value_name = "N", value_parser = parse_count,
+          allow_negative_numbers = true, default_value_t = 10_000)]
+    pub fuel: u64,
+    /// What is compared when both runs end (as in compare).
+    #[arg(long, value_name = "LIST", value_parser = parse_observables, default_value = "$3")]
+    pub observe: ObservableList,
+    /// Whether one program ending where the other runs out of fuel is a difference (as
+    /// in compare; default same).
+    #[arg(long, value_enum, value_name = "POLICY")]
+    pub out_of_fuel: Option<FuelPolicyArg>,
+    /// Rows shown before the divergence (text).
+    #[arg(long, value_name = "N", value_parser = parse_count, default_value_t = CONTEXT_ROWS as u64)]
+    pub context: u64,
+    /// How to print the report.
+    #[arg(long, value_enum, value_name = "FORMAT", default_value_t = OutputFormat::Text)]
+    pub format: OutputFormat,
+    /// Also write a standalone HTML page with both columns and the divergence
+    /// highlighted.
+    #[arg(long, value_name = "FILE")]
+    pub html: Option<PathBuf>,
+    #[command(flatten)]
+    pub input_format: InputFormatOpt,
+    #[command(flatten)]
+    pub termination: TerminationOpt,
+}
+
+pub fn execute(args: Args) -> Result<ExitCode, CliError> {
+    let format = args.input_format.format();
+    let left = super::load_program(&args.left, format)?;
+    let right = super::load_program(&args.right, format)?;
+    let inputs = match &args.from {
+        Some(report) => inputs_from_report(report, &args)?,
+        None => RunInputs {
+            frontend: args.frontend.frontend(),
+            registers: args.frontend.regs.clone(),
+            stdin: match &args.stdin {
+                Some(path) => super::read_data("the input file", path, args.fuel)?,
+                None => Vec::new(),
+            },
+        },
+    };
+    let mut config = Config::with_fuel(args.fuel);
+    config.termination = args.termination.termination;
+    config.stop = Stop::default().with_flag(crate::interrupt::flag());
+    let policy = match args.out_of_fuel {
+        Some(FuelPolicyArg::Different) => FuelPolicy::Different,
+        _ => FuelPolicy::Same,
+    };
+    let e = tamarin::explain(&left, &right, config, &inputs, &args.observe.0, policy)?;
+    let view = View {
+        names: (
+            args.left.display().to_string(),
+            args.right.display().to_string(),
+        ),
+        context: usize::try_from(args.context).unwrap_or(usize::MAX),
+        inputs: &inputs,
+        e: &e,
+    };
+    let mut out = super::stdout();
+    match args.format {
+        OutputFormat::Text => view.write_text(&mut out),
+        OutputFormat::Json => serde_json::to_writer(&mut out, &view.json())
+            .map_err(std::io::Error::other)
+            .and_then(|()| writeln!(out)),
+    }
+    .map_err(CliError::stdout)?;
+    super::finish(out)?;
+    if let Some(path) = &args.html {
+        std::fs::write(path, view.html()).map_err(|source| CliError::Write {
+            path: path.display().to_string(),
+            source,
+        })?;
+    }
+    Ok(ExitCode::from(if e.differ { EXIT_FOUND } else { EXIT_OK }))
+}
+
+/// The inputs of a counterexample as a run takes them.
+pub fn run_inputs(values: &tamarin::InputValues, array_base: Option<u32>) -> RunInputs {
+    let mut registers: Vec<(tamarin_mips::Reg, u32)> = Vec::new();
+    let mut two = (0, 0);
+    for (name, v) in &values.registers {
+        match crate::args::parse_reg(name) {
+            Ok(r) if r.index() == 1 => two.0 = *v,
+            Ok(r) if r.index() == 2 => two.1 = *v,
+            Ok(r) => registers.push((r, *v)),
+            Err(_) => {}
+        }
+    }
+    RunInputs {
+        frontend: match &values.array {
+            Some(elems) => Frontend::Array {
+                elems: elems.clone(),
+                base: array_base,
+            },
+            None => Frontend::TwoInts(two.0, two.1),
+        },
+        registers,
+        stdin: values.stdin.clone(),
+    }
+}
+
+/// Writes the text explanation of a difference under a comparison's report
+/// (`compare --explain`).
+#[allow(clippy::too_many_arguments)]
+pub fn write_inline(
+    out: &mut impl Write,
+    names: (&Path, &Path),
+    programs: (&tamarin_mips::Program, &tamarin_mips::Program),
+    inputs: &RunInputs,
+    config: Config,
+    observe: &[tamarin::Observable],
+    policy: FuelPolicy,
+) -> std::io::Result<()> {
+    match tamarin::explain(programs.0, programs.1, config, inputs, observe, policy) {
+        Ok(e) => View {
+            names: (names.0.display().to_string(), names.1.display().to_string()),
+            context: CONTEXT_ROWS,
+            inputs,
+            e: &e,
+        }
+        .write_text(out),
+        Err(err) => writeln!(out, "explain: cannot set up the runs: {err}"),
+    }
+}
+
+/// Reads the inputs of a compare counterexample or of a grade witness.
+fn inputs_from_report(path: &Path, args: &Args) -> Result<RunInputs, CliError> {
+    let text = super::read_data("the report", path, 64 << 20)?;
+    let bad = |why: &str| {
+        CliError::Usage(format!(
+            "--from {}: {why}",
+            super::search::shell_word(&path.display().to_string())
+        ))
+    };
+    let v: Value = serde_json::from_slice(&text).map_err(|e| bad(&format!("not JSON: {e}")))?;
+    let inputs = if let Some(cx) = v.get("counterexample") {
+        cx.get("inputs")
+    } else if let Some(subs) = v.get("submissions").and_then(Value::as_array) {
+        let named = |p: &Path| {
+            let want = p.display().to_string();
+            subs.iter().find(|s| {
+                s.get("path")
+                    .and_then(Value::as_str)
+                    .is_some_and(|q| q == want || Path::new(q).ends_with(&want) || p.ends_with(q))
+            })
+        };
+        let sub = named(&args.right)
+            .or_else(|| named(&args.left))
+            .ok_or_else(|| bad("no submission in the grade report is LEFT or RIGHT"))?;
+        Some(
+            sub.get("witness")
+                .and_then(|w| w.get("inputs"))
+                .ok_or_else(|| bad("that submission has no witness (it did not differ)"))?,
+        )
+    } else {
+        None
+    };
+    let inputs = inputs.ok_or_else(|| {
+        bad("no counterexample in it (expected a compare report that found a difference, or a grade report)")
+    })?;
+    let word = |x: &Value| -> Result<u32, CliError> {
+        x.as_i64()
+            .filter(|n| (-(1i64 << 31)..(1i64 << 32)).contains(n))
+            .map(|n| n as u32)
+            .ok_or_else(|| bad(&format!("`{x}` is not a 32-bit number")))
+    };
+    let obj = inputs
+        .as_object()
+        .ok_or_else(|| bad("its inputs are not an object"))?;
+    let mut registers = Vec::new();
+    let mut frontend = Frontend::TwoInts(0, 0);
+    let mut stdin = Vec::new();
+    for (name, value) in obj {
+        match name.as_str() {
+            "array" => {
+                let elems = value
+                    .as_array()
+                    .ok_or_else(|| bad("its array is not a list"))?
+                    .iter()
+                    .map(word)
+                    .collect::<Result<Vec<u32>, CliError>>()?;
+                frontend = Frontend::Array {
+                    elems,
+                    base: args.frontend.array_base,
+                };
+            }
+            "stdin" => {
+                stdin = value
+                    .as_array()
+                    .ok_or_else(|| bad("its stdin is not a list"))?
+                    .iter()
+                    .map(|b| {
+                        b.as_u64()
+                            .and_then(|b| u8::try_from(b).ok())
+                            .ok_or_else(|| bad("a stdin byte is not 0 to 255"))
+                    })
+                    .collect::<Result<Vec<u8>, CliError>>()?;
+            }
+            reg => {
+                let r = crate::args::parse_reg(reg).map_err(|e| bad(&e))?;
+                registers.push((r, word(value)?));
+            }
+        }
+    }
+    // $1 and $2 go through the twoints frontend, as `run --r1 --r2` does.
+    if let Frontend::TwoInts(a, b) = &mut frontend {
+        registers.retain(|&(r, v)| match r.index() {
+            1 => {
+                *a = v;
+                false
+            }
+            2 => {
+                *b = v;
+                false
+            }
+            _ => true,
+        });
+    }
+    Ok(RunInputs {
+        frontend,
+        registers,
+        stdin,
+    })
+}
+
+/// Everything the report writers need.
+struct View<'a> {
+    /// The programs' file names, left and right.
+    names: (String, String),
+    /// Rows shown before the divergence (text).
+    context: usize,
+    inputs: &'a RunInputs,
+    e: &'a Explanation,
+}
+
+/// `$4: 0 → 1, mem[0x40]: 0 → 7, output 'A'`.
+fn changes_text(step: &Step) -> String {
+    let mut parts: Vec<String> = step
+        .changes
+        .iter()
+        .map(|c| match c {
+            Change::Reg { reg, old, new } => {
+                format!("{reg}: {} → {}", signed(*old), signed(*new))
+            }
+            Change::Hi { old, new } => format!("hi: {} → {}", signed(*old), signed(*new)),
+            Change::Lo { old, new } => format!("lo: {} → {}", signed(*old), signed(*new)),
+            Change::Mem { addr, old, new } => {
+                format!("mem[{addr:#x}]: {} → {}", signed(*old), signed(*new))
+            }
+            Change::Output(b) => format!("output {}", byte(*b)),
+            Change::Input(Some(b)) => format!("input {}", byte(*b)),
+            Change::Input(None) => "input: end (-1)".into(),
+        })
+        .collect();
+    if let Some(t) = step.taken {
+        parts.push(if t { "taken" } else { "not taken" }.into());
+    }
+    if let Some(f) = &step.fault {
+        parts.push(format!("fails: {f}"));
+    }
+    parts.join(", ")
+}
+
+/// A byte for people: `'A'` when printable, else its number.
+fn byte(b: u8) -> String {
+    if b.is_ascii_graphic() || b == b' ' {
+        format!("'{}'", b as char)
+    } else {
+        format!("{b}")
+    }
+}
+
+/// `3: beq $4, $0, 1` (line and instruction) or `0x0008: …` without source lines.
+fn located(step: &Step) -> String {
+    match step.line {
+        Some(l) => format!("{l}: {}", step.text),
+        None => format!("{:#06x}: {}", step.pc, step.text),
+    }
+}
+
+/// Cuts `s` to `width` characters.
+fn fit(s: &str, width: usize) -> String {
+    if s.chars().count() <= width {
+        format!("{s:width$}")
+    } else {
+        let cut: String = s.chars().take(width.saturating_sub(1)).collect();
+        format!("{cut}…")
+    }
+}
+
+impl View<'_> {
+    fn name(&self, left: bool) -> String {
+        if left {
+            self.names.0.clone()
+        } else {
+            self.names.1.clone()
+        }
+    }
+
+    /// The rows to show: up to and including the divergence's, at most `context`
+    /// before it; without a divergence at a step, the last `context` rows.
+    fn window(&self, context: usize) -> (usize, usize) {
+        let n = self.e.rows.len();
+        let end = self.e.divergence_row.map_or(n, |r| (r + 1).min(n));
+        (end.saturating_sub(context), end)
+    }
+
+    /// What the divergence is, in words.
+    fn divergence_text(&self) -> String {
+        let e = self.e;
+        match &e.divergence {
+            Divergence::None => "no divergence: the programs agree on these inputs".into(),
+            Divergence::Output { index, left, right } => {
+                let at = |s: &Option<usize>, steps: &[Step]| match s {
+                    Some(k) => format!(
+                        "written at step {} ({})",
+                        steps[*k].index,
+                        located(&steps[*k])
+                    ),
+                    None => "never written".into(),
+                };
+                let b = |o: &[u8]| o.get(*index).map_or("nothing".into(), |&x| byte(x));
+                format!(
+                    "output byte {index} differs: left {} ({}), right {} ({})",
+                    b(&e.left_outcome.output),
+                    at(left, &e.left),
+                    b(&e.right_outcome.output),
+                    at(right, &e.right)
+                )
+            }
+            Divergence::Branch { left, right } => {
+                let (l, r) = (&e.left[*left], &e.right[*right]);
+                let how = |t: Option<bool>| {
+                    if t == Some(true) {
+                        "taken"
+                    } else {
+                        "not taken"
+                    }
+                };
+                format!(
+                    "the same branch `{}` goes different ways: {} on the left (step {}, line {}), {} on the right (step {}, line {})",
+                    l.text,
+                    how(l.taken),
+                    l.index,
+                    l.line.map_or("?".into(), |x| x.to_string()),
+                    how(r.taken),
+                    r.index,
+                    r.line.map_or("?".into(), |x| x.to_string()),
+                )
+            }
+            Divergence::Fault { left, right } => {
+                let (side, k, steps) = match (left, right) {
+                    (Some(k), _) => ("left", *k, &e.left),
+                    (None, Some(k)) => ("right", *k, &e.right),
+                    (None, None) => return "one run fails".into(),
+                };
+                let st = &steps[k];
+                format!(
+                    "the {side} run fails at step {} ({}): {}",
+                    st.index,
+                    located(st),
+                    st.fault.as_deref().unwrap_or("a run-time error")
+                )
+            }
+            Divergence::End { observables } if observables.is_empty() => {
+                "the runs part at their ends: they end differently".into()
+            }
+            Divergence::End { observables } => {
+                let diffs: Vec<String> = e
+                    .observed
+                    .iter()
+                    .filter(|(n, _, _)| observables.contains(n))
+                    .map(|(n, a, b)| format!("{n}: left {}, right {}", shown(a), shown(b)))
+                    .collect();
+                format!(
+                    "no step parts them where they are alike; at their ends {}",
+                    diffs.join("; ")
+                )
+            }
+        }
+    }
+
+    fn write_text(&self, out: &mut impl Write) -> std::io::Result<()> {
+        let e = self.e;
+        let (ln, rn) = (self.name(true), self.name(false));
+        writeln!(
+            out,
+            "explain: {ln} against {rn} on {}",
+            inputs_text(self.inputs)
+        )?;
+        const W: usize = 56;
+        writeln!(
+            out,
+            "  {:>5}  {}   {:>5}  {}",
+            "step",
+            fit(&ln, W),
+            "step",
+            rn
+        )?;
+        let (from, to) = self.window(self.context);
+        if from > 0 {
+            writeln!(
+                out,
+                "  … {from} row{} before",
+                if from == 1 { "" } else { "s" }
+            )?;
+        }
+        for (k, row) in e.rows[from..to].iter().enumerate() {
+            let (l, r) = tamarin::row_sides(*row);
+            let side = |s: Option<usize>, steps: &[Step]| match s {
+                Some(i) => {
+                    let st = &steps[i];
+                    let ch = changes_text(st);
+                    (format!("{:>5}", st.index), format!("{}  {ch}", located(st)))
+                }
+                None => (String::new(), String::new()),
+            };
+            let (li, lt) = side(l, &e.left);
+            let (ri, rt) = side(r, &e.right);
+            let mark = if Some(from + k) == e.divergence_row {
+                ">>"
+            } else {
+                "  "
+            };
+            let sep = match row {
+                Row::Same(..) => "|",
+                Row::Different(..) => "≠",
+                Row::Left(_) | Row::Right(_) => ":",
+            };
+            writeln!(out, "{mark}{li:>5}  {} {sep} {ri:>5}  {rt}", fit(&lt, W))?;
+        }
+        let rest = e.rows.len() - to;
+        if rest > 0 && e.divergence_row.is_some() {
+            writeln!(
+                out,
+                "  … {rest} row{} after",
+                if rest == 1 { "" } else { "s" }
+            )?;
+        }
+        writeln!(out, "divergence: {}", self.divergence_text())?;
+        writeln!(out, "  left  {}", status_line(&e.left_outcome))?;
+        writeln!(out, "  right {}", status_line(&e.right_outcome))?;
+        for (n, a, b) in &e.observed {
+            let same = if a == b { "same" } else { "differs" };
+            writeln!(out, "  {n}: left {}, right {} ({same})", shown(a), shown(b))?;
+        }
+        if e.truncated.0 || e.truncated.1 {
+            writeln!(
+                out,
+                "note: only the first {} steps of each run were recorded",
+                tamarin::MAX_EXPLAINED_STEPS
+            )?;
+        }
+        Ok(())
+    }
+
+    fn json(&self) -> ExplainJson {
+        let e = self.e;
+        let (from, to) = self.window(MAX_REPORTED_ROWS);
+        let step = |s: Option<usize>, steps: &[Step]| {
+            s.map(|i| {
+                let st = &steps[i];
+                StepJson {
+                    step: st.index,
+                    pc: st.pc as i32,
+                    line: st.line,
+                    instruction: st.text.clone(),
+                    changes: changes_text(st),
+                    taken: st.taken,
+                }
+            })
+        };
+        let (kind, left_step, right_step) = match &e.divergence {
+            Divergence::None => ("none", None, None),
+            Divergence::Output { left, right, .. } => (
+                "output",
+                left.map(|k| e.left[k].index),
+                right.map(|k| e.right[k].index),
+            ),
+            Divergence::Branch { left, right } => (
+                "branch",
+                Some(e.left[*left].index),
+                Some(e.right[*right].index),
+            ),
+            Divergence::Fault { left, right } => (
+                "fault",
+                left.map(|k| e.left[k].index),
+                right.map(|k| e.right[k].index),
+            ),
+            Divergence::End { .. } => ("end", None, None),
+        };
+        ExplainJson {
+            schema: crate::diag::SCHEMA_VERSION,
+            left: self.name(true),
+            right: self.name(false),
+            inputs: inputs_text(self.inputs),
+            differ: e.differ,
+            divergence: DivergenceJson {
+                kind,
+                message: self.divergence_text(),
+                left_step,
+                right_step,
+                row: e.divergence_row,
+            },
+            endings: [status_line(&e.left_outcome), status_line(&e.right_outcome)],
+            observed: e
+                .observed
+                .iter()
+                .map(|(n, a, b)| ObservedJson {
+                    name: n.clone(),
+                    left: shown(a),
+                    right: shown(b),
+                    differs: a != b,
+                })
+                .collect(),
+            first_row: from,
+            rows: e.rows[from..to]
+                .iter()
+                .map(|row| {
+                    let (l, r) = tamarin::row_sides(*row);
+                    RowJson {
+                        alike: matches!(row, Row::Same(..)),
+                        left: step(l, &e.left),
+                        right: step(r, &e.right),
+                    }
+                })
+                .collect(),
+            truncated: e.truncated.0 || e.truncated.1,
+        }
+    }
+
+    fn html(&self) -> String {
+        let j = self.json();
+        let esc = crate::cmd::grade::escape_html;
+        let mut h = String::new();
+        h.push_str("<!DOCTYPE html>\n<html lang=\"en\">\n<head>\n<meta charset=\"utf-8\">\n");
+        h.push_str(&format!(
+            "<title>tamarin explain: {} against {}</title>\n<style>{STYLE}</style>\n</head>\n<body>\n<main>\n",
+            esc(&j.left),
+            esc(&j.right)
+        ));
+        h.push_str(&format!(
+            "<h1>Why <code>{}</code> and <code>{}</code> differ</h1>\n<p class=\"sub\">on {}</p>\n",
+            esc(&j.left),
+            esc(&j.right),
+            esc(&j.inputs)
+        ));
+        h.push_str(&format!(
+            "<p class=\"div {}\"><strong>divergence:</strong> {}</p>\n",
+            j.divergence.kind,
+            esc(&j.divergence.message)
+        ));
+        h.push_str("<table>\n<thead><tr><th>step</th><th>");
+        h.push_str(&esc(&j.left));
+        h.push_str("</th><th>changes</th><th>step</th><th>");
+        h.push_str(&esc(&j.right));
+        h.push_str("</th><th>changes</th></tr></thead>\n<tbody>\n");
+        for (k, row) in j.rows.iter().enumerate() {
+            let class = if Some(j.first_row + k) == j.divergence.row {
+                "diverge"
+            } else if row.alike {
+                "same"
+            } else {
+                "other"
+            };
+            h.push_str(&format!("<tr class=\"{class}\">"));
+            for s in [&row.left, &row.right] {
+                match s {
+                    Some(s) => h.push_str(&format!(
+                        "<td class=\"n\">{}</td><td><code>{}</code></td><td>{}</td>",
+                        s.step,
+                        esc(&match s.line {
+                            Some(l) => format!("{l}: {}", s.instruction),
+                            None => s.instruction.clone(),
+                        }),
+                        esc(&s.changes)
+                    )),
+                    None => h.push_str("<td></td><td></td><td></td>"),
+                }
+            }
+            h.push_str("</tr>\n");
+        }
+        h.push_str("</tbody>\n</table>\n<h2>Ends</h2>\n<ul>\n");
+        h.push_str(&format!(
+            "<li>left: {}</li>\n<li>right: {}</li>\n",
+            esc(&j.endings[0]),
+            esc(&j.endings[1])
+        ));
+        for o in &j.observed {
+            h.push_str(&format!(
+                "<li><code>{}</code>: left {}, right {}{}</li>\n",
+                esc(&o.name),
+                esc(&o.left),
+                esc(&o.right),
+                if o.differs {
+                    " <strong>(differs)</strong>"
+                } else {
+                    ""
+                }
+            ));
+        }
+        h.push_str("</ul>\n</main>\n</body>\n</html>\n");
+        h
+    }
+}
+
+/// The inputs in one line: `$1 = -1, $2 = 0`, `array = [1, 2]`, and stdin bytes.
+fn inputs_text(i: &RunInputs) -> String {
+    let mut parts = Vec::new();
+    match &i.frontend {
+        Frontend::TwoInts(a, b) => {
+            parts.push(format!("$1 = {}", signed(*a)));
+            parts.push(format!("$2 = {}", signed(*b)));
+        }
+        Frontend::Array { elems, .. } => {
+            let items: Vec<String> = elems.iter().map(|&e| signed(e).to_string()).collect();
+            parts.push(format!(
+                "array = [{}] (length {})",
+                items.join(", "),
+                elems.len()
+            ));
+        }
+    }
+    for (r, v) in &i.registers {
+        parts.push(format!("{r} = {}", signed(*v)));
+    }
+    if !i.stdin.is_empty() {
+        parts.push(format!("stdin = {:?}", String::from_utf8_lossy(&i.stdin)));
+    }
+    parts.join(", ")
+}
+
+const STYLE: &str = "body{font-family:system-ui,sans-serif;margin:0;background:#f7f7f9;color:#222}\
+main{max-width:1400px;margin:0 auto;padding:24px}h1{font-size:22px}\
+.sub{color:#555}.div{padding:10px 14px;border-radius:6px;background:#fde8e8;border:1px solid #f5b5b5}\
+.div.none{background:#e6f6ea;border-color:#a6d9b3}\
+table{border-collapse:collapse;width:100%;background:#fff;font-size:13px}\
+th,td{border-bottom:1px solid #eee;padding:3px 8px;text-align:left;vertical-align:top}\
+td.n{color:#888;text-align:right}tr.other td{background:#fff8e6}\
+tr.diverge td{background:#fde2e2;font-weight:bold}code{font-size:12px}";
+
+#[derive(Serialize)]
+struct ExplainJson {
+    schema: u32,
+    left: String,
+    right: String,
+    inputs: String,
+    differ: bool,
+    divergence: DivergenceJson,
+    /// The status line of each run.
+    endings: [String; 2],
+    observed: Vec<ObservedJson>,
+    /// The index of the first row given (rows far before the divergence are left out).
+    first_row: usize,
+    rows: Vec<RowJson>,
+    /// Whether a run had more steps than were recorded.
+    truncated: bool,
+}
+
+#[derive(Serialize)]
+struct DivergenceJson {
+    /// `none`, `output`, `branch` or `end`.
+    kind: &'static str,
+    message: String,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    left_step: Option<u64>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    right_step: Option<u64>,
+    /// The row where it is shown, when it is at a step.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    row: Option<usize>,
+}
+
+#[derive(Serialize)]
+struct ObservedJson {
+    name: String,
+    left: String,
+    right: String,
+    differs: bool,
+}
+
+#[derive(Serialize)]
+struct RowJson {
+    /// Both sides ran the same instruction.
+    alike: bool,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    left: Option<StepJson>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    right: Option<StepJson>,
+}
+
+#[derive(Serialize)]
+struct StepJson {
+    step: u64,
+    pc: i32,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    line: Option<u32>,
+    instruction: String,
+    changes: String,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    taken: Option<bool>,
+}
