@@ -94,7 +94,8 @@ pub fn execute(args: Args) -> Result<ExitCode, CliError> {
         Some(FuelPolicyArg::Different) => FuelPolicy::Different,
         _ => FuelPolicy::Same,
     };
-    let e = tamarin::explain(&left, &right, config, &inputs, &args.observe.0, policy)?;
+    let mut e = tamarin::explain(&left, &right, config, &inputs, &args.observe.0, policy)?;
+    with_source(&mut e, (&args.left, &args.right));
     let view = View {
         names: (
             args.left.display().to_string(),
@@ -160,14 +161,37 @@ pub fn write_inline(
     policy: FuelPolicy,
 ) -> std::io::Result<()> {
     match tamarin::explain(programs.0, programs.1, config, inputs, observe, policy) {
-        Ok(e) => View {
-            names: (names.0.display().to_string(), names.1.display().to_string()),
-            context: CONTEXT_ROWS,
-            inputs,
-            e: &e,
+        Ok(mut e) => {
+            with_source(&mut e, names);
+            View {
+                names: (names.0.display().to_string(), names.1.display().to_string()),
+                context: CONTEXT_ROWS,
+                inputs,
+                e: &e,
+            }
+            .write_text(out)
         }
-        .write_text(out),
         Err(err) => writeln!(out, "explain: cannot set up the runs: {err}"),
+    }
+}
+
+/// Shows each step of an assembled program as its source line is written (labels
+/// and all, without the comment) instead of as the disassembler writes it.
+fn with_source(e: &mut Explanation, paths: (&Path, &Path)) {
+    for (steps, path) in [(&mut e.left, paths.0), (&mut e.right, paths.1)] {
+        let Ok(source) = std::fs::read_to_string(path) else {
+            continue;
+        };
+        let lines: Vec<&str> = source.lines().collect();
+        for step in steps.iter_mut() {
+            let text = step
+                .line
+                .and_then(|l| lines.get((l as usize).checked_sub(1)?))
+                .map(|t| t.split(';').next().unwrap_or("").trim());
+            if let Some(t) = text.filter(|t| !t.is_empty()) {
+                step.text = t.to_string();
+            }
+        }
     }
 }
 
