@@ -174,6 +174,8 @@ impl Trie {
         let end = *along.last().unwrap_or(&0);
         if along.len() == conditions.len() + 1 {
             if let Some(&leaf) = self.nodes[end].leaves.first() {
+                let label = &mut self.leaves[leaf].label;
+                label.push_str(&format!("\ncounterexample: {}", result(outcome)));
                 self.marked = along;
                 self.marked_leaf = Some(leaf);
                 return;
@@ -267,7 +269,8 @@ impl Trie {
     }
 }
 
-const HEADER: &str = "    node [fontname=\"Helvetica\", fontsize=10];\n    \
+const HEADER: &str =
+    "    fontname=\"Helvetica\";\n    node [fontname=\"Helvetica\", fontsize=10];\n    \
                       edge [fontname=\"Helvetica\", fontsize=9];\n";
 
 /// The DOT of one program's path tree.
@@ -314,6 +317,14 @@ pub fn compare_dot(left: Side<'_>, right: Side<'_>, no_tree: Option<&str>) -> St
     }
     out.push_str("}\n");
     out
+}
+
+/// A `--tree-dot` file: not `-`, since standard output carries the report.
+pub fn parse_picture_file(text: &str) -> Result<std::path::PathBuf, String> {
+    if text == "-" {
+        return Err("the picture needs a file: standard output carries the report".into());
+    }
+    Ok(std::path::PathBuf::from(text))
 }
 
 /// Writes a picture to `dest` (`-`: standard output), as DOT or, with `svg`, as SVG

@@ -49,7 +49,7 @@ pub struct Args {
     pub no_split: bool,
     /// Write both programs' path trees as a Graphviz DOT picture to FILE, the
     /// counterexample's path in bold red (path search only: bmc has no paths).
-    #[arg(long, value_name = "FILE")]
+    #[arg(long, value_name = "FILE", value_parser = crate::dot::parse_picture_file)]
     pub tree_dot: Option<PathBuf>,
     /// Write the --tree-dot picture as SVG, rendered by Graphviz's `dot`, instead of DOT.
     #[arg(long, requires = "tree_dot")]
