@@ -39,8 +39,11 @@ impl Bug {
     }
 }
 
+/// An independent check of a precondition on a concrete array.
+type Admits = fn(&[u32]) -> bool;
+
 /// Preconditions: their text and an independent check of a concrete array.
-const PRECONDITIONS: [(&str, fn(&[u32]) -> bool); 4] = [
+const PRECONDITIONS: [(&str, Admits); 4] = [
     ("true", |_| true),
     ("len >= 2", |a| a.len() >= 2),
     ("all x: -50 <= x <= 50", |a| {
