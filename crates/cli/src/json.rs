@@ -244,6 +244,8 @@ impl CompareReport {
                 jump_targets: s.jump_targets,
                 partial_runs: s.partial_runs,
                 cache_hits: s.solver.cache_hits,
+                shrink_steps: s.shrink_steps,
+                shrink_replays: s.shrink_replays,
             },
         }
     }
@@ -382,6 +384,10 @@ pub struct CompareStats {
     pub jump_targets: u64,
     pub partial_runs: u64,
     pub cache_hits: u64,
+    /// Smaller counterexamples the minimiser kept, one after the other.
+    pub shrink_steps: u64,
+    /// Candidates the minimiser replayed.
+    pub shrink_replays: u64,
 }
 
 // ---------------------------------------------------------------- check and paths

@@ -13,6 +13,7 @@
 mod args;
 mod cmd;
 mod diag;
+mod dot;
 mod interrupt;
 mod json;
 

@@ -15,7 +15,7 @@ use tamarin_mips::Program;
 use crate::bmc;
 use crate::concolic;
 use crate::options::Options;
-use crate::report::{Observer, Report, Stats};
+use crate::report::{Observer, PathReport, Report, Stats};
 use crate::verdict::{Engine, Incomplete, Verdict};
 
 /// Paths per side that `auto`'s first concolic search may enumerate: beyond them,
@@ -105,6 +105,8 @@ fn auto(left: &Program, right: &Program, opts: &Options, observer: &mut dyn Obse
             .any(|r| matches!(r, Incomplete::PathBudget { .. }));
     let mut stats = first.stats.clone();
     let mut concolic_reasons = reasons.clone();
+    // The paths of the latest path search (kept with `Options::keep_paths`).
+    let mut paths = first.paths.clone();
     // With a time limit, a search stopped only by the cap goes on first, uncapped, for
     // a share of the time: a loop of a few thousand trips finishes there (the
     // encoding of such a loop is what times out). Without a limit it would never
@@ -116,13 +118,14 @@ fn auto(left: &Program, right: &Program, opts: &Options, observer: &mut dyn Obse
             let second = comparer(Engine::Concolic).compare(left, right, &rest, observer);
             stats = add(&stats, &second.stats);
             stats.paths = second.stats.paths;
+            paths = second.paths;
             match second.verdict {
                 Verdict::PossiblyEquivalent(mut r) => {
                     // Its share of the time ran out, not the comparison's.
                     r.retain(|r| !r.is_time_limit());
                     concolic_reasons = r;
                 }
-                decided => return finish(decided, stats, first.input_names, start),
+                decided => return finish(decided, stats, first.input_names, paths, start),
             }
         }
     }
@@ -131,22 +134,24 @@ fn auto(left: &Program, right: &Program, opts: &Options, observer: &mut dyn Obse
             Verdict::PossiblyEquivalent(concolic_reasons),
             stats,
             first.input_names,
+            paths,
             start,
         );
     };
     let merged = comparer(Engine::Bmc).compare(left, right, &rest, observer);
     stats = add(&stats, &merged.stats);
     let Verdict::PossiblyEquivalent(more) = &merged.verdict else {
-        return finish(merged.verdict, stats, first.input_names, start);
+        return finish(merged.verdict, stats, first.input_names, merged.paths, start);
     };
     if cut_by_cap && !search_first {
         if let Some(rest) = remaining(opts, start) {
             let third = comparer(Engine::Concolic).compare(left, right, &rest, observer);
             stats = add(&stats, &third.stats);
             stats.paths = third.stats.paths;
+            paths = third.paths;
             match third.verdict {
                 Verdict::PossiblyEquivalent(r) => concolic_reasons = r,
-                decided => return finish(decided, stats, first.input_names, start),
+                decided => return finish(decided, stats, first.input_names, paths, start),
             }
         }
     }
@@ -155,6 +160,7 @@ fn auto(left: &Program, right: &Program, opts: &Options, observer: &mut dyn Obse
         Verdict::PossiblyEquivalent(concolic_reasons),
         stats,
         first.input_names,
+        paths,
         start,
     )
 }
@@ -188,6 +194,8 @@ fn add(a: &Stats, b: &Stats) -> Stats {
         s.out_of_fuel_paths.1.max(a.out_of_fuel_paths.1),
     );
     s.jump_targets += a.jump_targets;
+    s.shrink_steps += a.shrink_steps;
+    s.shrink_replays += a.shrink_replays;
     s.solver.queries += a.solver.queries;
     s.solver.cache_hits += a.solver.cache_hits;
     s.solver.sat += a.solver.sat;
@@ -202,11 +210,18 @@ fn add(a: &Stats, b: &Stats) -> Stats {
     s
 }
 
-fn finish(verdict: Verdict, mut stats: Stats, input_names: Vec<String>, start: Instant) -> Report {
+fn finish(
+    verdict: Verdict,
+    mut stats: Stats,
+    input_names: Vec<String>,
+    paths: (Vec<PathReport>, Vec<PathReport>),
+    start: Instant,
+) -> Report {
     stats.total = start.elapsed();
     Report {
         verdict,
         stats,
         input_names,
+        paths,
     }
 }

@@ -12,7 +12,8 @@
 //!   on both programs) or `PossiblyEquivalent` (with typed [`Incomplete`] reasons, each
 //!   with a stable [`Incomplete::kind`]);
 //! - [`check`](check()) one program for inputs that make it fail;
-//! - [`explore`] one program's paths, one input per path.
+//! - [`explore`] one program's paths, one input per path;
+//! - [`path_conditions`] of one run: which of those paths some inputs take.
 //!
 //! Each returns an [`Error`] instead when the task cannot be carried out as given: an
 //! input array that cannot be placed, an observable no run can show, or a solver
@@ -69,15 +70,15 @@ macro_rules! internal_modules {
 }
 
 internal_modules!(
-    assume, bmc, check, concolic, equiv, error, explain, io, options, report, semantics, solver,
-    term, trace, verdict
+    assume, bmc, check, concolic, equiv, error, explain, io, minimise, options, report, semantics,
+    solver, term, trace, verdict
 );
 
 pub use tamarin_mips as mips;
 
 pub use assume::{AssumeError, Precondition};
 pub use check::{CheckReport, Finding, FindingKind};
-pub use concolic::{Exploration, PathReport};
+pub use concolic::Exploration;
 pub use equiv::AUTO_PATHS;
 pub use error::Error;
 pub use explain::{
@@ -88,7 +89,7 @@ pub use io::{
     MAX_OBSERVED_WORDS,
 };
 pub use options::Options;
-pub use report::{Observer, Progress, Quiet, Report, Side, Stats};
+pub use report::{Observer, PathReport, Progress, Quiet, Report, Side, Stats};
 pub use solver::{
     ProcessSolver, SolverConfig, SolverStats, Z3Mode, DEFAULT_QUERY_TIMEOUT,
     DEFAULT_RESOURCE_LIMIT, ESCALATION, TIME_LIMIT_PASSED,
@@ -155,4 +156,26 @@ pub fn explore(
     let exploration = concolic::explore(program, opts, observer);
     opts.solver_failure(&exploration.stats)?;
     Ok(exploration)
+}
+
+/// The readable path conditions of one concrete run of `program` on `values`, traced
+/// the way the path search traces its runs: the same conditions, in the same words,
+/// that [`explore`] lists for the path these inputs take (a run too long to trace to
+/// its end gives a prefix). `values` are in the order of the input variables
+/// ([`InputLayout`]: the input registers; or the length, every element up to the
+/// maximum length, then the standard input bytes), as a [`Counterexample`]'s or a
+/// [`PathReport`]'s inputs are. Preconditions are not checked: any input can be traced.
+///
+/// # Errors
+///
+/// [`Error::Setup`] when the input array cannot be placed for `program`.
+pub fn path_conditions(
+    program: &Program,
+    opts: &Options,
+    values: &[u32],
+) -> Result<Vec<String>, Error> {
+    if let Some(e) = opts.inputs.placement_error(program) {
+        return Err(Error::Setup(e));
+    }
+    Ok(concolic::path_conditions(program, opts, values))
 }

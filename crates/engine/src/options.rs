@@ -66,6 +66,15 @@ pub struct Options {
     /// Preconditions on the inputs (default none): a counterexample satisfies them all,
     /// and a proof covers the inputs that do.
     pub assume: Vec<crate::assume::Precondition>,
+    /// Whether a comparison minimises its counterexample concretely after the engine's
+    /// own shrinking (default true): fewer array elements, then inputs nearer 0, each
+    /// step replayed (see the `minimise` module). Off, the counterexample is as the
+    /// engine's solver-guided shrinking left it: for tests that compare the two.
+    pub minimise: bool,
+    /// Whether a comparison's report keeps each program's explored paths
+    /// ([`crate::Report::paths`], for pictures of the path trees; default false). Only
+    /// the path search has paths: the merged encoding leaves them empty.
+    pub keep_paths: bool,
     /// Raised from outside (Ctrl-C) to stop the comparison early (default none).
     pub interrupt: Option<&'static std::sync::atomic::AtomicBool>,
 }
@@ -93,6 +102,8 @@ impl Default for Options {
             bmc_split: true,
             assume: Vec::new(),
             out_of_fuel: verdict::FuelPolicy::Same,
+            minimise: true,
+            keep_paths: false,
             interrupt: None,
         }
     }

@@ -3,6 +3,9 @@
 
 use std::time::Duration;
 
+use tamarin_mips::cpu::Outcome;
+
+use crate::io::InputValues;
 use crate::solver::SolverStats;
 use crate::verdict::Verdict;
 
@@ -65,6 +68,11 @@ pub struct Stats {
     /// Of those, the merged encoding's queries about groups of one program's ends,
     /// asked because the whole difference was too hard (see `bmc`).
     pub split_queries: u64,
+    /// Steps the concrete minimiser kept: each one a smaller counterexample (see
+    /// [`crate::Options::minimise`]).
+    pub shrink_steps: u64,
+    /// Candidates the minimiser replayed on both programs (kept or not).
+    pub shrink_replays: u64,
     pub solver: SolverStats,
     /// The solver chain, described.
     pub solver_name: String,
@@ -84,4 +92,21 @@ pub struct Report {
     pub stats: Stats,
     /// Names of the inputs, in order.
     pub input_names: Vec<String>,
+    /// Every path the search explored, left and right, as [`crate::explore`] lists
+    /// them: kept only with [`crate::Options::keep_paths`], and only by the path
+    /// search (empty when the merged encoding gave the verdict).
+    pub paths: (Vec<PathReport>, Vec<PathReport>),
+}
+
+/// A path of a program, as first seen.
+#[derive(Clone, Debug)]
+pub struct PathReport {
+    /// The inputs that first took it (replayed: they take it concretely).
+    pub inputs: Vec<(String, u32)>,
+    pub values: InputValues,
+    pub outcome: Outcome,
+    /// Its path conditions, readable.
+    pub conditions: Vec<String>,
+    /// Whether the run was too long to trace to its end (its conditions are a prefix).
+    pub partial: bool,
 }

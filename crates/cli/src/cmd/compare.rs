@@ -51,6 +51,13 @@ pub struct Args {
     /// does), instead of only the command that shows it.
     #[arg(long)]
     pub explain: bool,
+    /// Write both programs' path trees as a Graphviz DOT picture to FILE, the
+    /// counterexample's path in bold red (path search only: bmc has no paths).
+    #[arg(long, value_name = "FILE", value_parser = crate::dot::parse_picture_file)]
+    pub tree_dot: Option<PathBuf>,
+    /// Write the --tree-dot picture as SVG, rendered by Graphviz's `dot`, instead of DOT.
+    #[arg(long, requires = "tree_dot")]
+    pub svg: bool,
     #[command(flatten)]
     pub search: SearchArgs,
 }
@@ -62,6 +69,7 @@ pub fn execute(args: Args) -> Result<ExitCode, CliError> {
     opts.observe = args.observe.0.clone();
     opts.engine = args.engine.engine();
     opts.bmc_split = !args.no_split;
+    opts.keep_paths = args.tree_dot.is_some();
     args.search
         .prepare(&opts, &[&left, &right], &args.left, false)?;
     let mut observer = CliObserver::new(args.format == OutputFormat::Text);
@@ -69,6 +77,10 @@ pub fn execute(args: Args) -> Result<ExitCode, CliError> {
     observer.done();
     let report = report.map_err(|e| CliError::engine(e, &args.left))?;
     super::search::print_warnings(&report.stats);
+    if let Some(dest) = &args.tree_dot {
+        let (programs, names) = ((&left, &right), (args.left.as_path(), args.right.as_path()));
+        crate::dot::write_compare(dest, args.svg, programs, names, &opts, &report)?;
+    }
     let mut out = super::stdout();
     match args.format {
         OutputFormat::Text => write_text(&mut out, &args, &opts, &report, Some((&left, &right))),

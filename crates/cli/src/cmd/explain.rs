@@ -96,6 +96,7 @@ pub fn execute(args: Args) -> Result<ExitCode, CliError> {
     };
     let mut e = tamarin::explain(&left, &right, config, &inputs, &args.observe.0, policy)?;
     with_source(&mut e, (&args.left, &args.right));
+    let conditions = conditions((&left, &right), &inputs, config);
     let view = View {
         names: (
             args.left.display().to_string(),
@@ -103,6 +104,7 @@ pub fn execute(args: Args) -> Result<ExitCode, CliError> {
         ),
         context: usize::try_from(args.context).unwrap_or(usize::MAX),
         inputs: &inputs,
+        conditions: conditions.as_ref(),
         e: &e,
     };
     let mut out = super::stdout();
@@ -163,16 +165,63 @@ pub fn write_inline(
     match tamarin::explain(programs.0, programs.1, config, inputs, observe, policy) {
         Ok(mut e) => {
             with_source(&mut e, names);
+            let conditions = conditions(programs, inputs, config);
             View {
                 names: (names.0.display().to_string(), names.1.display().to_string()),
                 context: CONTEXT_ROWS,
                 inputs,
+                conditions: conditions.as_ref(),
                 e: &e,
             }
             .write_text(out)
         }
         Err(err) => writeln!(out, "explain: cannot set up the runs: {err}"),
     }
+}
+
+/// The readable path condition of each program that `inputs` satisfy, as the search
+/// would record it (`None` where a program cannot be traced on them).
+fn conditions(
+    programs: (&tamarin_mips::Program, &tamarin_mips::Program),
+    inputs: &RunInputs,
+    config: Config,
+) -> Option<(Vec<String>, Vec<String>)> {
+    let mut opts = tamarin::Options::default();
+    opts.fuel = config.fuel;
+    opts.termination = config.termination;
+    opts.stdin_len = inputs.stdin.len();
+    let mut values: Vec<u32> = Vec::new();
+    match &inputs.frontend {
+        Frontend::TwoInts(a, b) => {
+            let mut regs = vec![
+                tamarin_mips::Reg::from_bits(1),
+                tamarin_mips::Reg::from_bits(2),
+            ];
+            values.extend([*a, *b]);
+            for &(r, v) in &inputs.registers {
+                if !regs.contains(&r) {
+                    regs.push(r);
+                    values.push(v);
+                }
+            }
+            opts.inputs = tamarin::InputSpec::Registers(regs);
+        }
+        Frontend::Array { elems, base } => {
+            if !inputs.registers.is_empty() {
+                return None;
+            }
+            opts.inputs = tamarin::InputSpec::Array {
+                max_len: u32::try_from(elems.len()).ok()?,
+                base: *base,
+            };
+            values.push(elems.len() as u32);
+            values.extend(elems);
+        }
+    }
+    values.extend(inputs.stdin.iter().map(|&b| b as u32));
+    let left = tamarin::path_conditions(programs.0, &opts, &values).ok()?;
+    let right = tamarin::path_conditions(programs.1, &opts, &values).ok()?;
+    Some((left, right))
 }
 
 /// Shows each step of an assembled program as its source line is written (labels
@@ -301,6 +350,8 @@ struct View<'a> {
     names: (String, String),
     /// Rows shown before the divergence (text).
     context: usize,
+    /// The path condition of each program that the inputs satisfy.
+    conditions: Option<&'a (Vec<String>, Vec<String>)>,
     inputs: &'a RunInputs,
     e: &'a Explanation,
 }
@@ -516,6 +567,17 @@ impl View<'_> {
             let same = if a == b { "same" } else { "differs" };
             writeln!(out, "  {n}: left {}, right {} ({same})", shown(a), shown(b))?;
         }
+        if let Some((l, r)) = self.conditions {
+            writeln!(out, "the inputs take these paths:")?;
+            for (side, conds) in [("left ", l), ("right", r)] {
+                let text = if conds.is_empty() {
+                    "(no condition: every input takes it)".to_string()
+                } else {
+                    conds.join(", ")
+                };
+                writeln!(out, "  {side} {text}")?;
+            }
+        }
         if e.truncated.0 || e.truncated.1 {
             writeln!(
                 out,
@@ -585,6 +647,10 @@ impl View<'_> {
                     differs: a != b,
                 })
                 .collect(),
+            conditions: self.conditions.map(|(l, r)| ConditionsJson {
+                left: l.clone(),
+                right: r.clone(),
+            }),
             first_row: from,
             rows: e.rows[from..to]
                 .iter()
@@ -671,7 +737,18 @@ impl View<'_> {
                 }
             ));
         }
-        h.push_str("</ul>\n</main>\n</body>\n</html>\n");
+        h.push_str("</ul>\n");
+        if let Some(c) = &j.conditions {
+            h.push_str("<h2>The paths these inputs take</h2>\n<ul>\n");
+            for (side, conds) in [("left", &c.left), ("right", &c.right)] {
+                h.push_str(&format!(
+                    "<li>{side}: <code>{}</code></li>\n",
+                    esc(&conds.join(", "))
+                ));
+            }
+            h.push_str("</ul>\n");
+        }
+        h.push_str("</main>\n</body>\n</html>\n");
         h
     }
 }
@@ -722,11 +799,20 @@ struct ExplainJson {
     /// The status line of each run.
     endings: [String; 2],
     observed: Vec<ObservedJson>,
+    /// The path condition of each program that the inputs satisfy.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    conditions: Option<ConditionsJson>,
     /// The index of the first row given (rows far before the divergence are left out).
     first_row: usize,
     rows: Vec<RowJson>,
     /// Whether a run had more steps than were recorded.
     truncated: bool,
+}
+
+#[derive(Serialize)]
+struct ConditionsJson {
+    left: Vec<String>,
+    right: Vec<String>,
 }
 
 #[derive(Serialize)]

@@ -32,6 +32,14 @@ pub struct Args {
     /// How to print the report.
     #[arg(long, value_enum, value_name = "FORMAT", default_value_t = OutputFormat::Text)]
     pub format: OutputFormat,
+    /// Write the path tree as a Graphviz DOT picture to FILE (`-`: standard output, in
+    /// place of the report): one edge per branch condition, one leaf per path with its
+    /// result.
+    #[arg(long, value_name = "FILE")]
+    pub dot: Option<PathBuf>,
+    /// Write the picture as SVG, rendered by Graphviz's `dot` program, instead of DOT.
+    #[arg(long, requires = "dot")]
+    pub svg: bool,
     #[command(flatten)]
     pub search: SearchArgs,
 }
@@ -53,8 +61,13 @@ pub fn execute(args: Args) -> Result<ExitCode, CliError> {
     if let Some(dir) = &args.emit_tests {
         emit_tests(dir, &args, &e)?;
     }
+    if let Some(dest) = &args.dot {
+        let title = args.program.display().to_string();
+        crate::dot::write_picture(dest, &crate::dot::paths_dot(&title, &e.paths), args.svg)?;
+    }
     let mut out = super::stdout();
     match args.format {
+        _ if args.dot.as_deref() == Some(Path::new("-")) => Ok(()),
         OutputFormat::Text => write_text(&mut out, &args, &e),
         OutputFormat::Json => write_json(&mut out, &e),
     }

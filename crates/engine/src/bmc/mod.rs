@@ -56,6 +56,8 @@ struct Checker<'o> {
     replays: u64,
     /// Queries asked about groups of ends after the whole was too hard.
     split_queries: u64,
+    /// What the concrete minimiser did.
+    minimised: crate::minimise::MinimiseStats,
 }
 
 impl<'o> Checker<'o> {
@@ -76,6 +78,7 @@ impl<'o> Checker<'o> {
             asked: SolverStats::default(),
             replays: 0,
             split_queries: 0,
+            minimised: Default::default(),
         }
     }
 
@@ -109,7 +112,10 @@ impl<'o> Checker<'o> {
         };
         match answer {
             Split::Differ(values, region) => match self.confirm(&values, left, right) {
-                Some(cx) => found = Some(self.shrink(cx, region, covered, left, right)),
+                Some(cx) => {
+                    let cx = self.shrink(cx, region, covered, left, right);
+                    found = Some(self.minimise(cx, left, right));
+                }
                 None => incomplete.push(Incomplete::Unconfirmed),
             },
             Split::Agree | Split::Undecided => {}
@@ -139,6 +145,8 @@ impl<'o> Checker<'o> {
         };
         let stats = Stats {
             runs: self.replays,
+            shrink_steps: self.minimised.steps,
+            shrink_replays: self.minimised.replays,
             paths: (sl.stats.ends, sr.stats.ends),
             difference_queries: self.asked.queries,
             split_queries: self.split_queries,
@@ -153,6 +161,7 @@ impl<'o> Checker<'o> {
             verdict: verdict::decide(found, Coverage { incomplete }, proof),
             stats,
             input_names: self.layout.names().to_vec(),
+            paths: Default::default(),
         }
     }
 
@@ -300,6 +309,29 @@ impl<'o> Checker<'o> {
             &self.opts.observe,
             self.opts.out_of_fuel,
         )
+    }
+
+    /// The shared concrete minimiser, when the options ask for it.
+    fn minimise(
+        &mut self,
+        cx: Counterexample,
+        left: &Program,
+        right: &Program,
+    ) -> Counterexample {
+        if !self.opts.minimise {
+            return cx;
+        }
+        let replayer = crate::minimise::Replayer {
+            left,
+            right,
+            config: self.config(),
+            layout: &self.layout,
+            observe: &self.opts.observe,
+            policy: self.opts.out_of_fuel,
+        };
+        let (cx, done) = crate::minimise::minimise(&replayer, cx, crate::minimise::MAX_REPLAYS);
+        self.minimised = done;
+        cx
     }
 
     /// Looks for a difference with small inputs; keeps `cx` unless one replays.

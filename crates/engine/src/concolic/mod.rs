@@ -14,7 +14,7 @@ mod summary;
 pub mod tree;
 
 pub use crate::options::Options;
-pub use crate::report::{Observer, Progress, Quiet, Report, Side, Stats};
+pub use crate::report::{Observer, PathReport, Progress, Quiet, Report, Side, Stats};
 
 use std::time::{Duration, Instant};
 
@@ -23,7 +23,7 @@ use rustc_hash::{FxHashMap, FxHashSet};
 use tamarin_mips::cpu::{Config, Machine, Outcome, Status};
 use tamarin_mips::Program;
 
-use crate::io::{observe, InputLayout, InputValues, Observed};
+use crate::io::{observe, InputLayout, Observed};
 
 use crate::solver::{build_chain, Answer, CountingSolver, Solver};
 use crate::term::{Term, TermStore};
@@ -156,19 +156,6 @@ pub fn explore(program: &Program, opts: &Options, observer: &mut dyn Observer) -
     Search::new(&[program], opts, observer).run_alone()
 }
 
-/// One path of a program, as first seen.
-#[derive(Clone, Debug)]
-pub struct PathReport {
-    /// The inputs that first took it (replayed: they take it concretely).
-    pub inputs: Vec<(String, u32)>,
-    pub values: InputValues,
-    pub outcome: Outcome,
-    /// Its path conditions, readable.
-    pub conditions: Vec<String>,
-    /// Whether the run was too long to trace to its end (its conditions are a prefix).
-    pub partial: bool,
-}
-
 /// The paths of one program and how complete the enumeration is.
 #[derive(Clone, Debug)]
 pub struct Exploration {
@@ -177,6 +164,44 @@ pub struct Exploration {
     pub incomplete: Vec<Incomplete>,
     pub stats: Stats,
     pub input_names: Vec<String>,
+}
+
+/// The readable path conditions of one traced run of `program` on `values` (in the
+/// order of the input variables, as [`InputLayout::normalise`] takes them): the same
+/// conditions, in the same words, as [`explore`] lists for the path that these inputs
+/// take. A run too long to trace to its end gives a prefix of its conditions.
+pub fn path_conditions(program: &Program, opts: &Options, values: &[u32]) -> Vec<String> {
+    let mut store = TermStore::new();
+    let layout = InputLayout::declare(&mut store, &opts.inputs, opts.stdin_len);
+    let values = layout.normalise(&values.iter().map(|&v| v as u64).collect::<Vec<_>>());
+    let start = Instant::now();
+    let mut machine = Machine::new(program, opts.machine_config(start));
+    if layout.load(&mut machine, &values).is_err() {
+        return Vec::new();
+    }
+    let symbolic = layout.symbolic_registers();
+    let memory = layout.symbolic_memory(&mut store, program);
+    let limits = TraceLimits {
+        deadline: opts.timeout.map(|t| start + t),
+        ..opts.trace_limits
+    };
+    let mut tracer = SymTracer::new(
+        &mut store,
+        machine.regs(),
+        &symbolic,
+        program.words().clone(),
+        opts.termination,
+        false,
+    )
+    .with_memory(memory)
+    .with_stdin(layout.symbolic_stdin().to_vec())
+    .with_limits(limits);
+    machine.run_to_outcome(&mut tracer);
+    let (conds, _, _) = tracer.finish();
+    conds
+        .iter()
+        .map(|c| store.readable(c.cond).to_string())
+        .collect()
 }
 
 impl<'o> Search<'o> {
@@ -414,28 +439,7 @@ impl<'o> Search<'o> {
     fn run_alone(mut self) -> Exploration {
         self.search();
         let coverage = self.coverage();
-        let side = &self.sides[0];
-        let paths = side
-            .leaves
-            .iter()
-            .map(|leaf| PathReport {
-                inputs: self
-                    .layout
-                    .names()
-                    .iter()
-                    .cloned()
-                    .zip(leaf.first_inputs.iter().copied())
-                    .collect(),
-                values: self.layout.describe(&leaf.first_inputs),
-                outcome: leaf.first_outcome.clone(),
-                conditions: leaf
-                    .conds
-                    .iter()
-                    .map(|&c| self.store.readable(c).to_string())
-                    .collect(),
-                partial: leaf.outcome == LeafOutcome::Partial,
-            })
-            .collect();
+        let paths = self.path_reports(0);
         self.stats.paths = self.path_counts();
         self.stats.solver = self.solver.stats.clone();
         self.stats.warnings = self.solver.warnings();
@@ -448,6 +452,25 @@ impl<'o> Search<'o> {
             stats: self.stats,
             input_names: self.layout.names().to_vec(),
         }
+    }
+
+    /// The paths of one side, as first seen, for reports.
+    fn path_reports(&self, side: usize) -> Vec<PathReport> {
+        self.sides[side]
+            .leaves
+            .iter()
+            .map(|leaf| PathReport {
+                inputs: self.named(&leaf.first_inputs),
+                values: self.layout.describe(&leaf.first_inputs),
+                outcome: leaf.first_outcome.clone(),
+                conditions: leaf
+                    .conds
+                    .iter()
+                    .map(|&c| self.store.readable(c).to_string())
+                    .collect(),
+                partial: leaf.outcome == LeafOutcome::Partial,
+            })
+            .collect()
     }
 
     /// Asks about `node`'s remainder and follows the answer.
@@ -595,7 +618,27 @@ impl<'o> Search<'o> {
             return;
         };
         let cx = self.shrink(cx, ll, rl);
+        let cx = self.minimise(cx);
         self.found = Some((cx, ll, rl));
+    }
+
+    /// The shared concrete minimiser, when the options ask for it.
+    fn minimise(&mut self, cx: Counterexample) -> Counterexample {
+        if !self.opts.minimise {
+            return cx;
+        }
+        let replayer = crate::minimise::Replayer {
+            left: &self.sides[0].program,
+            right: &self.sides[1].program,
+            config: self.config(),
+            layout: &self.layout,
+            observe: &self.opts.observe,
+            policy: self.opts.out_of_fuel,
+        };
+        let (cx, done) = crate::minimise::minimise(&replayer, cx, crate::minimise::MAX_REPLAYS);
+        self.stats.shrink_steps += done.steps;
+        self.stats.shrink_replays += done.replays;
+        cx
     }
 
     fn replay(&self, inputs: &[u32]) -> Option<Counterexample> {
@@ -1154,10 +1197,16 @@ impl<'o> Search<'o> {
         self.stats.solver_failure = self.solver.failure();
         self.stats.total = self.start.elapsed();
         let cx = self.found.take().map(|(cx, _, _)| cx);
+        let paths = if self.opts.keep_paths {
+            (self.path_reports(0), self.path_reports(1))
+        } else {
+            Default::default()
+        };
         Report {
             verdict: verdict::decide(cx, coverage, proof),
             stats: self.stats,
             input_names: self.layout.names().to_vec(),
+            paths,
         }
     }
 }

@@ -1,5 +1,6 @@
 //! Makes counterexamples friendly: among the inputs that show the same difference,
-//! prefer small magnitudes (the solver likes answers such as `0x80000000`).
+//! prefer small magnitudes (the solver likes answers such as `0x80000000`), asked of
+//! the solver within the pair of paths that differ.
 
 use super::Search;
 use crate::solver::Answer;
@@ -10,36 +11,11 @@ const BOUNDS: [u32; 6] = [0, 1, 10, 100, 1000, 65536];
 
 impl Search<'_> {
     /// Looks for smaller inputs in the region where left path `l` and right path `r`
-    /// differ; every candidate is replayed, and `cx` is kept unless one confirms.
-    /// Shrinks within the pair's region with the solver, then tries small values for
-    /// each input concretely (the difference may not need that pair of paths at all).
+    /// differ, with the solver; every candidate is replayed, and `cx` is kept unless
+    /// one confirms. The shared concrete minimiser (`crate::minimise`) comes after it
+    /// (the difference may not need that pair of paths at all).
     pub(super) fn shrink(&mut self, cx: Counterexample, l: usize, r: usize) -> Counterexample {
-        let cx = self.shrink_in_region(cx, l, r);
-        self.shrink_concretely(cx)
-    }
-
-    /// Replaces each input by 0, 1 or -1 where that is smaller and the difference stays.
-    fn shrink_concretely(&self, mut cx: Counterexample) -> Counterexample {
-        let mut values: Vec<u32> = cx.inputs.iter().map(|(_, v)| *v).collect();
-        for i in 0..values.len() {
-            for candidate in [0u32, 1, u32::MAX] {
-                let now = values[i];
-                if (candidate as i32).unsigned_abs() >= (now as i32).unsigned_abs() {
-                    continue;
-                }
-                let mut tried = values.clone();
-                tried[i] = candidate;
-                let tried = self
-                    .layout
-                    .normalise(&tried.iter().map(|&v| v as u64).collect::<Vec<_>>());
-                if let Some(better) = self.replay(&tried) {
-                    values = tried;
-                    cx = better;
-                    break;
-                }
-            }
-        }
-        cx
+        self.shrink_in_region(cx, l, r)
     }
 
     fn shrink_in_region(&mut self, cx: Counterexample, l: usize, r: usize) -> Counterexample {

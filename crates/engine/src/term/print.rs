@@ -40,10 +40,66 @@ fn op_text(op: BinOp) -> &'static str {
     }
 }
 
+/// Whether `op` is associative and commutative: its operands are printed in one
+/// order, whatever the order of the terms in the store.
+fn is_ac(op: BinOp) -> bool {
+    matches!(
+        op,
+        BinOp::Add | BinOp::Mul | BinOp::BvAnd | BinOp::And | BinOp::Or
+    )
+}
+
 impl Readable<'_> {
+    /// The operands of a chain of `op` under `t` (`t` itself when it is another node).
+    fn flatten(&self, op: BinOp, t: Term, out: &mut Vec<Term>) {
+        match self.store.node(t) {
+            Node::Bin(o, a, b) if o == op => {
+                self.flatten(op, a, out);
+                self.flatten(op, b, out);
+            }
+            _ => out.push(t),
+        }
+    }
+
+    /// Writes `operands` joined by `op`, in a canonical order: the store orders the
+    /// operands of commutative operators by when their terms were made, which differs
+    /// from one store to another, so they are sorted by their text (constants last),
+    /// and nested to the left like the sums the store builds.
+    fn write_sorted(
+        &self,
+        f: &mut dyn fmt::Write,
+        op: &str,
+        operands: &[Term],
+        top: bool,
+        budget: &mut u32,
+    ) -> fmt::Result {
+        let mut texts: Vec<(bool, String)> = Vec::with_capacity(operands.len());
+        for &t in operands {
+            let mut text = String::new();
+            self.write(&mut text, t, false, budget)?;
+            let constant = matches!(self.store.node(t), Node::Const { .. } | Node::Bool(_));
+            texts.push((constant, text));
+        }
+        texts.sort();
+        let n = texts.len();
+        for _ in 0..n.saturating_sub(2) + usize::from(!top) {
+            f.write_str("(")?;
+        }
+        for (k, (_, text)) in texts.iter().enumerate() {
+            if k > 0 {
+                write!(f, " {op} ")?;
+            }
+            f.write_str(text)?;
+            if k > 0 && (k < n - 1 || !top) {
+                f.write_str(")")?;
+            }
+        }
+        Ok(())
+    }
+
     fn write(
         &self,
-        f: &mut fmt::Formatter<'_>,
+        f: &mut dyn fmt::Write,
         t: Term,
         top: bool,
         budget: &mut u32,
@@ -66,16 +122,19 @@ impl Readable<'_> {
             Node::Var { index, .. } => f.write_str(s.var_name(index)),
             Node::Not(a) => {
                 if let Node::Bin(BinOp::Eq, x, y) = s.node(a) {
-                    if !top {
-                        f.write_str("(")?;
-                    }
-                    self.write(f, x, false, budget)?;
-                    f.write_str(" != ")?;
-                    self.write(f, y, false, budget)?;
-                    return if !top { f.write_str(")") } else { Ok(()) };
+                    return self.write_sorted(f, "!=", &[x, y], top, budget);
                 }
                 f.write_str("!")?;
                 self.write(f, a, false, budget)
+            }
+            Node::Bin(op, a, b) if is_ac(op) || op == BinOp::Eq => {
+                let mut operands = Vec::new();
+                if op == BinOp::Eq {
+                    operands.extend([a, b]);
+                } else {
+                    self.flatten(op, t, &mut operands);
+                }
+                self.write_sorted(f, op_text(op), &operands, top, budget)
             }
             Node::Bin(op, a, b) => {
                 if !top {
@@ -162,5 +221,44 @@ mod tests {
         let m = s.word(0x8000_0000);
         let lt = s.bin(BinOp::Slt, x, m);
         assert_eq!(s.readable(lt).to_string(), "$1 < 0x80000000");
+    }
+
+    #[test]
+    fn commutative_operands_print_in_one_order() {
+        // The same conditions made in two stores, their parts in another order.
+        let build = |s: &mut TermStore, flip: bool| {
+            let x = s.new_var("$1", 32);
+            let y = s.new_var("$2", 32);
+            let k = s.word(3);
+            // The same two terms, made in either order.
+            let (p, q) = if flip {
+                let q = s.bin(BinOp::Add, x, k);
+                (s.bin(BinOp::Mul, x, y), q)
+            } else {
+                let p = s.bin(BinOp::Mul, x, y);
+                (p, s.bin(BinOp::Add, x, k))
+            };
+            let sum = s.bin(BinOp::Add, p, q);
+            let sum = s.bin(BinOp::Add, sum, y);
+            let z = s.word(0);
+            let e = s.eq(p, z);
+            let n = s.ne(q, y);
+            let both = s.and(e, n);
+            let c = s.eq(sum, k);
+            let all = s.and(both, c);
+            s.readable(all).to_string()
+        };
+        let a = build(&mut TermStore::new(), false);
+        let b = build(&mut TermStore::new(), true);
+        assert_eq!(a, b);
+        assert_eq!(s_of("$2", "$1"), "$1 == $2");
+    }
+
+    fn s_of(a: &str, b: &str) -> String {
+        let mut s = TermStore::new();
+        let y = s.new_var(a, 32);
+        let x = s.new_var(b, 32);
+        let c = s.eq(y, x);
+        s.readable(c).to_string()
     }
 }
