@@ -15,6 +15,7 @@ mod cmd;
 mod diag;
 mod interrupt;
 mod json;
+mod words;
 
 use std::process::ExitCode;
 

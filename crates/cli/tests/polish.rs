@@ -1,0 +1,164 @@
+//! The wording of reports (counts, fault messages), numbers that begin with `-`,
+//! options that do not apply, hints, shell completions and the man page.
+
+use std::path::PathBuf;
+
+use assert_cmd::Command;
+
+fn tamarin() -> Command {
+    Command::cargo_bin("tamarin").expect("the tamarin binary is built")
+}
+
+fn write(dir: &tempfile::TempDir, name: &str, text: &str) -> PathBuf {
+    let p = dir.path().join(name);
+    std::fs::write(&p, text).expect("write");
+    p
+}
+
+/// Runs, expects `status`, and gives stdout and stderr.
+fn run(cmd: &mut Command, status: i32) -> (String, String) {
+    let out = cmd.output().expect("run tamarin");
+    let (stdout, stderr) = (
+        String::from_utf8_lossy(&out.stdout).to_string(),
+        String::from_utf8_lossy(&out.stderr).to_string(),
+    );
+    assert_eq!(out.status.code(), Some(status), "{stdout}{stderr}");
+    (stdout, stderr)
+}
+
+const ADD: &str = "add $3, $1, $2\njr $31\n";
+const SUB: &str = "sub $3, $1, $2\njr $31\n";
+const DIV: &str = "div $1, $2\nmflo $3\njr $31\n";
+
+#[test]
+fn counts_of_one_are_singular_and_a_fault_is_said_once() {
+    let dir = tempfile::tempdir().expect("tempdir");
+    let div = write(&dir, "d.asm", DIV);
+    let (out, _) = run(tamarin().arg("check").arg(&div), 1);
+    let first = out.lines().next().unwrap_or_default();
+    assert_eq!(first, "division-by-zero: division by zero at pc 0x00000000");
+    assert!(out.contains("stats: 1 finding, 2 paths, 2 runs, 1 solver query in"), "{out}");
+    let add = write(&dir, "a.asm", ADD);
+    let (out, _) = run(tamarin().arg("paths").arg(&add), 0);
+    assert!(out.contains("stats: 1 path, 1 run, 0 solver queries in"), "{out}");
+    for text in ["(s)", "1 runs", "1 paths", "1 solver queries"] {
+        assert!(!out.contains(text), "{out}");
+    }
+}
+
+#[test]
+fn an_incomplete_search_counts_its_reasons_in_words() {
+    let dir = tempfile::tempdir().expect("tempdir");
+    // One branch point beyond a depth of 1.
+    let p = write(
+        &dir,
+        "p.asm",
+        "beq $1, $0, a\na: beq $2, $0, b\nb: add $3, $1, $2\njr $31\n",
+    );
+    let (out, _) = run(tamarin().arg("paths").arg(&p).args(["--depth", "1"]), 3);
+    assert!(
+        out.contains("branch point beyond the depth bound of 1 path condition was not explored")
+            || out.contains("branch points beyond the depth bound of 1 path condition were not explored"),
+        "{out}"
+    );
+    assert!(!out.contains("(s)"), "{out}");
+}
+
+#[test]
+fn negative_hex_numbers_are_values() {
+    let dir = tempfile::tempdir().expect("tempdir");
+    let add = write(&dir, "a.asm", ADD);
+    let (out, _) = run(
+        tamarin().arg("run").arg(&add).args(["--r1", "-0x2a", "--r2", "-0x1"]),
+        0,
+    );
+    assert!(out.contains("$3 = -43 (0xffffffd5)"), "{out}");
+    let (out, _) = run(
+        tamarin()
+            .arg("run")
+            .arg(&add)
+            .args(["--termination", "-0x10", "--fuel", "1"]),
+        0,
+    );
+    assert!(out.contains("$31 = -16 (0xfffffff0)"), "{out}");
+    let sub = write(&dir, "b.asm", SUB);
+    run(
+        tamarin()
+            .arg("compare")
+            .arg(&add)
+            .arg(&sub)
+            .args(["--init-inputs", "-0x2a,-0x1", "--termination", "-0x10"]),
+        1,
+    );
+    // Parsed as a value, then refused as an address for the array.
+    let (_, err) = run(
+        tamarin()
+            .arg("check")
+            .arg(&add)
+            .args(["--frontend", "array", "--array-base", "-0x2"]),
+        2,
+    );
+    assert!(err.contains("--array-base"), "{err}");
+    assert!(!err.contains("-- -0"), "{err}");
+    let (_, err) = run(
+        tamarin()
+            .arg("run")
+            .arg(&add)
+            .args(["--array", "-0x2,3", "--array-base", "-0x100000"]),
+        2,
+    );
+    assert!(!err.contains("-- -0"), "{err}");
+    // An option where a number belongs is named as such.
+    let (_, err) = run(tamarin().arg("run").arg(&add).args(["--r1", "--r2"]), 2);
+    assert!(err.contains("`--r2` is an option, not a number"), "{err}");
+}
+
+#[test]
+fn options_that_do_not_apply_are_refused() {
+    let dir = tempfile::tempdir().expect("tempdir");
+    let add = write(&dir, "a.asm", ADD);
+    let sub = write(&dir, "b.asm", SUB);
+    for (cmd, extra, named) in [
+        ("compare", &["--max-len", "4"][..], "--max-len"),
+        ("check", &["--max-len", "16"][..], "--max-len"),
+        ("paths", &["--array-base", "0x100"][..], "--array-base"),
+        (
+            "compare",
+            &["--frontend", "array", "--inputs", "$1"][..],
+            "--inputs",
+        ),
+        (
+            "paths",
+            &["--frontend", "array", "--max-len", "2", "--init-inputs", "1,2,3"][..],
+            "--init-inputs",
+        ),
+    ] {
+        let mut c = tamarin();
+        c.arg(cmd).arg(&add);
+        if cmd == "compare" {
+            c.arg(&sub);
+        }
+        let (_, err) = run(c.args(extra), 2);
+        assert!(err.contains(named), "{cmd} {extra:?}: {err}");
+    }
+    // The defaults, and the options where they apply, are fine.
+    run(
+        tamarin()
+            .arg("paths")
+            .arg(&add)
+            .args(["--frontend", "array", "--max-len", "1", "--array-base", "0x100"]),
+        0,
+    );
+    // grade flattens the same options.
+    let (_, err) = run(
+        tamarin()
+            .arg("grade")
+            .arg(&add)
+            .arg(&sub)
+            .arg("--store")
+            .arg(dir.path().join("s.sqlite"))
+            .args(["--max-len", "3"]),
+        2,
+    );
+    assert!(err.contains("--max-len applies only to --frontend array"), "{err}");
+}
