@@ -13,6 +13,7 @@
 mod args;
 mod cmd;
 mod diag;
+mod docs;
 mod interrupt;
 mod json;
 mod words;
@@ -24,7 +25,7 @@ use clap::{Parser, Subcommand};
 /// Tells whether two CS241 MIPS programs compute the same function.
 #[derive(Debug, Parser)]
 #[command(name = "tamarin", version, about, propagate_version = true, after_help = diag::EXIT_HELP)]
-struct Cli {
+pub(crate) struct Cli {
     #[command(subcommand)]
     command: Command,
 }
@@ -45,6 +46,8 @@ enum Command {
     Paths(cmd::paths::Args),
     #[command(after_help = cmd::grade::GRADE_EXIT_HELP)]
     Grade(cmd::grade::Args),
+    Completions(docs::CompletionsArgs),
+    Man(docs::ManArgs),
 }
 
 fn main() -> ExitCode {
@@ -77,6 +80,8 @@ fn main() -> ExitCode {
         Command::Check(args) => cmd::check::execute(args),
         Command::Paths(args) => cmd::paths::execute(args),
         Command::Grade(args) => cmd::grade::execute(args),
+        Command::Completions(args) => docs::completions(args),
+        Command::Man(args) => docs::man(args),
     };
     let status = result.unwrap_or_else(|e| {
         if json && !matches!(&e, diag::CliError::Stdout(_)) {

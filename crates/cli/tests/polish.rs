@@ -162,3 +162,24 @@ fn options_that_do_not_apply_are_refused() {
     );
     assert!(err.contains("--max-len applies only to --frontend array"), "{err}");
 }
+
+#[test]
+fn completions_and_the_man_page_come_from_the_definition() {
+    let (bash, _) = run(tamarin().args(["completions", "bash"]), 0);
+    assert!(bash.contains("compare"), "{bash}");
+    assert!(bash.contains("--fuel"), "{bash}");
+    for shell in ["zsh", "fish", "elvish", "powershell"] {
+        let (out, _) = run(tamarin().args(["completions", shell]), 0);
+        assert!(out.contains("compare"), "{shell}");
+    }
+    run(tamarin().args(["completions", "tcsh"]), 2);
+    let (man, _) = run(tamarin().arg("man"), 0);
+    assert!(man.contains(".TH"), "{man}");
+    assert!(man.contains("compare"), "{man}");
+    let dir = tempfile::tempdir().expect("tempdir");
+    let pages = dir.path().join("man1");
+    run(tamarin().arg("man").arg("--dir").arg(&pages), 0);
+    let compare = std::fs::read_to_string(pages.join("tamarin-compare.1")).expect("a page");
+    assert!(compare.contains(".TH") && compare.contains("fuel"), "{compare}");
+    assert!(pages.join("tamarin.1").exists());
+}
