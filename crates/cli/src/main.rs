@@ -14,6 +14,7 @@ mod args;
 mod cmd;
 mod diag;
 mod docs;
+mod hint;
 mod interrupt;
 mod json;
 mod words;

@@ -37,10 +37,16 @@ fn counts_of_one_are_singular_and_a_fault_is_said_once() {
     let (out, _) = run(tamarin().arg("check").arg(&div), 1);
     let first = out.lines().next().unwrap_or_default();
     assert_eq!(first, "division-by-zero: division by zero at pc 0x00000000");
-    assert!(out.contains("stats: 1 finding, 2 paths, 2 runs, 1 solver query in"), "{out}");
+    assert!(
+        out.contains("stats: 1 finding, 2 paths, 2 runs, 1 solver query in"),
+        "{out}"
+    );
     let add = write(&dir, "a.asm", ADD);
     let (out, _) = run(tamarin().arg("paths").arg(&add), 0);
-    assert!(out.contains("stats: 1 path, 1 run, 0 solver queries in"), "{out}");
+    assert!(
+        out.contains("stats: 1 path, 1 run, 0 solver queries in"),
+        "{out}"
+    );
     for text in ["(s)", "1 runs", "1 paths", "1 solver queries"] {
         assert!(!out.contains(text), "{out}");
     }
@@ -58,7 +64,9 @@ fn an_incomplete_search_counts_its_reasons_in_words() {
     let (out, _) = run(tamarin().arg("paths").arg(&p).args(["--depth", "1"]), 3);
     assert!(
         out.contains("branch point beyond the depth bound of 1 path condition was not explored")
-            || out.contains("branch points beyond the depth bound of 1 path condition were not explored"),
+            || out.contains(
+                "branch points beyond the depth bound of 1 path condition were not explored"
+            ),
         "{out}"
     );
     assert!(!out.contains("(s)"), "{out}");
@@ -69,7 +77,10 @@ fn negative_hex_numbers_are_values() {
     let dir = tempfile::tempdir().expect("tempdir");
     let add = write(&dir, "a.asm", ADD);
     let (out, _) = run(
-        tamarin().arg("run").arg(&add).args(["--r1", "-0x2a", "--r2", "-0x1"]),
+        tamarin()
+            .arg("run")
+            .arg(&add)
+            .args(["--r1", "-0x2a", "--r2", "-0x1"]),
         0,
     );
     assert!(out.contains("$3 = -43 (0xffffffd5)"), "{out}");
@@ -83,11 +94,12 @@ fn negative_hex_numbers_are_values() {
     assert!(out.contains("$31 = -16 (0xfffffff0)"), "{out}");
     let sub = write(&dir, "b.asm", SUB);
     run(
-        tamarin()
-            .arg("compare")
-            .arg(&add)
-            .arg(&sub)
-            .args(["--init-inputs", "-0x2a,-0x1", "--termination", "-0x10"]),
+        tamarin().arg("compare").arg(&add).arg(&sub).args([
+            "--init-inputs",
+            "-0x2a,-0x1",
+            "--termination",
+            "-0x10",
+        ]),
         1,
     );
     // Parsed as a value, then refused as an address for the array.
@@ -129,7 +141,14 @@ fn options_that_do_not_apply_are_refused() {
         ),
         (
             "paths",
-            &["--frontend", "array", "--max-len", "2", "--init-inputs", "1,2,3"][..],
+            &[
+                "--frontend",
+                "array",
+                "--max-len",
+                "2",
+                "--init-inputs",
+                "1,2,3",
+            ][..],
             "--init-inputs",
         ),
     ] {
@@ -143,10 +162,14 @@ fn options_that_do_not_apply_are_refused() {
     }
     // The defaults, and the options where they apply, are fine.
     run(
-        tamarin()
-            .arg("paths")
-            .arg(&add)
-            .args(["--frontend", "array", "--max-len", "1", "--array-base", "0x100"]),
+        tamarin().arg("paths").arg(&add).args([
+            "--frontend",
+            "array",
+            "--max-len",
+            "1",
+            "--array-base",
+            "0x100",
+        ]),
         0,
     );
     // grade flattens the same options.
@@ -160,7 +183,10 @@ fn options_that_do_not_apply_are_refused() {
             .args(["--max-len", "3"]),
         2,
     );
-    assert!(err.contains("--max-len applies only to --frontend array"), "{err}");
+    assert!(
+        err.contains("--max-len applies only to --frontend array"),
+        "{err}"
+    );
 }
 
 #[test]
@@ -180,6 +206,79 @@ fn completions_and_the_man_page_come_from_the_definition() {
     let pages = dir.path().join("man1");
     run(tamarin().arg("man").arg("--dir").arg(&pages), 0);
     let compare = std::fs::read_to_string(pages.join("tamarin-compare.1")).expect("a page");
-    assert!(compare.contains(".TH") && compare.contains("fuel"), "{compare}");
+    assert!(
+        compare.contains(".TH") && compare.contains("fuel"),
+        "{compare}"
+    );
     assert!(pages.join("tamarin.1").exists());
+}
+
+#[test]
+fn an_array_base_inside_the_program_is_warned_about() {
+    let dir = tempfile::tempdir().expect("tempdir");
+    let p = write(&dir, "p.asm", "lw $3, 0($1)\njr $31\n.word 5\n.word 6\n");
+    let (_, err) = run(
+        tamarin().arg("paths").arg(&p).args([
+            "--frontend",
+            "array",
+            "--array-base",
+            "8",
+            "--max-len",
+            "1",
+        ]),
+        0,
+    );
+    assert!(
+        err.contains("warning: --array-base 0x8 lies inside"),
+        "{err}"
+    );
+    assert!(err.contains("p.asm") && err.contains("0x10"), "{err}");
+    let (_, err) = run(
+        tamarin().arg("paths").arg(&p).args([
+            "--frontend",
+            "array",
+            "--array-base",
+            "16",
+            "--max-len",
+            "1",
+        ]),
+        0,
+    );
+    assert!(!err.contains("warning"), "{err}");
+}
+
+#[test]
+fn a_difference_in_programs_that_read_from_r1_hints_at_the_array_frontend() {
+    let dir = tempfile::tempdir().expect("tempdir");
+    let l = write(&dir, "l.asm", "lw $3, 0($1)\njr $31\n");
+    let r = write(&dir, "r.asm", "lw $3, 4($1)\njr $31\n");
+    let (out, _) = run(tamarin().arg("compare").arg(&l).arg(&r), 1);
+    assert!(out.contains("  hint: "), "{out}");
+    assert!(out.contains("--frontend array"), "{out}");
+    let (out, _) = run(
+        tamarin()
+            .arg("compare")
+            .arg(&l)
+            .arg(&r)
+            .args(["--format", "json"]),
+        1,
+    );
+    let v: serde_json::Value = serde_json::from_str(&out).expect("JSON");
+    let hints = v["hints"].as_array().expect("hints");
+    assert_eq!(hints.len(), 1, "{v}");
+    // A table at a fixed address, whatever $1 is: no hint.
+    let t = "lis $4\n.word table\nlw $3, 0($4)\nadd $3, $3, $1\njr $31\ntable: .word 7\n";
+    let t = write(&dir, "t.asm", t);
+    let add = write(&dir, "a.asm", ADD);
+    let (out, _) = run(tamarin().arg("compare").arg(&t).arg(&add), 1);
+    assert!(!out.contains("hint"), "{out}");
+    let (out, _) = run(
+        tamarin()
+            .arg("compare")
+            .arg(&t)
+            .arg(&add)
+            .args(["--format", "json"]),
+        1,
+    );
+    assert!(!out.contains("hints"), "{out}");
 }

@@ -36,6 +36,7 @@ pub fn execute(args: Args) -> Result<ExitCode, CliError> {
     args.search.check_given("check")?;
     let program = super::load_program(&args.program, args.search.input_format.format())?;
     let source = std::fs::read_to_string(&args.program).ok();
+    args.search.warn_overlap(&[(&args.program, &program)]);
     let opts = args.search.options()?;
     args.search
         .prepare(&opts, &[&program], &args.program, false)?;

@@ -59,6 +59,8 @@ pub fn execute(args: Args) -> Result<ExitCode, CliError> {
     }
     let left = super::load_program(&args.left, args.search.input_format.format())?;
     let right = super::load_program(&args.right, args.search.input_format.format())?;
+    args.search
+        .warn_overlap(&[(&args.left, &left), (&args.right, &right)]);
     let mut opts = args.search.options()?;
     opts.observe = args.observe.0.clone();
     opts.engine = args.engine.engine();
@@ -70,10 +72,20 @@ pub fn execute(args: Args) -> Result<ExitCode, CliError> {
     observer.done();
     let report = report.map_err(|e| CliError::engine(e, &args.left))?;
     super::search::print_warnings(&report.stats);
+    let hints = match &report.verdict {
+        Verdict::Disequivalent(cx) => {
+            let (l, r) = (
+                args.left.display().to_string(),
+                args.right.display().to_string(),
+            );
+            crate::hint::hints([(&l, &left), (&r, &right)], &opts, cx)
+        }
+        _ => Vec::new(),
+    };
     let mut out = super::stdout();
     match args.format {
-        OutputFormat::Text => write_text(&mut out, &args, &opts, &report),
-        OutputFormat::Json => write_json(&mut out, &opts, &report),
+        OutputFormat::Text => write_text(&mut out, &args, &opts, &report, &hints),
+        OutputFormat::Json => write_json(&mut out, &opts, &report, &hints),
     }
     .map_err(CliError::stdout)?;
     super::finish(out)?;
@@ -131,6 +143,7 @@ fn write_text(
     args: &Args,
     opts: &tamarin::Options,
     report: &Report,
+    hints: &[String],
 ) -> std::io::Result<()> {
     let observed: Vec<String> = args.observe.0.iter().map(|o| o.to_string()).collect();
     let observed = observed.join(", ");
@@ -169,6 +182,9 @@ fn write_text(
                 "    {}",
                 replay_command(&args.search, &args.right, &cx.values)
             )?;
+            for hint in hints {
+                writeln!(out, "  hint: {hint}")?;
+            }
         }
         Verdict::Equivalent(p) => {
             let inputs = match args.search.frontend {
@@ -272,15 +288,14 @@ pub fn assumed(preconditions: &[tamarin::Precondition]) -> String {
     format!(" that satisfy {}", list.join(" and "))
 }
 
-
 /// What a proof says about runs out of fuel, in words.
 fn fuel_note(p: &Proof, policy: FuelPolicy) -> Option<String> {
     let (l, r) = p.out_of_fuel;
     let fuel = count(p.fuel, "step");
     match (policy, p.engine) {
-        (FuelPolicy::Same, Engine::Concolic) if l + r == 0 => Some(format!(
-            "every path of both programs ends within {fuel}"
-        )),
+        (FuelPolicy::Same, Engine::Concolic) if l + r == 0 => {
+            Some(format!("every path of both programs ends within {fuel}"))
+        }
         (FuelPolicy::Same, Engine::Concolic) => Some(format!(
             "note: {} of the left and {} of the right program do not end within {fuel}; \
              a run out of fuel is never a difference (--out-of-fuel same)",
@@ -321,7 +336,10 @@ fn write_json(
     out: &mut impl Write,
     opts: &tamarin::Options,
     report: &Report,
+    hints: &[String],
 ) -> std::io::Result<()> {
-    serde_json::to_writer(&mut *out, &crate::json::CompareReport::new(report, opts))?;
+    let mut json = crate::json::CompareReport::new(report, opts);
+    json.hints = hints.to_vec();
+    serde_json::to_writer(&mut *out, &json)?;
     writeln!(out)
 }

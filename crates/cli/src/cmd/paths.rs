@@ -13,8 +13,8 @@ use super::search::{
 };
 use crate::args::{parse_count, OutputFormat};
 use crate::diag::{CliError, EXIT_INCOMPLETE, EXIT_OK};
-use crate::words::count;
 use crate::json::{Inputs, PathResult, PathsReport, TestCase};
+use crate::words::count;
 
 /// List one input for every path through a program (within the fuel and depth), each
 /// replayed, with its status, `$3` (or error and pc) and its path conditions.
@@ -40,6 +40,7 @@ pub struct Args {
 pub fn execute(args: Args) -> Result<ExitCode, CliError> {
     args.search.check_given("paths")?;
     let program = super::load_program(&args.program, args.search.input_format.format())?;
+    args.search.warn_overlap(&[(&args.program, &program)]);
     let mut opts = args.search.options()?;
     opts.max_paths = args.max_paths;
     args.search

@@ -272,6 +272,27 @@ impl SearchArgs {
         })
     }
 
+    /// Warns when `--array-base` places the array over a program's image: the engines
+    /// cover that (the array's words replace the program's there, and one executed is
+    /// code that depends on the inputs), but it is rarely what a task means.
+    pub fn warn_overlap(&self, programs: &[(&Path, &tamarin::mips::Program)]) {
+        let (FrontendKind::Array, Some(base)) = (self.frontend, self.array_base) else {
+            return;
+        };
+        for (path, program) in programs {
+            let end = program.byte_len();
+            if base < end {
+                let words = (end - base).div_ceil(4);
+                eprintln!(
+                    "warning: --array-base {base:#x} lies inside {}, whose image ends at \
+                     {end:#x}: the array's first {} overwrite the program there",
+                    path.display(),
+                    count(u64::from(words), "word")
+                );
+            }
+        }
+    }
+
     /// Before a folder is cleared (`--dump-smt`, or `--emit-tests` when `emits`), checks
     /// the task with the engine, so that a refused one changes no file (otherwise the
     /// entry's own check is enough: the solver is not started twice); then prepares
