@@ -114,7 +114,7 @@ fn write_text(
         out,
         "stats: {}, {}, {}, {} in {:.1} ms, total {:.1} ms",
         count(report.findings.len() as u64, "finding"),
-        count(s.paths.0 as u64, "path"),
+        count(s.paths.0, "path"),
         count(s.runs, "run"),
         count(s.solver.queries, "solver query"),
         ms(s.solver.time),

@@ -263,16 +263,16 @@ fn write_text(
         writeln!(
             out,
             "  {}, {} (runs off the predicted path), {} explored, {} too long to trace",
-            count(s.difference_queries as u64, "difference query"),
-            count(s.restarts as u64, "restart"),
-            count(s.jump_targets as u64, "jump target"),
-            count(s.partial_runs as u64, "run")
+            count(s.difference_queries, "difference query"),
+            count(s.restarts, "restart"),
+            count(s.jump_targets, "jump target"),
+            count(s.partial_runs, "run")
         )?;
         if s.split_queries > 0 {
             writeln!(
                 out,
                 "  the merged encoding's difference was too hard whole: asked again in {} of ends",
-                count(s.split_queries as u64, "group")
+                count(s.split_queries, "group")
             )?;
         }
     }

@@ -126,7 +126,7 @@ fn write_text(out: &mut impl Write, args: &Args, e: &Exploration) -> std::io::Re
     writeln!(
         out,
         "stats: {}, {}, {} in {:.1} ms, total {:.1} ms",
-        count(s.paths.0 as u64, "path"),
+        count(s.paths.0, "path"),
         count(s.runs, "run"),
         count(s.solver.queries, "solver query"),
         ms(s.solver.time),
