@@ -23,6 +23,13 @@ pub fn parse_word(text: &str) -> Result<u32, String> {
     };
     let digits: String = digits.chars().filter(|&c| c != '_').collect();
     if digits.is_empty() || !digits.chars().all(|c| c.is_digit(radix)) {
+        if s.starts_with("--") {
+            // A number option takes values that begin with `-`, so a missing value
+            // swallows the next option: say so.
+            return Err(format!(
+                "`{text}` is an option, not a number: give the option its value ({NUMBER_HELP}) first"
+            ));
+        }
         return Err(format!("`{text}` is not a number; expected {NUMBER_HELP}"));
     }
     let out_of_range = || {
@@ -125,7 +132,7 @@ impl InputFormatOpt {
 #[derive(Clone, Copy, Debug, Args)]
 pub struct TerminationOpt {
     /// The address whose jump ends a run normally (the initial $31) [default: 0x8123456C].
-    #[arg(long, value_name = "ADDR", value_parser = parse_word, allow_negative_numbers = true,
+    #[arg(long, value_name = "ADDR", value_parser = parse_word, allow_hyphen_values = true,
           default_value_t = DEFAULT_TERMINATION, hide_default_value = true)]
     pub termination: u32,
 }
@@ -143,13 +150,13 @@ pub enum OutputFormat {
 /// The inputs of one concrete run: `$1`/`$2`, or an array.
 #[derive(Clone, Debug, Default, Args)]
 pub struct FrontendArgs {
-    /// The initial value of $1: decimal (42), negative decimal (-7) or hex (0x2a;
-    /// write `--r1=-0x2a` for a negative one) [default: 0].
-    #[arg(long, value_name = "N", value_parser = parse_word, allow_negative_numbers = true,
+    /// The initial value of $1: decimal (42), negative decimal (-7) or hex (0x2a,
+    /// -0x2a) [default: 0].
+    #[arg(long, value_name = "N", value_parser = parse_word, allow_hyphen_values = true,
           conflicts_with = "array")]
     pub r1: Option<u32>,
     /// The initial value of $2 [default: 0].
-    #[arg(long, value_name = "N", value_parser = parse_word, allow_negative_numbers = true,
+    #[arg(long, value_name = "N", value_parser = parse_word, allow_hyphen_values = true,
           conflicts_with = "array")]
     pub r2: Option<u32>,
     /// Run with the array frontend: these words are placed in memory, $1 holds their
@@ -158,7 +165,7 @@ pub struct FrontendArgs {
     pub array: Option<WordList>,
     /// Where the array is placed (default: the first word after the program).
     #[arg(long, value_name = "ADDR", value_parser = parse_word, requires = "array",
-          allow_negative_numbers = true)]
+          allow_hyphen_values = true)]
     pub array_base: Option<u32>,
     /// Set another register before the run, as `$N=V` (repeatable; applied after
     /// --r1/--r2 and the array).

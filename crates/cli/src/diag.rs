@@ -338,13 +338,7 @@ pub fn render_asm_errors(w: &mut dyn Write, errors: &AsmErrors, colour: bool) {
     );
 }
 
-fn plural(n: usize) -> &'static str {
-    if n == 1 {
-        ""
-    } else {
-        "s"
-    }
-}
+use crate::words::s as plural;
 
 /// Draws a precondition's error under its text, with the span underlined.
 pub fn render_precondition_error(

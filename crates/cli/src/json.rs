@@ -209,6 +209,10 @@ pub struct CompareReport {
     /// `same` or `different`: whether one program ending where the other runs out of
     /// fuel is a difference.
     pub out_of_fuel: &'static str,
+    /// Advice the facts suggest but do not prove (such as `--frontend array` when a
+    /// program reads memory at an address computed from `$1`). Absent when there is none.
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub hints: Vec<String>,
     pub stats: CompareStats,
 }
 
@@ -232,6 +236,7 @@ impl CompareReport {
             incomplete,
             assume: opts.assume.iter().map(|p| p.text().to_string()).collect(),
             out_of_fuel: opts.out_of_fuel.name(),
+            hints: Vec::new(),
             stats: CompareStats {
                 runs: s.runs,
                 paths: PerSide::of(s.paths),

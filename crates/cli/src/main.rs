@@ -13,9 +13,12 @@
 mod args;
 mod cmd;
 mod diag;
+mod docs;
 mod dot;
+mod hint;
 mod interrupt;
 mod json;
+mod words;
 
 use std::process::ExitCode;
 
@@ -24,7 +27,7 @@ use clap::{Parser, Subcommand};
 /// Tells whether two CS241 MIPS programs compute the same function.
 #[derive(Debug, Parser)]
 #[command(name = "tamarin", version, about, propagate_version = true, after_help = diag::EXIT_HELP)]
-struct Cli {
+pub(crate) struct Cli {
     #[command(subcommand)]
     command: Command,
 }
@@ -47,6 +50,8 @@ enum Command {
     Explain(cmd::explain::Args),
     #[command(after_help = cmd::grade::GRADE_EXIT_HELP)]
     Grade(cmd::grade::Args),
+    Completions(docs::CompletionsArgs),
+    Man(docs::ManArgs),
 }
 
 fn main() -> ExitCode {
@@ -80,6 +85,8 @@ fn main() -> ExitCode {
         Command::Paths(args) => cmd::paths::execute(args),
         Command::Explain(args) => cmd::explain::execute(args),
         Command::Grade(args) => cmd::grade::execute(args),
+        Command::Completions(args) => docs::completions(args),
+        Command::Man(args) => docs::man(args),
     };
     let status = result.unwrap_or_else(|e| {
         if json && !matches!(&e, diag::CliError::Stdout(_)) {

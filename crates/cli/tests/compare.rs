@@ -196,7 +196,7 @@ fn init_inputs_are_negative_friendly_and_checked() {
         .output()
         .expect("run tamarin");
     assert_eq!(out.status.code(), Some(2));
-    assert!(String::from_utf8_lossy(&out.stderr).contains("3 number(s) for 2 input register(s)"));
+    assert!(String::from_utf8_lossy(&out.stderr).contains("3 numbers for 2 input registers"));
 }
 
 #[test]

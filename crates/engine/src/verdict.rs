@@ -337,6 +337,11 @@ impl Incomplete {
     }
 }
 
+/// `1 run`, `2 runs`: a number with its noun in the right number.
+fn count(n: u64, one: &str, many: &str) -> String {
+    format!("{n} {}", if n == 1 { one } else { many })
+}
+
 /// What happened, in words and numbers; what to do about it is the front end's to say
 /// (it knows its options).
 impl fmt::Display for Incomplete {
@@ -344,32 +349,42 @@ impl fmt::Display for Incomplete {
         match self {
             Incomplete::DepthCut { points, depth } => write!(
                 f,
-                "{points} branch point(s) beyond the depth bound of {depth} path conditions were not explored"
+                "{} beyond the depth bound of {} {} not explored",
+                count(*points, "branch point", "branch points"),
+                count(*depth as u64, "path condition", "path conditions"),
+                if *points == 1 { "was" } else { "were" }
             ),
             Incomplete::SolverUnknown { queries, reason } => write!(
                 f,
-                "the solver could not decide {queries} quer{} ({reason})",
-                if *queries == 1 { "y" } else { "ies" },
+                "the solver could not decide {} ({reason})",
+                count(*queries, "query", "queries"),
             ),
             Incomplete::Diverged { runs } => write!(
                 f,
-                "{runs} run(s) did not follow the path the solver predicted"
+                "{} not follow the path the solver predicted",
+                count(*runs, "run did", "runs did")
             ),
             Incomplete::PathBudget { paths } => {
-                write!(f, "stopped after {paths} paths")
+                write!(f, "stopped after {}", count(*paths, "path", "paths"))
             }
-            Incomplete::RunBudget { runs } => write!(f, "stopped after {runs} runs"),
+            Incomplete::RunBudget { runs } => {
+                write!(f, "stopped after {}", count(*runs, "run", "runs"))
+            }
             Incomplete::Timeout { millis } => {
                 write!(f, "stopped by the time limit after {:.1} s", *millis as f64 / 1000.0)
             }
             Incomplete::Interrupted => write!(f, "interrupted before the search finished"),
             Incomplete::TraceLimit { runs } => write!(
                 f,
-                "{runs} run(s) were too long to trace symbolically to the end (their paths were only partly explored)"
+                "{} too long to trace symbolically to the end ({} only partly explored)",
+                count(*runs, "run was", "runs were"),
+                if *runs == 1 { "its path was" } else { "their paths were" }
             ),
             Incomplete::TooManyPairs { pairs } => write!(
                 f,
-                "{pairs} pairs of paths were too many to check for differences"
+                "{} of paths {} too many to check for differences",
+                count(*pairs, "pair", "pairs"),
+                if *pairs == 1 { "was" } else { "were" }
             ),
             Incomplete::Encoding { what } => {
                 write!(f, "bounded model checking: {}", what.describe())

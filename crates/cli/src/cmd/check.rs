@@ -11,6 +11,7 @@ use tamarin_mips::Program;
 use super::search::{ms, replay_command, source_line, CliObserver, SearchArgs, Searcher};
 use crate::args::OutputFormat;
 use crate::diag::{CliError, EXIT_FOUND, EXIT_INCOMPLETE, EXIT_OK};
+use crate::words::count;
 
 /// Find inputs that make a program fail: division by zero, unaligned or out-of-range
 /// memory access, a jump or fall-through to a bad address, a word that is not an
@@ -32,8 +33,10 @@ pub struct Args {
 }
 
 pub fn execute(args: Args) -> Result<ExitCode, CliError> {
+    args.search.check_given("check")?;
     let program = super::load_program(&args.program, args.search.input_format.format())?;
     let source = std::fs::read_to_string(&args.program).ok();
+    args.search.warn_overlap(&[(&args.program, &program)]);
     let opts = args.search.options()?;
     args.search
         .prepare(&opts, &[&program], &args.program, false)?;
@@ -70,7 +73,13 @@ fn write_text(
         writeln!(out, "no failure found")?;
     }
     for f in &report.findings {
-        writeln!(out, "{}: pc {:#010x}: {}", f.kind, f.pc, f.message)?;
+        match f.kind {
+            // A fault's message says where it happened.
+            tamarin::FindingKind::Fault(_) => writeln!(out, "{}: {}", f.kind, f.message)?,
+            tamarin::FindingKind::OutOfFuel => {
+                writeln!(out, "{}: pc {:#010x}: {}", f.kind, f.pc, f.message)?
+            }
+        }
         if let Some((line, text)) = source_line(program, source, f.pc) {
             writeln!(out, "  at {name}:{line}: {}", text.trim())?;
         }
@@ -85,8 +94,8 @@ fn write_text(
         for p in &report.out_of_fuel {
             writeln!(
                 out,
-                "out of fuel: no end within {} steps on {}",
-                args.search.fuel,
+                "out of fuel: no end within {} on {}",
+                count(args.search.fuel, "step"),
                 super::search::inputs_line(&p.values)
             )?;
         }
@@ -103,11 +112,11 @@ fn write_text(
     let s = &report.exploration.stats;
     writeln!(
         out,
-        "stats: {} finding(s), {} paths, {} runs, {} solver queries in {:.1} ms, total {:.1} ms",
-        report.findings.len(),
-        s.paths.0,
-        s.runs,
-        s.solver.queries,
+        "stats: {}, {}, {}, {} in {:.1} ms, total {:.1} ms",
+        count(report.findings.len() as u64, "finding"),
+        count(s.paths.0, "path"),
+        count(s.runs, "run"),
+        count(s.solver.queries, "solver query"),
         ms(s.solver.time),
         ms(s.total)
     )

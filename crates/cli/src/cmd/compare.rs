@@ -17,6 +17,7 @@ use super::search::{
 };
 use crate::args::OutputFormat;
 use crate::diag::{CliError, EXIT_FOUND, EXIT_INCOMPLETE, EXIT_OK};
+use crate::words::count;
 
 /// Compare two programs: find inputs on which they differ, or prove that they agree.
 #[derive(Debug, ClapArgs)]
@@ -63,8 +64,14 @@ pub struct Args {
 }
 
 pub fn execute(args: Args) -> Result<ExitCode, CliError> {
+    args.search.check_given("compare")?;
+    if args.no_split && args.engine == EngineArg::Concolic {
+        eprintln!("warning: --no-split applies to the merged encoding only; --engine concolic does not use it");
+    }
     let left = super::load_program(&args.left, args.search.input_format.format())?;
     let right = super::load_program(&args.right, args.search.input_format.format())?;
+    args.search
+        .warn_overlap(&[(&args.left, &left), (&args.right, &right)]);
     let mut opts = args.search.options()?;
     opts.observe = args.observe.0.clone();
     opts.engine = args.engine.engine();
@@ -81,10 +88,27 @@ pub fn execute(args: Args) -> Result<ExitCode, CliError> {
         let (programs, names) = ((&left, &right), (args.left.as_path(), args.right.as_path()));
         crate::dot::write_compare(dest, args.svg, programs, names, &opts, &report)?;
     }
+    let hints = match &report.verdict {
+        Verdict::Disequivalent(cx) => {
+            let (l, r) = (
+                args.left.display().to_string(),
+                args.right.display().to_string(),
+            );
+            crate::hint::hints([(&l, &left), (&r, &right)], &opts, cx)
+        }
+        _ => Vec::new(),
+    };
     let mut out = super::stdout();
     match args.format {
-        OutputFormat::Text => write_text(&mut out, &args, &opts, &report, Some((&left, &right))),
-        OutputFormat::Json => write_json(&mut out, &opts, &report),
+        OutputFormat::Text => write_text(
+            &mut out,
+            &args,
+            &opts,
+            &report,
+            &hints,
+            Some((&left, &right)),
+        ),
+        OutputFormat::Json => write_json(&mut out, &opts, &report, &hints),
     }
     .map_err(CliError::stdout)?;
     super::finish(out)?;
@@ -142,6 +166,7 @@ fn write_text(
     args: &Args,
     opts: &tamarin::Options,
     report: &Report,
+    hints: &[String],
     programs: Option<(&tamarin_mips::Program, &tamarin_mips::Program)>,
 ) -> std::io::Result<()> {
     let observed: Vec<String> = args.observe.0.iter().map(|o| o.to_string()).collect();
@@ -189,6 +214,9 @@ fn write_text(
                 ));
             }
             writeln!(out, "  why: {explain}")?;
+            for hint in hints {
+                writeln!(out, "  hint: {hint}")?;
+            }
             if args.explain {
                 if let Some((l, r)) = programs {
                     writeln!(out)?;
@@ -206,22 +234,27 @@ fn write_text(
         }
         Verdict::Equivalent(p) => {
             let inputs = match args.search.frontend {
-                FrontendKind::Array => format!("arrays of up to {} words", args.search.max_len),
+                FrontendKind::Array => {
+                    format!("arrays of up to {}", count(args.search.max_len, "word"))
+                }
                 FrontendKind::Twoints => format!("inputs {}", report.input_names.join(", ")),
             };
             let stdin = if args.search.stdin_len > 0 {
-                format!(" and {} bytes of standard input", args.search.stdin_len)
+                format!(
+                    " and {} of standard input",
+                    count(args.search.stdin_len, "byte")
+                )
             } else {
                 String::new()
             };
             let claim = match opts.out_of_fuel {
                 FuelPolicy::Same => format!(
-                    "every run of either program that ends within {} steps agrees on {observed}",
-                    p.fuel
+                    "every run of either program that ends within {} agrees on {observed}",
+                    count(p.fuel, "step")
                 ),
                 FuelPolicy::Different => format!(
-                    "either both programs end within {} steps and agree on {observed}, or neither does",
-                    p.fuel
+                    "either both programs end within {} and agree on {observed}, or neither does",
+                    count(p.fuel, "step")
                 ),
             };
             writeln!(
@@ -248,8 +281,10 @@ fn write_text(
                 // real cause when a correct program is not proved.
                 writeln!(
                     out,
-                    "  note: {l} left and {r} right path(s) ran out of fuel at {} steps; if the task's runs are shorter, lower --fuel",
-                    args.search.fuel
+                    "  note: {} of the left and {} of the right program ran out of fuel at {}; if the task's runs are shorter, lower --fuel",
+                    count(l, "path"),
+                    count(r, "path"),
+                    count(args.search.fuel, "step")
                 )?;
             }
         }
@@ -257,11 +292,11 @@ fn write_text(
     let s = &report.stats;
     writeln!(
         out,
-        "stats: {} runs, paths {} left / {} right, {} solver queries in {:.1} ms, total {:.1} ms",
-        s.runs,
+        "stats: {}, paths {} left / {} right, {} in {:.1} ms, total {:.1} ms",
+        count(s.runs, "run"),
         s.paths.0,
         s.paths.1,
-        s.solver.queries,
+        count(s.solver.queries, "solver query"),
         ms(s.solver.time),
         ms(s.total)
     )?;
@@ -273,14 +308,17 @@ fn write_text(
         )?;
         writeln!(
             out,
-            "  {} difference queries, {} restarts (runs off the predicted path), {} jump targets explored, {} runs too long to trace",
-            s.difference_queries, s.restarts, s.jump_targets, s.partial_runs
+            "  {}, {} (runs off the predicted path), {} explored, {} too long to trace",
+            count(s.difference_queries, "difference query"),
+            count(s.restarts, "restart"),
+            count(s.jump_targets, "jump target"),
+            count(s.partial_runs, "run")
         )?;
         if s.split_queries > 0 {
             writeln!(
                 out,
-                "  the merged encoding's difference was too hard whole: asked again in {} groups of ends",
-                s.split_queries
+                "  the merged encoding's difference was too hard whole: asked again in {} of ends",
+                count(s.split_queries, "group")
             )?;
         }
     }
@@ -296,27 +334,22 @@ pub fn assumed(preconditions: &[tamarin::Precondition]) -> String {
     format!(" that satisfy {}", list.join(" and "))
 }
 
-/// `1 path`, `2 paths`.
-pub fn count(n: u64, what: &str) -> String {
-    format!("{n} {what}{}", if n == 1 { "" } else { "s" })
-}
-
 /// What a proof says about runs out of fuel, in words.
 fn fuel_note(p: &Proof, policy: FuelPolicy) -> Option<String> {
     let (l, r) = p.out_of_fuel;
-    let fuel = p.fuel;
+    let fuel = count(p.fuel, "step");
     match (policy, p.engine) {
-        (FuelPolicy::Same, Engine::Concolic) if l + r == 0 => Some(format!(
-            "every path of both programs ends within {fuel} steps"
-        )),
+        (FuelPolicy::Same, Engine::Concolic) if l + r == 0 => {
+            Some(format!("every path of both programs ends within {fuel}"))
+        }
         (FuelPolicy::Same, Engine::Concolic) => Some(format!(
-            "note: {} of the left and {} of the right program do not end within {fuel} steps; \
+            "note: {} of the left and {} of the right program do not end within {fuel}; \
              a run out of fuel is never a difference (--out-of-fuel same)",
             count(l, "path"),
             count(r, "path")
         )),
         (FuelPolicy::Same, _) if l + r > 0 => Some(format!(
-            "note: {} of the left and {} of the right encoding ran out of fuel at {fuel} steps; \
+            "note: {} of the left and {} of the right encoding ran out of fuel at {fuel}; \
              a run out of fuel is never a difference (--out-of-fuel same)",
             count(l, "state"),
             count(r, "state")
@@ -332,11 +365,7 @@ fn fuel_note(p: &Proof, policy: FuelPolicy) -> Option<String> {
 
 /// How a proof was obtained, in one line.
 fn how_proved(p: &Proof, solver: &str) -> String {
-    let queries = format!(
-        "{} quer{}",
-        p.queries,
-        if p.queries == 1 { "y" } else { "ies" }
-    );
+    let queries = count(p.queries, "query");
     match &p.encoding {
         Some((l, r)) => format!(
             "proved by bounded model checking: both programs unrolled up to the fuel into one merged encoding each ({} and {} symbolic steps, {} and {} merges, {} and {} ends), {queries} ({solver})",
@@ -353,7 +382,10 @@ fn write_json(
     out: &mut impl Write,
     opts: &tamarin::Options,
     report: &Report,
+    hints: &[String],
 ) -> std::io::Result<()> {
-    serde_json::to_writer(&mut *out, &crate::json::CompareReport::new(report, opts))?;
+    let mut json = crate::json::CompareReport::new(report, opts);
+    json.hints = hints.to_vec();
+    serde_json::to_writer(&mut *out, &json)?;
     writeln!(out)
 }

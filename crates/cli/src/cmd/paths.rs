@@ -14,6 +14,7 @@ use super::search::{
 use crate::args::{parse_count, OutputFormat};
 use crate::diag::{CliError, EXIT_INCOMPLETE, EXIT_OK};
 use crate::json::{Inputs, PathResult, PathsReport, TestCase};
+use crate::words::count;
 
 /// List one input for every path through a program (within the fuel and depth), each
 /// replayed, with its status, `$3` (or error and pc) and its path conditions.
@@ -45,7 +46,9 @@ pub struct Args {
 }
 
 pub fn execute(args: Args) -> Result<ExitCode, CliError> {
+    args.search.check_given("paths")?;
     let program = super::load_program(&args.program, args.search.input_format.format())?;
+    args.search.warn_overlap(&[(&args.program, &program)]);
     let mut opts = args.search.options()?;
     opts.max_paths = args.max_paths;
     args.search
@@ -135,10 +138,10 @@ fn write_text(out: &mut impl Write, args: &Args, e: &Exploration) -> std::io::Re
     let s = &e.stats;
     writeln!(
         out,
-        "stats: {} paths, {} runs, {} solver queries in {:.1} ms, total {:.1} ms",
-        s.paths.0,
-        s.runs,
-        s.solver.queries,
+        "stats: {}, {}, {} in {:.1} ms, total {:.1} ms",
+        count(s.paths.0, "path"),
+        count(s.runs, "run"),
+        count(s.solver.queries, "solver query"),
         ms(s.solver.time),
         ms(s.total)
     )

@@ -18,6 +18,7 @@ use crate::args::{
     parse_count, parse_reg, parse_word, parse_word_list, InputFormatOpt, TerminationOpt, WordList,
 };
 use crate::diag::CliError;
+use crate::words::count;
 
 /// The longest array the array frontend explores.
 const MAX_ARRAY: u32 = 4096;
@@ -72,7 +73,7 @@ pub struct SearchArgs {
           default_value_t = 16)]
     pub max_len: u64,
     /// Where the array is placed (default: the first word after each program).
-    #[arg(long, value_name = "ADDR", value_parser = parse_word, allow_negative_numbers = true)]
+    #[arg(long, value_name = "ADDR", value_parser = parse_word, allow_hyphen_values = true)]
     pub array_base: Option<u32>,
     /// Make the first N bytes of standard input inputs (reads past them give -1).
     #[arg(long, value_name = "N", value_parser = parse_count, allow_negative_numbers = true,
@@ -158,9 +159,9 @@ impl SearchArgs {
                 InputSpec::Registers(regs) => {
                     if inputs.len() != regs.len() {
                         return Err(CliError::Usage(format!(
-                            "--init-inputs gives {} number(s) for {} input register(s)",
-                            inputs.len(),
-                            regs.len()
+                            "--init-inputs gives {} for {}",
+                            count(inputs.len() as u64, "number"),
+                            count(regs.len() as u64, "input register")
                         )));
                     }
                     inputs.clone()
@@ -221,6 +222,77 @@ impl SearchArgs {
         Ok(opts)
     }
 
+    /// Refuses options that do not apply to the task: `--max-len` or `--array-base`
+    /// without `--frontend array`, `--inputs` with it, and an `--init-inputs` array
+    /// longer than `--max-len`. `given` tells, for an argument's id (`max_len`),
+    /// whether it was given and how to name it (`--max-len`, or a task file's key);
+    /// defaults are never refused.
+    pub fn check_applicable(&self, given: &dyn Fn(&str) -> Option<String>) -> Result<(), CliError> {
+        let not_array = |id: &str, what: &str| match given(id) {
+            Some(name) => Err(CliError::Usage(format!(
+                "{name} applies only to --frontend array ({what}); the inputs here are \
+                 registers (--frontend twoints)"
+            ))),
+            None => Ok(()),
+        };
+        match self.frontend {
+            FrontendKind::Twoints => {
+                not_array("max_len", "the longest input array")?;
+                not_array("array_base", "where the input array is placed")?;
+            }
+            FrontendKind::Array => {
+                if let Some(name) = given("inputs") {
+                    return Err(CliError::Usage(format!(
+                        "{name} applies only to --frontend twoints: with --frontend array, $1 \
+                         holds the array's address and $2 its length"
+                    )));
+                }
+                if let Some(WordList(elems)) = &self.init_inputs {
+                    if elems.len() as u64 > self.max_len {
+                        return Err(CliError::Usage(format!(
+                            "--init-inputs gives an array of {}, longer than the --max-len of {}",
+                            count(elems.len() as u64, "word"),
+                            self.max_len
+                        )));
+                    }
+                }
+            }
+        }
+        Ok(())
+    }
+
+    /// [`check_applicable`](Self::check_applicable) for the options given on the
+    /// command line of subcommand `name`.
+    pub fn check_given(&self, name: &str) -> Result<(), CliError> {
+        let given = given_on_command_line(name);
+        let array_base = self.array_base.is_some();
+        self.check_applicable(&|id| {
+            let on_line = given.contains(id) || (id == "array_base" && array_base);
+            on_line.then(|| format!("--{}", id.replace('_', "-")))
+        })
+    }
+
+    /// Warns when `--array-base` places the array over a program's image: the engines
+    /// cover that (the array's words replace the program's there, and one executed is
+    /// code that depends on the inputs), but it is rarely what a task means.
+    pub fn warn_overlap(&self, programs: &[(&Path, &tamarin::mips::Program)]) {
+        let (FrontendKind::Array, Some(base)) = (self.frontend, self.array_base) else {
+            return;
+        };
+        for (path, program) in programs {
+            let end = program.byte_len();
+            if base < end {
+                let words = (end - base).div_ceil(4);
+                eprintln!(
+                    "warning: --array-base {base:#x} lies inside {}, whose image ends at \
+                     {end:#x}: the array's first {} overwrite the program there",
+                    path.display(),
+                    count(u64::from(words), "word")
+                );
+            }
+        }
+    }
+
     /// Before a folder is cleared (`--dump-smt`, or `--emit-tests` when `emits`), checks
     /// the task with the engine, so that a refused one changes no file (otherwise the
     /// entry's own check is enough: the solver is not started twice); then prepares
@@ -241,6 +313,27 @@ impl SearchArgs {
         }
         Ok(())
     }
+}
+
+/// The ids of the arguments of subcommand `name` given on the command line itself
+/// (not defaults): read again from the process's arguments, since the derived
+/// arguments do not keep where each value came from.
+pub fn given_on_command_line(name: &str) -> std::collections::HashSet<String> {
+    use clap::parser::ValueSource;
+    use clap::CommandFactory;
+    let Ok(matches) = crate::Cli::command().try_get_matches_from(std::env::args_os()) else {
+        return Default::default();
+    };
+    let Some((found, sub)) = matches.subcommand() else {
+        return Default::default();
+    };
+    if found != name {
+        return Default::default();
+    }
+    sub.ids()
+        .filter(|id| sub.value_source(id.as_str()) == Some(ValueSource::CommandLine))
+        .map(|id| id.to_string())
+        .collect()
 }
 
 /// How inputs enter the programs.
@@ -316,8 +409,11 @@ impl Observer for CliObserver {
             bar
         });
         bar.set_message(format!(
-            "{} runs, paths {} left / {} right, {} solver queries",
-            p.runs, p.paths.0, p.paths.1, p.queries
+            "{}, paths {} left / {} right, {}",
+            count(p.runs, "run"),
+            p.paths.0,
+            p.paths.1,
+            count(p.queries, "solver query")
         ));
     }
 }
@@ -332,12 +428,12 @@ pub fn word(v: u32) -> String {
 
 /// `done after 5 steps` or the error.
 pub fn status_line(o: &Outcome) -> String {
-    let steps = if o.steps == 1 { "step" } else { "steps" };
+    let steps = count(o.steps, "step");
     match o.status {
-        Status::Done => format!("done after {} {steps}", o.steps),
-        Status::OutOfFuel => format!("out of fuel after {} {steps}", o.steps),
-        Status::Error(f) => format!("error after {} {steps}: {} ({f})", o.steps, f.kind),
-        Status::Stopped => format!("stopped by the time limit after {} {steps}", o.steps),
+        Status::Done => format!("done after {steps}"),
+        Status::OutOfFuel => format!("out of fuel after {steps}"),
+        Status::Error(f) => format!("error after {steps}: {} ({f})", f.kind),
+        Status::Stopped => format!("stopped by the time limit after {steps}"),
     }
 }
 

@@ -234,6 +234,18 @@ pub fn execute(mut args: Args) -> Result<ExitCode, CliError> {
     if let Some(task) = &task {
         apply_task(&mut args, task, &given)?;
     }
+    args.search.check_applicable(&|id| {
+        if given.contains(id) {
+            return Some(format!("--{}", id.replace('_', "-")));
+        }
+        let task = task.as_ref()?;
+        let set = match id {
+            "max_len" => task.file.max_len.is_some(),
+            "inputs" => task.file.inputs.is_some(),
+            _ => false,
+        };
+        set.then(|| format!("`{}` in {}", id.replace('_', "-"), task.path.display()))
+    })?;
     if args.search.dump_smt.is_some() || args.search.dump_trace {
         return Err(CliError::Usage(
             "--dump-smt and --dump-trace are for one comparison: use `tamarin compare`".into(),
@@ -427,18 +439,7 @@ fn subs_view(subs: &[Submission]) -> Vec<report::SubmissionView<'_>> {
 /// The ids of the arguments given on the command line itself (not defaults), so that
 /// a task file fills in the others.
 fn given_on_command_line() -> HashSet<String> {
-    use clap::parser::ValueSource;
-    use clap::CommandFactory;
-    let Ok(matches) = crate::Cli::command().try_get_matches_from(std::env::args_os()) else {
-        return HashSet::new();
-    };
-    let Some(("grade", sub)) = matches.subcommand() else {
-        return HashSet::new();
-    };
-    sub.ids()
-        .filter(|id| sub.value_source(id.as_str()) == Some(ValueSource::CommandLine))
-        .map(|id| id.to_string())
-        .collect()
+    crate::cmd::search::given_on_command_line("grade")
 }
 
 /// Fills in from the task file what the command line did not give.

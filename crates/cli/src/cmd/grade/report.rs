@@ -310,13 +310,7 @@ impl Model {
     }
 }
 
-pub fn plural(n: usize) -> &'static str {
-    if n == 1 {
-        ""
-    } else {
-        "s"
-    }
-}
+pub use crate::words::s as plural;
 
 /// How a member joined, in words.
 pub fn join_words(how: &str, with: Option<&str>) -> String {
