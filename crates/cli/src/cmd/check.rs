@@ -18,7 +18,8 @@ use crate::diag::{CliError, EXIT_FOUND, EXIT_INCOMPLETE, EXIT_OK};
 /// replaying them.
 #[derive(Debug, ClapArgs)]
 pub struct Args {
-    /// The program (.asm/.s assembly or .mips/.bin binary).
+    /// The program (.asm/.s assembly or .mips/.bin binary; `-`: standard input, read
+    /// as assembly unless --input-format bin).
     #[arg(value_name = "PROG")]
     pub program: PathBuf,
     /// Also list the paths whose runs do not end within the fuel.
@@ -65,7 +66,7 @@ fn write_text(
     source: Option<&str>,
     report: &CheckReport,
 ) -> std::io::Result<()> {
-    let name = args.program.display().to_string();
+    let name = super::program_name(&args.program);
     if report.findings.is_empty() {
         writeln!(out, "no failure found")?;
     }
