@@ -33,8 +33,10 @@ pub struct Args {
 }
 
 pub fn execute(args: Args) -> Result<ExitCode, CliError> {
-    let program = super::load_program(&args.program, args.search.input_format.format())?;
-    let source = std::fs::read_to_string(&args.program).ok();
+    let (bytes, _, program) =
+        super::read_program(&args.program, args.search.input_format.format())?;
+    // The text as read (a program from stdin cannot be read again).
+    let source = String::from_utf8(bytes).ok();
     let opts = args.search.options()?;
     args.search
         .prepare(&opts, &[&program], &args.program, false)?;
