@@ -159,9 +159,9 @@ pub struct FrontendArgs {
     pub array: Option<WordList>,
     /// Read $1 and $2 from standard input: on a terminal with the prompts `Enter value
     /// for register 1: ` and `… 2: ` (on stderr), otherwise as two numbers separated by
-    /// white space. On a terminal this is the default when none of --r1, --r2, --array,
-    /// --array-stdin, --stdin - is given and PROG is not `-`; piped input is read only
-    /// with this flag or --array-stdin.
+    /// white space. On a terminal this is the default when none of --r1, --r2, --reg,
+    /// --array, --array-stdin, --stdin - is given and PROG is not `-`; piped input is
+    /// read only with this flag or --array-stdin.
     #[arg(long, conflicts_with_all = ["r1", "r2", "array_source"])]
     pub twoints: bool,
     /// Read an array from standard input and run with the array frontend: on a
@@ -269,9 +269,13 @@ mod tests {
     fn memory_ranges() {
         assert_eq!(parse_mem_range("0x0..0x1c"), Ok((0, 0x1c)));
         assert_eq!(parse_mem_range("8..8"), Ok((8, 8)));
-        assert!(parse_mem_range("2..8").unwrap_err().contains("multiples of 4"));
+        assert!(parse_mem_range("2..8")
+            .unwrap_err()
+            .contains("multiples of 4"));
         assert!(parse_mem_range("8..4").is_err());
-        assert!(parse_mem_range("0..0x100000").unwrap_err().contains("65536"));
+        assert!(parse_mem_range("0..0x100000")
+            .unwrap_err()
+            .contains("65536"));
         assert!(parse_mem_range("0x10").is_err());
         assert!(parse_mem_range("x..4").is_err());
     }

@@ -249,7 +249,9 @@ fn output_bytes_go_to_stdout_and_the_report_to_stderr() {
         .success()
         .stdout("Hi")
         .stderr(predicate::str::contains("status: error"))
-        .stderr(predicate::str::contains("output: 2 bytes, on standard output"));
+        .stderr(predicate::str::contains(
+            "output: 2 bytes, on standard output",
+        ));
     tamarin()
         .arg("run")
         .arg(&prog)
@@ -330,7 +332,13 @@ fn show_mem_reports_words_in_text_and_json() {
         v["memory"],
         serde_json::json!({"from": 256, "to": 264, "words": [-3, 16, 0]})
     );
-    for bad in ["0x101..0x108", "8..4", "0..0x40000", "0x100", "0..0x1000000"] {
+    for bad in [
+        "0x101..0x108",
+        "8..4",
+        "0..0x40000",
+        "0x100",
+        "0..0x1000000",
+    ] {
         let out = tamarin()
             .arg("run")
             .arg(&prog)
@@ -499,7 +507,10 @@ fn asm_refuses_to_write_binary_to_a_terminal() {
     assert_eq!(out.status.code(), Some(0));
     let out = on_terminal(&format!("-o {}", quoted(&dir.path().join("max.mips"))));
     assert_eq!(out.status.code(), Some(0));
-    assert_eq!(std::fs::read(dir.path().join("max.mips")).unwrap().len(), 24);
+    assert_eq!(
+        std::fs::read(dir.path().join("max.mips")).unwrap().len(),
+        24
+    );
     // Not a terminal: stdout is fine, and `-o -` too (no file named `-`).
     tamarin().arg("asm").arg(&max).assert().success();
     tamarin()
@@ -528,8 +539,7 @@ impl Tmux {
     }
 
     fn screen(&self) -> String {
-        String::from_utf8_lossy(&self.cmd(&["capture-pane", "-p", "-t", "run"]).stdout)
-            .into_owned()
+        String::from_utf8_lossy(&self.cmd(&["capture-pane", "-p", "-t", "run"]).stdout).into_owned()
     }
 
     /// Waits until the screen shows `text`; the screen.
@@ -630,4 +640,40 @@ fn run_prompts_for_an_array_on_a_terminal() {
     let screen = tmux.wait_for("exit=");
     assert!(screen.contains("$3 = 15 (0x0000000f)"), "{screen}");
     assert!(screen.contains("exit=0"), "{screen}");
+}
+
+#[test]
+fn run_does_not_prompt_when_inputs_are_given() {
+    if !have("tmux") {
+        eprintln!("skipped: no tmux to run tamarin on a terminal");
+        return;
+    }
+    let dir = TempDir::new().unwrap();
+    let max = write(&dir, "max.asm", MAX);
+    let tmux = Tmux {
+        socket: format!("tamarin-test-given-{}", std::process::id()),
+    };
+    let line = format!(
+        "{} run {} --r1 5; {} run {} --reg '$7=1'; echo exit=$?; sleep 60",
+        quoted(&bin()),
+        quoted(&max),
+        quoted(&bin()),
+        quoted(&max)
+    );
+    let out = tmux.cmd(&[
+        "new-session",
+        "-d",
+        "-s",
+        "run",
+        "-x",
+        "100",
+        "-y",
+        "50",
+        &line,
+    ]);
+    assert!(out.status.success(), "{out:?}");
+    let screen = tmux.wait_for("exit=");
+    assert!(!screen.contains("Enter"), "{screen}");
+    assert!(screen.contains("$3 = 5 (0x00000005)"), "{screen}");
+    assert!(screen.contains("$7 = 1 (0x00000001)"), "{screen}");
 }

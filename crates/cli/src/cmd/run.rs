@@ -23,7 +23,7 @@ pub const DEFAULT_FUEL: u64 = 100_000_000;
 /// The bytes the program writes to 0xFFFF000C go to standard output as they are, and
 /// the report (status, registers) to standard error; --report prints the whole report,
 /// the output included, on standard output instead, and --format json one JSON object
-/// there. On a terminal without --r1/--r2/--array, it asks for $1 and $2 the way
+/// there. On a terminal without --r1/--r2/--reg/--array, it asks for $1 and $2 the way
 /// mips.twoints does (--array-stdin: for an array, as mips.array does); piped standard
 /// input is read only with --twoints or --array-stdin (or --stdin -).
 #[derive(Debug, ClapArgs)]
@@ -79,6 +79,7 @@ pub fn execute(args: Args) -> Result<ExitCode, CliError> {
             && fe.r1.is_none()
             && fe.r2.is_none()
             && fe.array.is_none()
+            && fe.regs.is_empty()
             && !program_stdin
             && !input_stdin)
     {
@@ -171,9 +172,11 @@ pub struct Report<'a> {
 pub fn fell_off_hint(outcome: &Outcome, program: &Program) -> Option<String> {
     let end = u32::try_from(program.words().len()).ok()?.checked_mul(4)?;
     match outcome.status {
-        Status::Error(f) if f.kind == FaultKind::InvalidInstruction && f.pc == end => Some(format!(
-            "ran past the end of the program at pc {end:#010x} (is a final jr $31 missing?)"
-        )),
+        Status::Error(f) if f.kind == FaultKind::InvalidInstruction && f.pc == end => {
+            Some(format!(
+                "ran past the end of the program at pc {end:#010x} (is a final jr $31 missing?)"
+            ))
+        }
         _ => None,
     }
 }
@@ -278,7 +281,14 @@ fn prompt_inputs(
         Ask::Array => {
             let len = prompt(input, prompts, "Enter length of array: ", &check_length)?;
             (0..len)
-                .map(|k| prompt(input, prompts, &format!("Enter array element {k}: "), &no_check))
+                .map(|k| {
+                    prompt(
+                        input,
+                        prompts,
+                        &format!("Enter array element {k}: "),
+                        &no_check,
+                    )
+                })
                 .collect()
         }
     }
@@ -397,4 +407,52 @@ pub fn write_json(w: &mut dyn Write, report: &Report) -> io::Result<()> {
         .map(|(from, words)| crate::json::MemoryJson::new(*from, words));
     serde_json::to_writer(&mut *w, &json)?;
     writeln!(w)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn prompted(ask: Ask, answers: &str) -> (Result<Vec<u32>, CliError>, String) {
+        let mut input = io::Cursor::new(answers.as_bytes().to_vec());
+        let mut prompts = Vec::new();
+        let got = prompt_inputs(ask, &mut input, &mut prompts);
+        (got, String::from_utf8(prompts).unwrap())
+    }
+
+    #[test]
+    fn prompts_ask_again_until_a_number_comes() {
+        let (got, text) = prompted(Ask::TwoInts, "x\n7\n\n-0x3\n");
+        assert_eq!(got.unwrap(), vec![7, 3u32.wrapping_neg()]);
+        assert_eq!(text.matches("Enter value for register 1: ").count(), 2);
+        assert_eq!(text.matches("Enter value for register 2: ").count(), 2);
+        assert!(text.contains("`x` is not a number"), "{text}");
+        assert!(text.contains("expected a number"), "{text}");
+
+        let (got, text) = prompted(Ask::Array, "-1\n2\n5\n0x10\n");
+        assert_eq!(got.unwrap(), vec![5, 16]);
+        assert!(text.contains("must lie between 0 and"), "{text}");
+        assert!(text.contains("Enter array element 1: "), "{text}");
+        assert!(!text.contains("Enter array element 2: "), "{text}");
+    }
+
+    #[test]
+    fn the_end_of_input_while_asking_is_an_error() {
+        let (got, _) = prompted(Ask::TwoInts, "7\n");
+        let e = got.unwrap_err().to_string();
+        assert!(e.contains("value for register 2"), "{e}");
+    }
+
+    #[test]
+    fn piped_inputs() {
+        assert_eq!(
+            parse_inputs(Ask::TwoInts, b" 1\n-1 ").unwrap(),
+            vec![1, u32::MAX]
+        );
+        assert_eq!(parse_inputs(Ask::Array, b"0").unwrap(), Vec::<u32>::new());
+        assert!(parse_inputs(Ask::Array, b"").is_err());
+        assert!(parse_inputs(Ask::TwoInts, b"1 2 3").is_err());
+        assert!(parse_inputs(Ask::TwoInts, b"1 \xff").is_err());
+        assert!(parse_inputs(Ask::Array, b"0x7fffffff").is_err());
+    }
 }
