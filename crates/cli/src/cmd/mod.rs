@@ -113,7 +113,7 @@ pub fn read_program(
         .ok_or_else(|| LoadError::UnknownFormat { path: name.clone() })?;
     let file = File::open(path).map_err(io_error)?;
     let meta = file.metadata().map_err(io_error)?;
-    let size = meta.is_file().then(|| meta.len());
+    let size = meta.is_file().then_some(meta.len());
     let bytes = read_limited(file, size, format, &name).map_err(|e| match e {
         Limited::Io(source) => io_error(source),
         Limited::Error(e) => e,
