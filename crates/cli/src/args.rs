@@ -161,10 +161,23 @@ pub struct FrontendArgs {
     pub r2: Option<u32>,
     /// Run with the array frontend: these words are placed in memory, $1 holds their
     /// address and $2 their number.
-    #[arg(long, value_name = "N,N,…", value_parser = parse_word_list, allow_hyphen_values = true)]
+    #[arg(long, value_name = "N,N,…", value_parser = parse_word_list, allow_hyphen_values = true,
+          group = "array_source")]
     pub array: Option<WordList>,
+    /// Read $1 and $2 from standard input: on a terminal with the prompts `Enter value
+    /// for register 1: ` and `… 2: ` (on stderr), otherwise as two numbers separated by
+    /// white space. On a terminal this is the default when none of --r1, --r2, --reg,
+    /// --array, --array-stdin, --stdin - is given and PROG is not `-`; piped input is
+    /// read only with this flag or --array-stdin.
+    #[arg(long, conflicts_with_all = ["r1", "r2", "array_source"])]
+    pub twoints: bool,
+    /// Read an array from standard input and run with the array frontend: on a
+    /// terminal with the prompts `Enter length of array: ` and `Enter array element 0: `
+    /// …, otherwise as a length and that many numbers separated by white space.
+    #[arg(long, group = "array_source", conflicts_with_all = ["r1", "r2"])]
+    pub array_stdin: bool,
     /// Where the array is placed (default: the first word after the program).
-    #[arg(long, value_name = "ADDR", value_parser = parse_word, requires = "array",
+    #[arg(long, value_name = "ADDR", value_parser = parse_word, requires = "array_source",
           allow_hyphen_values = true)]
     pub array_base: Option<u32>,
     /// Set another register before the run, as `$N=V` (repeatable; applied after
@@ -193,6 +206,21 @@ pub fn parse_reg(text: &str) -> Result<Reg, String> {
             "`{t}` is not a register that can hold an input; expected $1 … $31"
         )),
     }
+}
+
+/// Parses a memory range `A..B`: word-aligned addresses (numbers as for [`parse_word`]),
+/// both included, inside memory and at most [`tamarin::MAX_OBSERVED_WORDS`] words.
+pub fn parse_mem_range(text: &str) -> Result<(u32, u32), String> {
+    let Some((a, b)) = text.split_once("..") else {
+        return Err(format!(
+            "`{text}`: expected a range of addresses A..B, such as 0x0..0x1c"
+        ));
+    };
+    let (from, to) = (parse_word(a)?, parse_word(b)?);
+    tamarin::Observable::Mem { from, to }
+        .validate()
+        .map_err(|e| format!("`{text}`: {e}"))?;
+    Ok((from, to))
 }
 
 impl FrontendArgs {
@@ -242,6 +270,21 @@ mod tests {
             let e = parse_word(bad).unwrap_err();
             assert!(e.contains(&format!("`{bad}`")), "{e}");
         }
+    }
+
+    #[test]
+    fn memory_ranges() {
+        assert_eq!(parse_mem_range("0x0..0x1c"), Ok((0, 0x1c)));
+        assert_eq!(parse_mem_range("8..8"), Ok((8, 8)));
+        assert!(parse_mem_range("2..8")
+            .unwrap_err()
+            .contains("multiples of 4"));
+        assert!(parse_mem_range("8..4").is_err());
+        assert!(parse_mem_range("0..0x100000")
+            .unwrap_err()
+            .contains("65536"));
+        assert!(parse_mem_range("0x10").is_err());
+        assert!(parse_mem_range("x..4").is_err());
     }
 
     #[test]

@@ -102,6 +102,10 @@ pub enum CliError {
     /// Options that do not fit together or are out of range.
     #[error("{0}")]
     Usage(String),
+    /// The inputs of a run, read from standard input (`run --twoints`), are not
+    /// numbers, or too few or too many.
+    #[error("cannot read the inputs from standard input: {0}")]
+    Inputs(String),
     /// The solver command stopped answering like a solver during the search.
     #[error("the solver failed: {0}")]
     Solver(String),
@@ -203,6 +207,7 @@ impl CliError {
                 Some((*line as u32, *column as u32)),
             ),
             CliError::Setup(_) => ("setup", None, None),
+            CliError::Inputs(_) => ("input", Some(crate::cmd::STDIN_NAME.to_string()), None),
             CliError::Precondition { text, span, .. } => (
                 "usage",
                 None,

@@ -573,6 +573,13 @@ pub struct RunReport<'a> {
     pub schema: u32,
     #[serde(flatten)]
     pub outcome: RunOutcome<'a>,
+    /// Why the run probably failed, when the tool can tell (it ran past the end of the
+    /// program).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub hint: Option<String>,
+    /// The words asked for with `--show-mem`, at the end of the run.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub memory: Option<MemoryJson>,
 }
 
 impl<'a> RunReport<'a> {
@@ -580,6 +587,27 @@ impl<'a> RunReport<'a> {
         RunReport {
             schema: SCHEMA_VERSION,
             outcome: RunOutcome::new(outcome),
+            hint: None,
+            memory: None,
+        }
+    }
+}
+
+/// Memory words from `from` to `to` (addresses, both included) as signed 32-bit
+/// values.
+#[derive(Debug, Serialize)]
+pub struct MemoryJson {
+    pub from: u32,
+    pub to: u32,
+    pub words: Vec<i32>,
+}
+
+impl MemoryJson {
+    pub fn new(from: u32, words: &[u32]) -> MemoryJson {
+        MemoryJson {
+            from,
+            to: from + 4 * (words.len().max(1) as u32 - 1),
+            words: words.iter().map(|&w| signed(w)).collect(),
         }
     }
 }

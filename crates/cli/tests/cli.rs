@@ -115,11 +115,22 @@ fn run_text_reports_status_and_registers() {
         .args(["--r1", "3", "--r2", "4"])
         .assert()
         .success()
+        .stdout("")
+        .stderr(predicate::str::contains("status: done after 2 steps"))
+        .stderr(predicate::str::contains("$3 = 7 (0x00000007)"))
+        .stderr(predicate::str::contains("$1 = 3 (0x00000003)"))
+        .stderr(predicate::str::contains("$2 = 4 (0x00000004)"))
+        .stderr(predicate::str::contains("output").not());
+    // --report: the same report, on stdout.
+    tamarin()
+        .arg("run")
+        .arg(example("fig1-left.asm"))
+        .args(["--r1", "3", "--r2", "4", "--report"])
+        .assert()
+        .success()
+        .stderr("")
         .stdout(predicate::str::contains("status: done after 2 steps"))
-        .stdout(predicate::str::contains("$3 = 7 (0x00000007)"))
-        .stdout(predicate::str::contains("$1 = 3 (0x00000003)"))
-        .stdout(predicate::str::contains("$2 = 4 (0x00000004)"))
-        .stdout(predicate::str::contains("output").not());
+        .stdout(predicate::str::contains("$3 = 7 (0x00000007)"));
 }
 
 #[test]
@@ -158,7 +169,7 @@ fn run_accepts_hex_and_negative_numbers() {
         .args(["--r1", "-1", "--r2", "-1"])
         .assert()
         .success()
-        .stdout(predicate::str::contains("$3 = -2 (0xfffffffe)"));
+        .stderr(predicate::str::contains("$3 = -2 (0xfffffffe)"));
 }
 
 #[test]
@@ -197,12 +208,27 @@ fn run_feeds_stdin_and_reports_output() {
     assert_eq!(v["status"], "done");
     assert_eq!(v["output"], "hi there\n\u{fffd}!");
 
+    // The output's bytes, as they are, on stdout; the report on stderr.
     tamarin()
         .arg("run")
         .arg(&prog)
         .args(["--stdin", s(&input)])
         .assert()
         .success()
+        .stdout(predicate::eq(&b"hi there\n\xff!"[..]))
+        .stderr(predicate::str::contains("status: done"))
+        .stderr(predicate::str::contains(
+            "output: 11 bytes, on standard output",
+        ))
+        .stderr(predicate::str::contains("hi there").not());
+    // --report: the output inside the report, on stdout.
+    tamarin()
+        .arg("run")
+        .arg(&prog)
+        .args(["--stdin", s(&input), "--report"])
+        .assert()
+        .success()
+        .stderr("")
         .stdout(predicate::str::contains(
             "output (11 bytes):\nhi there\n\u{fffd}!\n",
         ));
@@ -241,10 +267,10 @@ fn run_reports_a_division_by_zero() {
         .arg(&prog)
         .assert()
         .success()
-        .stdout(predicate::str::contains(
-            "status: error (division-by-zero at pc 0x00000004: ",
+        .stderr(predicate::str::contains(
+            "status: error (division-by-zero) after 2 steps: division by zero at pc 0x00000004\n",
         ))
-        .stdout(predicate::str::contains(") after 2 steps"));
+        .stderr(predicate::str::contains("hint:").not());
 }
 
 #[test]

@@ -693,10 +693,12 @@ fn ctrl_c_stops_a_spinning_comparison_and_reports_what_was_covered() {
     assert!(v.to_string().contains("interrupted"), "{v}");
     assert!(err.contains("interrupted"), "{err}");
     // `run` shows where the program was when it was stopped.
-    let (code, out, _) = interrupted(
+    // The report is on stderr (stdout has the program's output, here none).
+    let (code, out, err) = interrupted(
         &[os("run"), spin.as_os_str(), os("--fuel"), os("10000000000")],
         std::time::Duration::from_millis(500),
     );
-    assert_eq!(code, 130, "{out}");
-    assert!(out.contains("status: stopped after"), "{out}");
+    assert_eq!(code, 130, "{out}\n{err}");
+    assert!(err.contains("status: stopped after"), "{err}");
+    assert!(out.is_empty(), "{out}");
 }

@@ -167,7 +167,7 @@ fn a_full_disk_is_trouble_in_every_command() {
         vec!["compare".as_ref(), f.add.as_os_str(), f.add_too.as_os_str()],
         vec!["check".as_ref(), f.div.as_os_str()],
         vec!["paths".as_ref(), f.branchy.as_os_str()],
-        vec!["run".as_ref(), f.add.as_os_str()],
+        vec!["run".as_ref(), f.add.as_os_str(), "--report".as_ref()],
         vec!["asm".as_ref(), f.add.as_os_str()],
         vec!["disasm".as_ref(), f.add.as_os_str()],
     ];

@@ -80,7 +80,7 @@ fn negative_hex_numbers_are_values() {
         tamarin()
             .arg("run")
             .arg(&add)
-            .args(["--r1", "-0x2a", "--r2", "-0x1"]),
+            .args(["--r1", "-0x2a", "--r2", "-0x1", "--report"]),
         0,
     );
     assert!(out.contains("$3 = -43 (0xffffffd5)"), "{out}");
@@ -88,7 +88,7 @@ fn negative_hex_numbers_are_values() {
         tamarin()
             .arg("run")
             .arg(&add)
-            .args(["--termination", "-0x10", "--fuel", "1"]),
+            .args(["--termination", "-0x10", "--fuel", "1", "--report"]),
         0,
     );
     assert!(out.contains("$31 = -16 (0xfffffff0)"), "{out}");

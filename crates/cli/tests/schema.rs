@@ -77,6 +77,7 @@ fn every_command_s_reports_follow_their_schema() {
         "lis $4\n.word 0xffff000c\nsw $1, 0($4)\njr $31\n",
     );
     let bad = write(&dir, "bad.asm", "add $3, $1\n");
+    let no_return = write(&dir, "no-return.asm", "add $3, $1, $2\n");
     let e = "examples/paper/";
     let (l1, r1, l5, r5, l8) = (
         format!("{e}fig1-left.asm"),
@@ -171,9 +172,20 @@ fn every_command_s_reports_follow_their_schema() {
         vec!["run", l1.as_str(), "--r1", "-3", "--r2", "4"],
         vec!["run", div.as_str()],
         vec!["run", spin.as_str(), "--r1", "1", "--fuel", "100"],
+        vec!["run", out.as_str(), "--r1", "65", "--show-mem", "0x0..0xc"],
+        vec!["run", no_return.as_str(), "--show-mem", "0..0"],
     ] {
-        assert_valid(&run, &report(&args, 0), &args.join(" "));
+        let v = report(&args, 0);
+        assert_valid(&run, &v, &args.join(" "));
+        if args.contains(&"--show-mem") {
+            assert!(v.get("memory").is_some(), "{v}");
+        }
     }
+    let mut v = report(&["run", no_return.as_str(), "--show-mem", "0..4"], 0);
+    assert!(v.get("hint").is_some(), "{v}");
+    assert_valid(&run, &v, "a run past the end");
+    v["memory"]["surprise"] = 1.into();
+    assert!(!run.is_valid(&v), "an unknown field in memory");
 
     let error = validator("error");
     for args in [

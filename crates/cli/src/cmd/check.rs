@@ -19,7 +19,8 @@ use crate::words::count;
 /// replaying them.
 #[derive(Debug, ClapArgs)]
 pub struct Args {
-    /// The program (.asm/.s assembly or .mips/.bin binary).
+    /// The program (.asm/.s assembly or .mips/.bin binary; `-`: standard input, read
+    /// as assembly unless --input-format bin).
     #[arg(value_name = "PROG")]
     pub program: PathBuf,
     /// Also list the paths whose runs do not end within the fuel.
@@ -34,8 +35,10 @@ pub struct Args {
 
 pub fn execute(args: Args) -> Result<ExitCode, CliError> {
     args.search.check_given("check")?;
-    let program = super::load_program(&args.program, args.search.input_format.format())?;
-    let source = std::fs::read_to_string(&args.program).ok();
+    let (bytes, _, program) =
+        super::read_program(&args.program, args.search.input_format.format())?;
+    // The text as read (a program from stdin cannot be read again).
+    let source = String::from_utf8(bytes).ok();
     args.search.warn_overlap(&[(&args.program, &program)]);
     let opts = args.search.options()?;
     args.search
@@ -68,7 +71,7 @@ fn write_text(
     source: Option<&str>,
     report: &CheckReport,
 ) -> std::io::Result<()> {
-    let name = args.program.display().to_string();
+    let name = super::program_name(&args.program);
     if report.findings.is_empty() {
         writeln!(out, "no failure found")?;
     }

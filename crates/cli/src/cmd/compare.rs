@@ -22,10 +22,11 @@ use crate::words::count;
 /// Compare two programs: find inputs on which they differ, or prove that they agree.
 #[derive(Debug, ClapArgs)]
 pub struct Args {
-    /// The first program (.asm/.s assembly or .mips/.bin binary).
+    /// The first program (.asm/.s assembly or .mips/.bin binary; `-`: standard input, read
+    /// as assembly unless --input-format bin).
     #[arg(value_name = "LEFT")]
     pub left: PathBuf,
-    /// The second program.
+    /// The second program (at most one of the two may be `-`).
     #[arg(value_name = "RIGHT")]
     pub right: PathBuf,
     /// What is compared when both runs end, comma-separated: $N, hi, lo, output (the
@@ -68,6 +69,10 @@ pub fn execute(args: Args) -> Result<ExitCode, CliError> {
     if args.no_split && args.engine == EngineArg::Concolic {
         eprintln!("warning: --no-split applies to the merged encoding only; --engine concolic does not use it");
     }
+    super::stdin_once(&[
+        ("the left program `-`", super::is_stdin(&args.left)),
+        ("the right program `-`", super::is_stdin(&args.right)),
+    ])?;
     let left = super::load_program(&args.left, args.search.input_format.format())?;
     let right = super::load_program(&args.right, args.search.input_format.format())?;
     args.search
@@ -179,8 +184,8 @@ fn write_text(
                 inputs_line(&cx.values)
             )?;
             let (l, r) = (
-                args.left.display().to_string(),
-                args.right.display().to_string(),
+                super::program_name(&args.left),
+                super::program_name(&args.right),
             );
             let width = l.len().max(r.len());
             for (side, name, o, pick) in [("left ", &l, &cx.left, 0), ("right", &r, &cx.right, 1)] {

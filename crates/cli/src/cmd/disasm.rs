@@ -14,7 +14,8 @@ use crate::diag::CliError;
 /// Disassemble a program to standard output.
 #[derive(Debug, ClapArgs)]
 pub struct Args {
-    /// The program (.mips or .bin binary, or .asm/.s assembly).
+    /// The program (.mips or .bin binary, or .asm/.s assembly; `-`: standard input, read
+    /// as assembly unless --input-format bin).
     #[arg(value_name = "IN")]
     pub input: PathBuf,
     #[command(flatten)]

@@ -16,7 +16,7 @@ pub mod run;
 pub mod search;
 
 use std::fs::File;
-use std::io::{self, BufWriter, Read, StdoutLock, Write};
+use std::io::{self, BufWriter, IsTerminal, Read, StdoutLock, Write};
 use std::path::Path;
 
 use tamarin_mips::loader::{self, InputFormat};
@@ -33,7 +33,45 @@ pub const MAX_ASSEMBLY_BYTES: u64 = 256 << 20;
 /// The most bytes of program input (`run --stdin`) read, whatever the fuel.
 pub const MAX_INPUT_BYTES: u64 = 256 << 20;
 
-/// Reads and loads a program file. `format` overrides the file's extension.
+/// The name that standard input goes by in messages, where a file would be named.
+pub const STDIN_NAME: &str = "<stdin>";
+
+/// Whether a path argument is `-`: standard input (or output).
+pub fn is_stdin(path: &Path) -> bool {
+    path.as_os_str() == "-"
+}
+
+/// How messages name a program argument: its path, or `<stdin>` for `-`.
+pub fn program_name(path: &Path) -> String {
+    if is_stdin(path) {
+        STDIN_NAME.to_string()
+    } else {
+        path.display().to_string()
+    }
+}
+
+/// Refuses a command line on which more than one thing reads standard input: each
+/// reader is named, with whether this command line makes it read. Called before
+/// anything is read.
+pub fn stdin_once(readers: &[(&str, bool)]) -> Result<(), CliError> {
+    let named: Vec<&str> = readers.iter().filter(|r| r.1).map(|r| r.0).collect();
+    match named.as_slice() {
+        [] | [_] => Ok(()),
+        [rest @ .., last] => Err(CliError::Usage(format!(
+            "standard input can be read only once, but {} and {last} would both read it",
+            rest.join(", ")
+        ))),
+    }
+}
+
+/// Whether this tool's standard input is a terminal.
+pub fn stdin_is_terminal() -> bool {
+    io::stdin().is_terminal()
+}
+
+/// Reads and loads a program file. `format` overrides the file's extension. `-` reads
+/// the program from standard input, as assembly unless `format` says otherwise, and
+/// names it `<stdin>`.
 ///
 /// Unlike [`loader::load_file`], a directory or a missing file is reported as such even
 /// when its name has no known extension; at most the largest program of its format is
@@ -50,13 +88,22 @@ pub fn read_program(
     path: &Path,
     format: Option<InputFormat>,
 ) -> Result<(Vec<u8>, InputFormat, Program), CliError> {
-    let name = path.display().to_string();
+    let name = program_name(path);
     let io_error = |source| {
         CliError::from(LoadError::Io {
             path: name.clone(),
             source,
         })
     };
+    if is_stdin(path) {
+        let format = format.unwrap_or(InputFormat::Asm);
+        let stdin = io::stdin().lock();
+        let bytes = read_limited(stdin, None, format, &name).map_err(|e| match e {
+            Limited::Io(source) => io_error(source),
+            Limited::Error(e) => e,
+        })?;
+        return parse_read(name, bytes, format);
+    }
     // A missing file is reported as missing, whatever its extension; the file is
     // opened only once its format is known (opening a FIFO waits for a writer).
     if std::fs::metadata(path).map_err(io_error)?.is_dir() {
@@ -66,6 +113,29 @@ pub fn read_program(
         .or_else(|| InputFormat::from_path(path))
         .ok_or_else(|| LoadError::UnknownFormat { path: name.clone() })?;
     let file = File::open(path).map_err(io_error)?;
+    let meta = file.metadata().map_err(io_error)?;
+    let size = meta.is_file().then_some(meta.len());
+    let bytes = read_limited(file, size, format, &name).map_err(|e| match e {
+        Limited::Io(source) => io_error(source),
+        Limited::Error(e) => e,
+    })?;
+    parse_read(name, bytes, format)
+}
+
+/// Why [`read_limited`] failed.
+enum Limited {
+    Io(io::Error),
+    Error(CliError),
+}
+
+/// Reads a program's bytes (`size`: its length when it is a plain file) up to the
+/// largest program of `format`.
+fn read_limited(
+    reader: impl Read,
+    size: Option<u64>,
+    format: InputFormat,
+    name: &str,
+) -> Result<Vec<u8>, Limited> {
     let (limit, what) = match format {
         InputFormat::Bin => (
             MAX_BINARY_BYTES,
@@ -77,17 +147,23 @@ pub fn read_program(
         ),
     };
     let text = format == InputFormat::Asm;
-    let bytes = match read_at_most(file, limit, text).map_err(io_error)? {
-        Contents::Bytes(bytes) => bytes,
-        Contents::TooLarge(size) => {
-            return Err(CliError::TooLarge {
-                path: name,
-                size,
-                limit: what,
-            })
-        }
-    };
-    if text {
+    match read_at_most(reader, size, limit, text).map_err(Limited::Io)? {
+        Contents::Bytes(bytes) => Ok(bytes),
+        Contents::TooLarge(size) => Err(Limited::Error(CliError::TooLarge {
+            path: name.to_string(),
+            size,
+            limit: what,
+        })),
+    }
+}
+
+/// Checks and parses a program's bytes, read from `name`.
+fn parse_read(
+    name: String,
+    bytes: Vec<u8>,
+    format: InputFormat,
+) -> Result<(Vec<u8>, InputFormat, Program), CliError> {
+    if format == InputFormat::Asm {
         check_text(&name, &bytes)?;
     }
     let program = loader::parse_program(&name, &bytes, format)?;
@@ -103,16 +179,21 @@ enum Contents {
     TooLarge(Option<u64>),
 }
 
-/// Reads `file` if it holds at most `limit` bytes. Text stops at its first NUL byte,
-/// so that `/dev/zero` read as assembly fails at once.
-fn read_at_most(mut file: File, limit: u64, text: bool) -> io::Result<Contents> {
-    let meta = file.metadata()?;
-    if meta.is_file() && meta.len() > limit {
-        return Ok(Contents::TooLarge(Some(meta.len())));
+/// Reads `file` (of `size` bytes when it is a plain file) if it holds at most `limit`
+/// bytes. Text stops at its first NUL byte, so that `/dev/zero` read as assembly fails
+/// at once.
+fn read_at_most(
+    mut file: impl Read,
+    size: Option<u64>,
+    limit: u64,
+    text: bool,
+) -> io::Result<Contents> {
+    if let Some(size) = size.filter(|&n| n > limit) {
+        return Ok(Contents::TooLarge(Some(size)));
     }
     let mut bytes = Vec::new();
-    if meta.is_file() {
-        bytes.reserve_exact(usize::try_from(meta.len()).unwrap_or(0));
+    if let Some(size) = size {
+        bytes.reserve_exact(usize::try_from(size).unwrap_or(0));
     }
     let mut chunk = vec![0u8; 1 << 16];
     loop {
@@ -178,7 +259,7 @@ fn check_text(name: &str, bytes: &[u8]) -> Result<(), CliError> {
 /// bytes are kept: the caller needs no more (a run reads at most one byte a step),
 /// and a larger `limit` than [`MAX_INPUT_BYTES`] is an error if the data is larger.
 pub fn read_data(what: &'static str, path: &Path, limit: u64) -> Result<Vec<u8>, CliError> {
-    let name = path.display().to_string();
+    let name = program_name(path);
     let err = |source| CliError::Read {
         what,
         path: name.clone(),

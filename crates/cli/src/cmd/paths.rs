@@ -20,7 +20,8 @@ use crate::words::count;
 /// replayed, with its status, `$3` (or error and pc) and its path conditions.
 #[derive(Debug, ClapArgs)]
 pub struct Args {
-    /// The program (.asm/.s assembly or .mips/.bin binary).
+    /// The program (.asm/.s assembly or .mips/.bin binary; `-`: standard input, read
+    /// as assembly unless --input-format bin).
     #[arg(value_name = "PROG")]
     pub program: PathBuf,
     /// Stop after this many paths.
