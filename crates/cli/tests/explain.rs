@@ -2,6 +2,8 @@
 //! compare's own JSON report, parts where it should; `compare` points at it and
 //! `--explain` inlines it; a grade report's witness works too; the HTML page.
 
+mod common;
+
 use std::path::{Path, PathBuf};
 
 use assert_cmd::Command;
@@ -79,6 +81,21 @@ fn every_differing_paper_pair_parts_where_it_should() {
         let last = rows.last().expect("a row");
         assert_eq!(last["right"]["instruction"], "jr $31", "{l} {r}: {v}");
     }
+    // The paths the witness takes, in words: fig5's right program tests $2 == 100.
+    let v = explain_pair("fig5-left", "fig5-right", &dir);
+    let right: Vec<&str> = v["conditions"]["right"]
+        .as_array()
+        .expect("conditions")
+        .iter()
+        .filter_map(Value::as_str)
+        .collect();
+    assert!(right.contains(&"$2 == 100"), "{v}");
+    let left = v["conditions"]["left"].as_array().expect("conditions");
+    assert!(
+        left.iter()
+            .all(|c| !c.as_str().unwrap_or("").contains("zext")),
+        "{v}"
+    );
 }
 
 #[test]
@@ -227,4 +244,34 @@ fn a_grade_report_gives_the_witness_of_the_submission() {
         .expect("run");
     assert_eq!(out.status.code(), Some(2));
     assert!(String::from_utf8_lossy(&out.stderr).contains("no witness"));
+}
+
+#[test]
+fn the_page_renders_in_a_headless_browser() {
+    let dir = tempfile::tempdir().expect("tempdir");
+    let Some(browser) = common::browser::Browser::find(dir.path()) else {
+        println!("skipped: chromium is not installed");
+        return;
+    };
+    let page = dir.path().join("why.html");
+    let p = page.display().to_string();
+    run(
+        &[
+            "explain",
+            "examples/grading/reference.asm",
+            "examples/grading/submissions/bug_unsigned.asm",
+            "--r1",
+            "-1",
+            "--r2",
+            "0",
+            "--html",
+            &p,
+        ],
+        1,
+    );
+    browser.screenshot(&page, &dir.path().join("shot.png"));
+    let dom = browser.dom(&page);
+    assert!(dom.contains("class=\"diverge\""), "{dom}");
+    assert!(dom.contains("sltu $4, $1, $2"), "{dom}");
+    assert!(dom.contains("The paths these inputs take"), "{dom}");
 }

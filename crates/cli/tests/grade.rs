@@ -6,6 +6,8 @@
 //! Every run passes `--portfolio none` so that verdicts do not depend on the
 //! machine's load, and keeps its store in a temporary folder.
 
+mod common;
+
 use std::collections::{BTreeMap, HashSet};
 use std::path::{Path, PathBuf};
 use std::process::{Child, Stdio};
@@ -762,18 +764,11 @@ fn troubles_exit_2_and_task_files_are_checked() {
 
 #[test]
 fn the_page_renders_in_a_headless_browser() {
-    let Some(chromium) = ["chromium", "chromium-browser"].into_iter().find(|c| {
-        std::process::Command::new(c)
-            .arg("--version")
-            .stdout(Stdio::null())
-            .stderr(Stdio::null())
-            .status()
-            .is_ok_and(|s| s.success())
-    }) else {
+    let dir = tempfile::tempdir().expect("tempdir");
+    let Some(browser) = common::browser::Browser::find(dir.path()) else {
         println!("skipped: chromium is not installed");
         return;
     };
-    let dir = tempfile::tempdir().expect("tempdir");
     let html = dir.path().join("page");
     let (status, _) = grade_example(
         &dir.path().join("s.sqlite"),
@@ -781,45 +776,8 @@ fn the_page_renders_in_a_headless_browser() {
     );
     assert_eq!(status, 1);
     let page = html.join("index.html");
-    let url = format!("file://{}", page.display());
-    let profile = dir.path().join("profile");
-    let browser = |extra: &[&str]| {
-        std::process::Command::new(chromium)
-            .args([
-                "--headless",
-                "--no-sandbox",
-                "--disable-gpu",
-                "--disable-quic",
-                "--no-first-run",
-                "--disable-background-networking",
-                "--disable-component-update",
-                "--disable-sync",
-            ])
-            .arg(format!("--user-data-dir={}", profile.display()))
-            .args(extra)
-            .arg(&url)
-            .stdin(Stdio::null())
-            .output()
-            .expect("run chromium")
-    };
-    let shot = dir.path().join("shot.png");
-    let out = browser(&[
-        &format!("--screenshot={}", shot.display()),
-        "--window-size=1200,1600",
-    ]);
-    let png = std::fs::read(&shot).unwrap_or_else(|e| {
-        panic!(
-            "no screenshot ({e}): {}",
-            String::from_utf8_lossy(&out.stderr)
-        )
-    });
-    assert!(
-        png.len() > 1000 && png.starts_with(b"\x89PNG\r\n\x1a\n"),
-        "{} bytes",
-        png.len()
-    );
-    let out = browser(&["--dump-dom"]);
-    let dom = String::from_utf8_lossy(&out.stdout);
+    browser.screenshot(&page, &dir.path().join("shot.png"));
+    let dom = browser.dom(&page);
     for file in EXAMPLE_FILES {
         assert!(
             dom.contains(&format!("examples/grading/submissions/{file}")),

@@ -97,6 +97,23 @@ impl Readable<'_> {
         Ok(())
     }
 
+    /// Whether `c ? a : b` is `k <u len ? a[k] : 0`.
+    fn is_guarded_element(&self, c: Term, a: Term, b: Term) -> bool {
+        let s = self.store;
+        let Node::Var { index, .. } = s.node(a) else {
+            return false;
+        };
+        let Node::Bin(BinOp::Ult, k, len) = s.node(c) else {
+            return false;
+        };
+        let (Some(k), Node::Var { index: l, .. }) = (s.as_const(k), s.node(len)) else {
+            return false;
+        };
+        s.as_const(b) == Some(0)
+            && s.var_name(l) == "len"
+            && s.var_name(index) == format!("a[{k}]")
+    }
+
     fn write(
         &self,
         f: &mut dyn fmt::Write,
@@ -157,6 +174,10 @@ impl Readable<'_> {
                 self.write(f, arg, true, budget)?;
                 f.write_str(")")
             }
+            // A byte of input widened to a word reads as the byte's value.
+            Node::ZeroExt { arg, .. } if matches!(s.node(arg), Node::Var { .. }) => {
+                self.write(f, arg, top, budget)
+            }
             Node::ZeroExt { by, arg } => {
                 write!(f, "zext{by}(")?;
                 self.write(f, arg, true, budget)?;
@@ -182,6 +203,9 @@ impl Readable<'_> {
                 self.write(f, a, true, budget)?;
                 f.write_str("]")
             }
+            // An array element guarded by the length (`k < len ? a[k] : 0`) reads as
+            // `a[k]`, which means the same in the language of preconditions.
+            Node::Ite(c, a, b) if self.is_guarded_element(c, a, b) => self.write(f, a, top, budget),
             Node::Ite(c, a, b) => {
                 f.write_str("(")?;
                 self.write(f, c, false, budget)?;

@@ -1,0 +1,4 @@
+//! Helpers shared by the CLI's integration tests.
+#![allow(dead_code)]
+
+pub mod browser;
