@@ -54,28 +54,6 @@ fn result(o: &tamarin_mips::cpu::Outcome) -> String {
     text
 }
 
-/// Inputs in a few words: `$1 = 0, $2 = 100` or `[1, -2] (length 2)`.
-fn inputs(values: &tamarin::InputValues) -> String {
-    let mut parts: Vec<String> = match &values.array {
-        Some(a) => {
-            let items: Vec<String> = a.iter().map(|&x| signed(x).to_string()).collect();
-            vec![format!("[{}] (length {})", items.join(", "), a.len())]
-        }
-        None => values
-            .registers
-            .iter()
-            .map(|(n, v)| format!("{n} = {}", signed(*v)))
-            .collect(),
-    };
-    if !values.stdin.is_empty() {
-        parts.push(format!(
-            "stdin {:?}",
-            String::from_utf8_lossy(&values.stdin)
-        ));
-    }
-    parts.join(", ")
-}
-
 /// One leaf of the picture: a path's label and colour.
 struct Leaf {
     label: String,
@@ -113,7 +91,7 @@ impl Trie {
                 "path {}\n{}\n{}",
                 k + 1,
                 result(&p.outcome),
-                inputs(&p.values)
+                crate::cmd::search::short_inputs_line(&p.values)
             );
             if p.partial {
                 label.push_str("\n(too long to trace to the end)");

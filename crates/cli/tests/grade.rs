@@ -243,33 +243,6 @@ fn the_example_class_gets_its_verdicts_and_groups() {
 
 // ---------------------------------------------------------------- formats
 
-fn schema_dir() -> PathBuf {
-    root().join("docs/schema")
-}
-
-fn read_json(path: &Path) -> Value {
-    let text = std::fs::read_to_string(path).unwrap_or_else(|e| panic!("{}: {e}", path.display()));
-    serde_json::from_str(&text).unwrap_or_else(|e| panic!("{}: {e}", path.display()))
-}
-
-/// Finds the schemas' `$ref`s to each other in `docs/schema`.
-struct LocalSchemas;
-
-impl jsonschema::Retrieve for LocalSchemas {
-    fn retrieve(
-        &self,
-        uri: &jsonschema::Uri<String>,
-    ) -> Result<Value, Box<dyn std::error::Error + Send + Sync>> {
-        let name = uri
-            .as_str()
-            .rsplit('/')
-            .next()
-            .ok_or("a schema URI without a file name")?
-            .to_string();
-        Ok(read_json(&schema_dir().join(name)))
-    }
-}
-
 #[test]
 fn json_follows_its_schema_and_csv_and_html_list_every_submission() {
     let dir = tempfile::tempdir().expect("tempdir");
@@ -281,16 +254,8 @@ fn json_follows_its_schema_and_csv_and_html_list_every_submission() {
     );
     assert_eq!(status, 1);
     let report = json(&out);
-    let schema = read_json(&schema_dir().join("grade.schema.json"));
-    let validator = jsonschema::options()
-        .with_retriever(LocalSchemas)
-        .build(&schema)
-        .expect("grade.schema.json is a schema");
-    let errors: Vec<String> = validator
-        .iter_errors(&report)
-        .map(|e| e.to_string())
-        .collect();
-    assert!(errors.is_empty(), "{errors:?}\n{report}");
+    let validator = common::schema::validator("grade");
+    common::schema::assert_valid(&validator, &report, "grade");
     let mut surprise = report.clone();
     surprise["submissions"][0]["surprise"] = 1.into();
     assert!(!validator.is_valid(&surprise), "an unknown field");
@@ -392,12 +357,7 @@ fn undecided_submissions_exit_3_with_their_reasons() {
         .expect("run");
     assert_eq!(out.status.code(), Some(3));
     let report = json(&String::from_utf8_lossy(&out.stdout));
-    let schema = read_json(&schema_dir().join("grade.schema.json"));
-    let validator = jsonschema::options()
-        .with_retriever(LocalSchemas)
-        .build(&schema)
-        .expect("grade.schema.json is a schema");
-    assert!(validator.is_valid(&report), "{report}");
+    common::schema::assert_valid(&common::schema::validator("grade"), &report, "grade");
     let mult = submission(&report, "correct_mult.asm");
     assert_eq!(mult["verdict"], "possibly-equivalent");
     assert_eq!(mult["from_store"], true);

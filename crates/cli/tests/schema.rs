@@ -2,50 +2,14 @@
 //! real outputs of every command, in each of their shapes, must validate, and a report
 //! with a field the schema does not know must not.
 
-use std::path::{Path, PathBuf};
+mod common;
+
+use std::path::Path;
 
 use assert_cmd::Command;
 use serde_json::Value;
 
-fn schema_dir() -> PathBuf {
-    Path::new(env!("CARGO_MANIFEST_DIR")).join("../../docs/schema")
-}
-
-fn read_json(path: &Path) -> Value {
-    let text = std::fs::read_to_string(path).unwrap_or_else(|e| panic!("{}: {e}", path.display()));
-    serde_json::from_str(&text).unwrap_or_else(|e| panic!("{}: {e}", path.display()))
-}
-
-/// Finds the schemas' `$ref`s to each other in `docs/schema` (no network, no guessing).
-struct LocalSchemas;
-
-impl jsonschema::Retrieve for LocalSchemas {
-    fn retrieve(
-        &self,
-        uri: &jsonschema::Uri<String>,
-    ) -> Result<Value, Box<dyn std::error::Error + Send + Sync>> {
-        let name = uri
-            .as_str()
-            .rsplit('/')
-            .next()
-            .ok_or("a schema URI without a file name")?
-            .to_string();
-        Ok(read_json(&schema_dir().join(name)))
-    }
-}
-
-fn validator(name: &str) -> jsonschema::Validator {
-    let schema = read_json(&schema_dir().join(format!("{name}.schema.json")));
-    jsonschema::options()
-        .with_retriever(LocalSchemas)
-        .build(&schema)
-        .unwrap_or_else(|e| panic!("{name}.schema.json: {e}"))
-}
-
-fn assert_valid(v: &jsonschema::Validator, report: &Value, what: &str) {
-    let errors: Vec<String> = v.iter_errors(report).map(|e| e.to_string()).collect();
-    assert!(errors.is_empty(), "{what}: {errors:?}\n{report}");
-}
+use common::schema::{assert_valid, validator};
 
 /// Runs tamarin with `args` and `--format json`, expecting `status`; the one object.
 fn report(args: &[&str], status: i32) -> Value {

@@ -531,8 +531,18 @@ fn with_inputs(args: &SearchArgs, command: &str, values: &InputValues) -> String
     cmd
 }
 
-/// The inputs of a counterexample, one line.
+/// The inputs of a counterexample, one line: `$1 = -1 (0xffffffff), …`.
 pub fn inputs_line(values: &InputValues) -> String {
+    inputs_shown(values, word)
+}
+
+/// The same, numbers in decimal only: `$1 = -1, $2 = 0`.
+pub fn short_inputs_line(values: &InputValues) -> String {
+    inputs_shown(values, |v| signed(v).to_string())
+}
+
+/// The inputs in one line, register values shown by `show`.
+fn inputs_shown(values: &InputValues, show: fn(u32) -> String) -> String {
     let mut parts: Vec<String> = match &values.array {
         Some(elems) => {
             let items: Vec<String> = elems.iter().map(|&e| signed(e).to_string()).collect();
@@ -545,7 +555,7 @@ pub fn inputs_line(values: &InputValues) -> String {
         None => values
             .registers
             .iter()
-            .map(|(n, v)| format!("{n} = {}", word(*v)))
+            .map(|(n, v)| format!("{n} = {}", show(*v)))
             .collect(),
     };
     if !values.stdin.is_empty() {

@@ -11,7 +11,7 @@ use tamarin::{InputLayout, InputValues};
 use super::collect::Skipped;
 use super::groups::Group;
 use super::{stored_reason_text, Diagnostic, Record, Verdict};
-use crate::cmd::search::{inputs_line, replay_command, signed, SearchArgs};
+use crate::cmd::search::{inputs_line, replay_command, SearchArgs};
 use crate::diag::SCHEMA_VERSION;
 use crate::json::Inputs;
 
@@ -168,28 +168,6 @@ pub struct GroupModel {
     pub representative: usize,
 }
 
-/// The inputs, signed, short: `$1 = -1, $2 = 0`.
-fn short_inputs(values: &InputValues) -> String {
-    let mut parts: Vec<String> = match &values.array {
-        Some(elems) => {
-            let items: Vec<String> = elems.iter().map(|&e| signed(e).to_string()).collect();
-            vec![format!("array = [{}]", items.join(", "))]
-        }
-        None => values
-            .registers
-            .iter()
-            .map(|(n, v)| format!("{n} = {}", signed(*v)))
-            .collect(),
-    };
-    if !values.stdin.is_empty() {
-        parts.push(format!(
-            "stdin = {:?}",
-            String::from_utf8_lossy(&values.stdin)
-        ));
-    }
-    parts.join(", ")
-}
-
 impl Model {
     #[allow(clippy::too_many_arguments)]
     pub fn new(
@@ -220,7 +198,7 @@ impl Model {
                 let values = layout.describe(&w.values);
                 WitnessModel {
                     inputs_line: inputs_line(&values),
-                    inputs_short: short_inputs(&values),
+                    inputs_short: crate::cmd::search::short_inputs_line(&values),
                     reference: w.reference.text.clone(),
                     submission: w.submission.text.clone(),
                     reference_json: w.reference.json.clone(),
