@@ -345,6 +345,19 @@ pub fn render_asm_errors(w: &mut dyn Write, errors: &AsmErrors, colour: bool) {
 
 use crate::words::s as plural;
 
+/// How ariadne draws every diagnostic: Unicode and colours on a terminal, ASCII
+/// otherwise; spans in bytes.
+fn drawing(colour: bool) -> Config {
+    Config::default()
+        .with_color(colour)
+        .with_char_set(if colour {
+            CharSet::Unicode
+        } else {
+            CharSet::Ascii
+        })
+        .with_index_type(IndexType::Byte)
+}
+
 /// Draws a precondition's error under its text, with the span underlined.
 pub fn render_precondition_error(
     w: &mut dyn Write,
@@ -361,14 +374,7 @@ pub fn render_precondition_error(
     let start = span.start.min(line.len());
     let end = span.end.clamp(start, line.len());
     let id = "--assume".to_string();
-    let config = Config::default()
-        .with_color(colour)
-        .with_char_set(if colour {
-            CharSet::Unicode
-        } else {
-            CharSet::Ascii
-        })
-        .with_index_type(IndexType::Byte);
+    let config = drawing(colour);
     let report = Report::build(ReportKind::Error, (id.clone(), start..end))
         .with_config(config)
         .with_message(format!("bad precondition: {message}"))
@@ -423,14 +429,7 @@ fn render_asm_error(w: &mut dyn Write, path: &str, source: &str, e: &AsmError, c
         Some(what) => format!("expected {what}"),
         None => e.message.clone(),
     };
-    let config = Config::default()
-        .with_color(colour)
-        .with_char_set(if colour {
-            CharSet::Unicode
-        } else {
-            CharSet::Ascii
-        })
-        .with_index_type(IndexType::Byte);
+    let config = drawing(colour);
     let mut report = Report::build(ReportKind::Error, (id.clone(), span.clone()))
         .with_config(config)
         .with_message(&e.message)

@@ -122,6 +122,23 @@ impl Precondition {
 }
 
 impl InputLayout {
+    /// The layout alone (as [`InputLayout::new`]) restricted to `preconditions`, for
+    /// checking concrete inputs with [`admits`](InputLayout::admits) many times over.
+    ///
+    /// # Errors
+    ///
+    /// The first precondition that names what these inputs do not have.
+    pub fn assuming(
+        spec: &InputSpec,
+        stdin_len: usize,
+        preconditions: &[Precondition],
+    ) -> Result<InputLayout, AssumeError> {
+        let mut store = TermStore::new();
+        let mut layout = InputLayout::declare(&mut store, spec, stdin_len);
+        layout.assume(&mut store, preconditions)?;
+        Ok(layout)
+    }
+
     /// Restricts the inputs to those that satisfy `preconditions`: they join the
     /// [`domain`](Self::domain) (as terms of `store`, the store the layout was declared
     /// in) and [`admits`](Self::admits) checks them on concrete inputs.

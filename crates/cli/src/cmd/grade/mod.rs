@@ -329,7 +329,9 @@ pub fn execute(mut args: Args) -> Result<ExitCode, CliError> {
     grade_all(&pool, &mut subs, &reference, &opts, &mut store)?;
 
     // The groups of wrong submissions.
-    let layout = InputLayout::new(&opts.inputs, opts.stdin_len);
+    // Lowered once: the groups check many inputs against the task's domain.
+    let layout = InputLayout::assuming(&opts.inputs, opts.stdin_len, &opts.assume)
+        .map_err(|e| CliError::Usage(format!("--assume: {e}")))?;
     let runner = groups::Runner::new(&opts, &layout, &reference.program);
     let wrong: Vec<usize> = (0..subs.len())
         .filter(|&i| {
