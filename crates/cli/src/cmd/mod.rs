@@ -88,6 +88,16 @@ pub fn read_program(
     path: &Path,
     format: Option<InputFormat>,
 ) -> Result<(Vec<u8>, InputFormat, Program), CliError> {
+    let (bytes, format) = read_program_bytes(path, format)?;
+    parse_read(program_name(path), bytes, format)
+}
+
+/// A program's bytes and the format they are in, read but not parsed (so that a
+/// program that does not assemble still has its bytes).
+pub fn read_program_bytes(
+    path: &Path,
+    format: Option<InputFormat>,
+) -> Result<(Vec<u8>, InputFormat), CliError> {
     let name = program_name(path);
     let io_error = |source| {
         CliError::from(LoadError::Io {
@@ -102,7 +112,7 @@ pub fn read_program(
             Limited::Io(source) => io_error(source),
             Limited::Error(e) => e,
         })?;
-        return parse_read(name, bytes, format);
+        return Ok((bytes, format));
     }
     // A missing file is reported as missing, whatever its extension; the file is
     // opened only once its format is known (opening a FIFO waits for a writer).
@@ -119,7 +129,7 @@ pub fn read_program(
         Limited::Io(source) => io_error(source),
         Limited::Error(e) => e,
     })?;
-    parse_read(name, bytes, format)
+    Ok((bytes, format))
 }
 
 /// Why [`read_limited`] failed.
@@ -158,7 +168,7 @@ fn read_limited(
 }
 
 /// Checks and parses a program's bytes, read from `name`.
-fn parse_read(
+pub fn parse_read(
     name: String,
     bytes: Vec<u8>,
     format: InputFormat,

@@ -319,9 +319,19 @@ impl SearchArgs {
 /// (not defaults): read again from the process's arguments, since the derived
 /// arguments do not keep where each value came from.
 pub fn given_on_command_line(name: &str) -> std::collections::HashSet<String> {
+    given_in(std::env::args_os(), name)
+}
+
+/// As [`given_on_command_line`], for the command line `argv` (the program's name
+/// first).
+pub fn given_in<I, T>(argv: I, name: &str) -> std::collections::HashSet<String>
+where
+    I: IntoIterator<Item = T>,
+    T: Into<std::ffi::OsString> + Clone,
+{
     use clap::parser::ValueSource;
     use clap::CommandFactory;
-    let Ok(matches) = crate::Cli::command().try_get_matches_from(std::env::args_os()) else {
+    let Ok(matches) = crate::Cli::command().try_get_matches_from(argv) else {
         return Default::default();
     };
     let Some((found, sub)) = matches.subcommand() else {

@@ -4,7 +4,7 @@
 use std::collections::HashSet;
 use std::path::{Path, PathBuf};
 
-use serde::Serialize;
+use serde::{Deserialize, Serialize};
 
 use crate::diag::CliError;
 
@@ -12,7 +12,7 @@ use crate::diag::CliError;
 pub const PROGRAM_EXTENSIONS: [&str; 4] = ["asm", "s", "mips", "bin"];
 
 /// A file that was found but is not graded, and why.
-#[derive(Clone, Debug, Serialize)]
+#[derive(Clone, Debug, Serialize, Deserialize)]
 pub struct Skipped {
     pub path: String,
     pub reason: String,

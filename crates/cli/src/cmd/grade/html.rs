@@ -127,12 +127,24 @@ pub fn page(m: &Model) -> String {
                 "; <strong>interrupted</strong>: {} not graded",
                 m.not_graded.len()
             )
+        } else if !m.not_graded.is_empty() {
+            format!("; <strong>{} not graded</strong>", m.not_graded.len())
         } else {
             String::new()
         }
     );
 
     let _ = writeln!(h, "<p class=\"sub\">{}</p>", escape(&m.task.line()));
+    if let Some(shards) = &m.shards {
+        let _ = writeln!(h, "<p class=\"sub\">{}</p>", escape(&shards.line()));
+    }
+    if let Some(shard) = &m.shard {
+        let _ = writeln!(
+            h,
+            "<p class=\"sub\">Shard {} of {}: the groups are formed when the shards are merged.</p>",
+            shard.index, shard.count
+        );
+    }
 
     // Summary.
     h.push_str("<div class=\"cards\">\n");

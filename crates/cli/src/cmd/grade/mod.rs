@@ -12,7 +12,11 @@ mod groups;
 mod html;
 /// HTML escaping, shared with the other pages the tool writes.
 pub use html::escape as escape_html;
+mod merge;
 mod report;
+mod run;
+mod shard;
+mod slurm;
 mod store;
 mod task;
 
@@ -37,7 +41,8 @@ use super::search::{
 };
 use crate::diag::{CliError, EXIT_FOUND, EXIT_INCOMPLETE, EXIT_OK};
 use crate::json::{CompareSide, FaultJson, ObservedJson, Reason};
-use store::{Role, Store};
+use shard::Shard;
+use store::{Journal, Role, Store};
 use task::Task;
 
 /// The default `--timeout` of `grade`, in seconds per submission (compare's is longer:
@@ -65,7 +70,10 @@ submission equivalent).";
 #[derive(Debug, ClapArgs)]
 #[command(
     override_usage = "tamarin grade [OPTIONS] REFERENCE SUBMISSION...\n       \
-                      tamarin grade [OPTIONS] --task TASK.toml SUBMISSION...",
+                      tamarin grade [OPTIONS] --task TASK.toml SUBMISSION...\n       \
+                      tamarin grade [OPTIONS] --shard K/N --store SHARD.sqlite …\n       \
+                      tamarin grade [OPTIONS] --slurm N …\n       \
+                      tamarin grade merge [OPTIONS] STORE...",
     mut_arg("timeout", |a| a
         .help("Time limit per submission, in seconds (each comparison, and each comparison of two wrong submissions for the groups, has its own); 0 means none. A submission that meets it is possibly-equivalent")
         .default_value(DEFAULT_GRADE_TIMEOUT)),
@@ -78,8 +86,12 @@ submission equivalent).";
     mut_arg("dump_trace", |a| a.hide(true)),
     mut_arg("dump_smt", |a| a.hide(true)),
     mut_arg("force", |a| a.hide(true)),
+    args_conflicts_with_subcommands = true,
+    subcommand_negates_reqs = true,
 )]
 pub struct Args {
+    #[command(subcommand)]
+    pub command: Option<GradeCommand>,
     /// The reference solution, then the submissions: files, folders (every .asm, .s,
     /// .mips and .bin file inside, recursively; other files are listed as skipped) or
     /// quoted glob patterns ('subs/*.asm'). When the --task file names the reference,
@@ -113,8 +125,32 @@ pub struct Args {
     /// Also write the report as one standalone page, DIR/index.html.
     #[arg(long, value_name = "DIR")]
     pub html: Option<PathBuf>,
+    /// Grade only the K-th of N slices of the class (1 <= K <= N), for N machines
+    /// grading one class together; `tamarin grade merge` joins their stores. The
+    /// slices depend on the files' contents only, so they are the same on every
+    /// rerun and whatever the order of the files. Each shard needs a store of its
+    /// own [default store: tamarin-grade.shard-K-of-N.sqlite]; groups are formed by
+    /// the merge.
+    #[arg(long, value_name = "K/N", value_parser = parse_shard, conflicts_with = "count")]
+    pub shard: Option<Shard>,
+    #[command(flatten)]
+    pub slurm: slurm::SlurmArgs,
     #[command(flatten)]
     pub search: SearchArgs,
+}
+
+/// What `grade` does besides grading.
+#[derive(Debug, clap::Subcommand)]
+pub enum GradeCommand {
+    /// Join the stores of a sharded run (`grade --shard K/N`) into one report of the
+    /// whole class: the groups of wrong submissions are formed over all of them, and
+    /// the report says which shards are missing or incomplete (exit status 3).
+    #[command(after_help = merge::MERGE_EXIT_HELP)]
+    Merge(merge::Args),
+}
+
+fn parse_shard(text: &str) -> Result<Shard, String> {
+    text.parse()
 }
 
 /// How `grade` prints its report.
@@ -207,8 +243,21 @@ struct Submission {
     path: PathBuf,
     name: String,
     loaded: Option<Loaded>,
+    /// The bytes of a submission that was read but does not load.
+    unloaded: Option<(Vec<u8>, InputFormat)>,
     record: Option<Record>,
     from_store: bool,
+}
+
+impl Submission {
+    /// Its bytes and their format, when it could be read.
+    fn source(&self) -> Option<(&[u8], InputFormat)> {
+        match (&self.loaded, &self.unloaded) {
+            (Some(l), _) => Some((&l.bytes, l.format)),
+            (None, Some((bytes, format))) => Some((bytes, *format)),
+            (None, None) => None,
+        }
+    }
 }
 
 /// A submission that loaded.
@@ -228,36 +277,17 @@ struct Reference {
 }
 
 pub fn execute(mut args: Args) -> Result<ExitCode, CliError> {
+    if let Some(GradeCommand::Merge(merge_args)) = args.command.take() {
+        return merge::execute(merge_args);
+    }
     let started = Instant::now();
+    let argv: Vec<String> = std::env::args_os()
+        .skip(1)
+        .map(|a| a.to_string_lossy().into_owned())
+        .collect();
     let given = given_on_command_line();
     let task = args.task.as_deref().map(Task::read).transpose()?;
-    if let Some(task) = &task {
-        apply_task(&mut args, task, &given)?;
-    }
-    args.search.check_applicable(&|id| {
-        if given.contains(id) {
-            return Some(format!("--{}", id.replace('_', "-")));
-        }
-        let task = task.as_ref()?;
-        let set = match id {
-            "max_len" => task.file.max_len.is_some(),
-            "inputs" => task.file.inputs.is_some(),
-            _ => false,
-        };
-        set.then(|| format!("`{}` in {}", id.replace('_', "-"), task.path.display()))
-    })?;
-    if args.search.dump_smt.is_some() || args.search.dump_trace {
-        return Err(CliError::Usage(
-            "--dump-smt and --dump-trace are for one comparison: use `tamarin compare`".into(),
-        ));
-    }
-    args.search.force = false;
-    let observe = args.observe.clone().unwrap_or_else(|| {
-        ObservableList(vec![tamarin::Observable::Reg(
-            tamarin_mips::Reg::from_bits(3),
-        )])
-    });
-    let engine = args.engine.unwrap_or(EngineArg::Auto);
+    let settings = Settings::resolve(&mut args, task.as_ref(), &given)?;
 
     // The reference: from the task file, or the first path.
     let mut paths = args.paths.clone();
@@ -280,34 +310,50 @@ pub fn execute(mut args: Args) -> Result<ExitCode, CliError> {
         format: ref_format,
         program,
     };
-
-    let mut opts = args.search.options()?;
-    // A submission that does not end where the reference does is wrong.
-    if args.search.out_of_fuel.is_none() {
-        opts.out_of_fuel = tamarin::FuelPolicy::Different;
-    }
-    opts.observe = observe.0.clone();
-    opts.engine = engine.engine();
-    opts.validate(&[&reference.program])
+    settings
+        .opts
+        .validate(&[&reference.program])
         .map_err(|e| CliError::engine(e, &reference.path))?;
-    // Every setting that can change a verdict, in one string: the searching options
-    // (all of them, so that an option added later counts too), the observables and
-    // the engine.
-    let canonical = format!(
-        "{:?}|observe={:?}|engine={:?}",
-        args.search, observe.0, engine
-    );
 
     let found = collect::collect(&paths, &reference.path)?;
     if found.submissions.is_empty() {
         return Err(CliError::Usage("no submissions found".into()));
     }
-    let mut store = Store::open(&args.store)?;
-    let mut subs: Vec<Submission> = found
+    if let Some(count) = args.slurm.count {
+        return slurm::submit(&args, &argv, count, &found, &settings);
+    }
+    let shard = args.shard.unwrap_or(Shard::WHOLE);
+    let store_path = match (&args.shard, given.contains("store")) {
+        (Some(s), false) if !s.is_whole() => {
+            PathBuf::from(format!("tamarin-grade.shard-{}-of-{}.sqlite", s.index, s.count))
+        }
+        _ => args.store.clone(),
+    };
+    // A shard's store has one writer, and may lie on a cluster's network file system.
+    let journal = if shard.is_whole() {
+        Journal::Wal
+    } else {
+        Journal::Rollback
+    };
+    let mut store = Store::open_with(&store_path, journal)?;
+    let all: Vec<Submission> = found
         .submissions
         .iter()
-        .map(|path| load_submission(path, format, &reference, &canonical))
+        .map(|path| read_submission(path, format, &reference, &settings.canonical))
         .collect();
+    let mut run = run_record(&argv, task.as_ref(), &reference, &all, &found, &settings, shard);
+    store.put_run(&run)?;
+    store.put_program(&run.reference.sha, &reference.bytes)?;
+    let mut subs: Vec<Submission> = Vec::new();
+    for (sub, entry) in all.into_iter().zip(&run.submissions) {
+        if entry.shard != shard.index {
+            continue;
+        }
+        if let (Some(sha), Some((bytes, _))) = (&entry.sha, sub.source()) {
+            store.put_program(sha, bytes)?;
+        }
+        subs.push(sub);
+    }
     for sub in &mut subs {
         if let Some(loaded) = &sub.loaded {
             if let Some(record) = store.get(&loaded.key)? {
@@ -317,113 +363,273 @@ pub fn execute(mut args: Args) -> Result<ExitCode, CliError> {
         }
     }
 
-    let jobs = args
-        .jobs
-        .filter(|&n| n > 0)
-        .unwrap_or_else(|| std::thread::available_parallelism().map_or(1, |n| n.get()));
-    let pool = rayon::ThreadPoolBuilder::new()
-        .num_threads(jobs)
-        .build()
-        .map_err(|e| CliError::Usage(format!("cannot start {jobs} threads: {e}")))?;
+    let pool = thread_pool(args.jobs)?;
+    grade_all(&pool, &mut subs, &reference, &settings.opts, &mut store)?;
+    if !crate::interrupt::raised() && subs.iter().all(|s| s.record.is_some()) {
+        run.finished = Some(run::now());
+        store.put_run(&run)?;
+    }
 
-    grade_all(&pool, &mut subs, &reference, &opts, &mut store)?;
-
-    // The groups of wrong submissions.
-    // Lowered once: the groups check many inputs against the task's domain.
-    let layout = InputLayout::assuming(&opts.inputs, opts.stdin_len, &opts.assume)
-        .map_err(|e| CliError::Usage(format!("--assume: {e}")))?;
-    let runner = groups::Runner::new(&opts, &layout, &reference.program);
-    let wrong: Vec<usize> = (0..subs.len())
-        .filter(|&i| {
-            subs[i]
-                .record
-                .as_ref()
-                .is_some_and(|r| r.verdict == Verdict::Disequivalent && r.witness.is_some())
-        })
-        .collect();
-    let groups = {
-        let items: Vec<groups::Item> = wrong
-            .iter()
-            .map(|&i| groups::Item {
-                index: i,
-                program: &subs[i].loaded.as_ref().expect("graded, so loaded").program,
-                bytes: &subs[i].loaded.as_ref().expect("loaded").bytes,
-                witness: &subs[i]
-                    .record
-                    .as_ref()
-                    .expect("graded")
-                    .witness
-                    .as_ref()
-                    .expect("disequivalent")
-                    .values,
-            })
-            .collect();
-        let mut pair_error = None;
-        let mut compare_pairs = |pairs: &[(usize, usize)]| -> Vec<groups::PairOutcome> {
-            if pair_error.is_some() {
-                return vec![groups::PairOutcome::default(); pairs.len()];
-            }
-            match compare_pairs(&pool, pairs, &subs, &opts, &canonical, &mut store) {
-                Ok(v) => v,
-                Err(e) => {
-                    pair_error.get_or_insert(e);
-                    vec![groups::PairOutcome::default(); pairs.len()]
-                }
-            }
-        };
-        let groups = if crate::interrupt::raised() {
-            Vec::new()
-        } else {
-            let spinner = spinner(&format!(
-                "grouping {} wrong submission{}",
-                items.len(),
-                if items.len() == 1 { "" } else { "s" }
-            ));
-            let groups = groups::form(&runner, &items, &mut compare_pairs);
-            spinner.finish_and_clear();
-            groups
-        };
-        if let Some(e) = pair_error {
-            return Err(e);
-        }
-        // Groups formed in part are not shown: a rerun forms them from the store.
-        if crate::interrupt::raised() {
-            Vec::new()
-        } else {
-            groups
-        }
+    // The groups of wrong submissions: over the whole class only (a shard's are
+    // formed when the shards are merged).
+    let groups = if shard.is_whole() {
+        form_groups(&pool, &subs, &reference.program, &settings, &mut store)?
+    } else {
+        Vec::new()
     };
-
     let mut model = report::Model::new(
         &reference.path,
         &subs_view(&subs),
         &groups,
         found.skipped,
         &args.search,
-        &layout,
+        &settings.layout,
         started.elapsed(),
         crate::interrupt::raised(),
     );
-    model.task = report::TaskModel::of(&opts);
+    model.task = report::TaskModel::of(&settings.opts);
+    if !shard.is_whole() {
+        model.shard = Some(report::ShardModel {
+            index: shard.index,
+            count: shard.count,
+            store: store_path.display().to_string(),
+        });
+    }
+    print_report(&model, args.format, args.html.as_deref())
+}
+
+/// Everything that decides verdicts, resolved from the command line and the task
+/// file (the same for a run and for `grade merge`, which resolves a run's again).
+struct Settings {
+    opts: Options,
+    /// The settings in one string, as the store's keys take them.
+    canonical: String,
+    /// The inputs with the task's preconditions, lowered once (the groups check many
+    /// inputs against them).
+    layout: InputLayout,
+}
+
+impl Settings {
+    /// Fills `args` in from `task` where the command line (`given`) is silent, checks
+    /// them, and resolves the settings.
+    fn resolve(
+        args: &mut Args,
+        task: Option<&Task>,
+        given: &HashSet<String>,
+    ) -> Result<Settings, CliError> {
+        if let Some(task) = task {
+            apply_task(args, task, given)?;
+        }
+        args.search.check_applicable(&|id| {
+            if given.contains(id) {
+                return Some(format!("--{}", id.replace('_', "-")));
+            }
+            let task = task?;
+            let set = match id {
+                "max_len" => task.file.max_len.is_some(),
+                "inputs" => task.file.inputs.is_some(),
+                _ => false,
+            };
+            set.then(|| format!("`{}` in {}", id.replace('_', "-"), task.path.display()))
+        })?;
+        if args.search.dump_smt.is_some() || args.search.dump_trace {
+            return Err(CliError::Usage(
+                "--dump-smt and --dump-trace are for one comparison: use `tamarin compare`"
+                    .into(),
+            ));
+        }
+        args.search.force = false;
+        let observe = args.observe.clone().unwrap_or_else(|| {
+            ObservableList(vec![tamarin::Observable::Reg(
+                tamarin_mips::Reg::from_bits(3),
+            )])
+        });
+        let engine = args.engine.unwrap_or(EngineArg::Auto);
+        let mut opts = args.search.options()?;
+        // A submission that does not end where the reference does is wrong.
+        if args.search.out_of_fuel.is_none() {
+            opts.out_of_fuel = tamarin::FuelPolicy::Different;
+        }
+        opts.observe = observe.0.clone();
+        opts.engine = engine.engine();
+        // Every setting that can change a verdict, in one string: the searching
+        // options (all of them, so that an option added later counts too), the
+        // observables and the engine.
+        let canonical = format!(
+            "{:?}|observe={:?}|engine={:?}",
+            args.search, observe.0, engine
+        );
+        let layout = InputLayout::assuming(&opts.inputs, opts.stdin_len, &opts.assume)
+            .map_err(|e| CliError::Usage(format!("--assume: {e}")))?;
+        Ok(Settings {
+            opts,
+            canonical,
+            layout,
+        })
+    }
+}
+
+/// The record of this run: the class with each submission's shard.
+fn run_record(
+    argv: &[String],
+    task: Option<&Task>,
+    reference: &Reference,
+    subs: &[Submission],
+    found: &collect::Found,
+    settings: &Settings,
+    shard: Shard,
+) -> run::RunRecord {
+    let reference_entry = run::ProgramEntry {
+        name: reference.path.display().to_string(),
+        sha: store::content_id(&reference.bytes),
+        format: run::format_name(reference.format).to_string(),
+    };
+    let shas: Vec<Option<String>> = subs
+        .iter()
+        .map(|s| s.source().map(|(bytes, _)| store::content_id(bytes)))
+        .collect();
+    let ids: Vec<String> = subs
+        .iter()
+        .zip(&shas)
+        .map(|(s, sha)| run::ClassEntry::shard_id(&s.name, sha.as_deref()))
+        .collect();
+    let id_refs: Vec<&str> = ids.iter().map(String::as_str).collect();
+    let shards = shard::assign(&id_refs, shard.count);
+    let entries: Vec<run::ClassEntry> = subs
+        .iter()
+        .zip(shas)
+        .zip(shards)
+        .map(|((s, sha), shard)| run::ClassEntry {
+            name: s.name.clone(),
+            sha,
+            format: s.source().map(|(_, f)| run::format_name(f).to_string()),
+            shard,
+            unread: match s.source() {
+                Some(_) => None,
+                None => s.record.as_ref().and_then(|r| r.message.clone()),
+            },
+        })
+        .collect();
+    run::RunRecord {
+        version: run::RUN_RECORD_VERSION,
+        tool: env!("CARGO_PKG_VERSION").to_string(),
+        shard,
+        fingerprint: run::fingerprint(&settings.canonical, &reference_entry, &entries, shard.count),
+        canonical: settings.canonical.clone(),
+        argv: argv.to_vec(),
+        task: task.map(|t| run::TaskText {
+            path: t.path.display().to_string(),
+            text: t.text.clone(),
+        }),
+        reference: reference_entry,
+        submissions: entries,
+        skipped: found.skipped.clone(),
+        started: run::now(),
+        finished: None,
+    }
+}
+
+/// A pool of `jobs` threads (default: one per core).
+fn thread_pool(jobs: Option<usize>) -> Result<rayon::ThreadPool, CliError> {
+    let jobs = jobs
+        .filter(|&n| n > 0)
+        .unwrap_or_else(|| std::thread::available_parallelism().map_or(1, |n| n.get()));
+    rayon::ThreadPoolBuilder::new()
+        .num_threads(jobs)
+        .build()
+        .map_err(|e| CliError::Usage(format!("cannot start {jobs} threads: {e}")))
+}
+
+/// Forms the groups of the wrong submissions among `subs`, comparing pairs of them
+/// (and keeping those results in `store`). Nothing is formed after Ctrl-C: groups
+/// formed in part are not shown, and a rerun forms them from the store.
+fn form_groups(
+    pool: &rayon::ThreadPool,
+    subs: &[Submission],
+    reference: &Program,
+    settings: &Settings,
+    store: &mut Store,
+) -> Result<Vec<groups::Group>, CliError> {
+    if crate::interrupt::raised() {
+        return Ok(Vec::new());
+    }
+    let runner = groups::Runner::new(&settings.opts, &settings.layout, reference);
+    let items: Vec<groups::Item> = subs
+        .iter()
+        .enumerate()
+        .filter_map(|(index, s)| {
+            let loaded = s.loaded.as_ref()?;
+            let record = s.record.as_ref()?;
+            let witness = record.witness.as_ref()?;
+            (record.verdict == Verdict::Disequivalent).then_some(groups::Item {
+                index,
+                program: &loaded.program,
+                bytes: &loaded.bytes,
+                witness: &witness.values,
+            })
+        })
+        .collect();
+    let mut pair_error = None;
+    let mut compare_pairs = |pairs: &[(usize, usize)]| -> Vec<groups::PairOutcome> {
+        if pair_error.is_some() {
+            return vec![groups::PairOutcome::default(); pairs.len()];
+        }
+        match compare_pairs(pool, pairs, subs, &settings.opts, &settings.canonical, store) {
+            Ok(v) => v,
+            Err(e) => {
+                pair_error.get_or_insert(e);
+                vec![groups::PairOutcome::default(); pairs.len()]
+            }
+        }
+    };
+    let spinner = spinner(&format!(
+        "grouping {} wrong submission{}",
+        items.len(),
+        if items.len() == 1 { "" } else { "s" }
+    ));
+    let groups = groups::form(&runner, &items, &mut compare_pairs);
+    spinner.finish_and_clear();
+    if let Some(e) = pair_error {
+        return Err(e);
+    }
+    Ok(if crate::interrupt::raised() {
+        Vec::new()
+    } else {
+        groups
+    })
+}
+
+/// Prints `model` as `format` (and the page into `html`), and says the exit status.
+fn print_report(
+    model: &report::Model,
+    format: GradeFormat,
+    html: Option<&Path>,
+) -> Result<ExitCode, CliError> {
     let mut out = super::stdout();
-    match args.format {
-        GradeFormat::Text => report::write_text(&mut out, &model),
-        GradeFormat::Json => report::write_json(&mut out, &model),
-        GradeFormat::Csv => report::write_csv(&mut out, &model),
+    match format {
+        GradeFormat::Text => report::write_text(&mut out, model),
+        GradeFormat::Json => report::write_json(&mut out, model),
+        GradeFormat::Csv => report::write_csv(&mut out, model),
     }
     .map_err(CliError::stdout)?;
     super::finish(out)?;
-    if let Some(dir) = &args.html {
-        html::write(dir, &model)?;
+    if let Some(dir) = html {
+        html::write(dir, model)?;
     }
     let has = |v: Verdict| model.rows.iter().any(|r| r.verdict == v);
-    Ok(ExitCode::from(if has(Verdict::PossiblyEquivalent) {
-        EXIT_INCOMPLETE
-    } else if has(Verdict::Disequivalent) || has(Verdict::DoesNotAssemble) {
-        EXIT_FOUND
-    } else {
-        EXIT_OK
-    }))
+    let shards_left = model
+        .shards
+        .as_ref()
+        .is_some_and(|s| !s.missing.is_empty() || !s.incomplete.is_empty());
+    Ok(ExitCode::from(
+        if has(Verdict::PossiblyEquivalent) || shards_left {
+            EXIT_INCOMPLETE
+        } else if has(Verdict::Disequivalent) || has(Verdict::DoesNotAssemble) {
+            EXIT_FOUND
+        } else {
+            EXIT_OK
+        },
+    ))
 }
 
 /// What the report needs of each submission.
@@ -490,14 +696,37 @@ fn apply_task(args: &mut Args, task: &Task, given: &HashSet<String>) -> Result<(
 }
 
 /// Reads and loads one submission; one that cannot be is `does-not-assemble` at once.
-fn load_submission(
+fn read_submission(
     path: &Path,
     format: Option<InputFormat>,
     reference: &Reference,
     canonical: &str,
 ) -> Submission {
     let name = path.display().to_string();
-    match super::read_program(path, format) {
+    match super::read_program_bytes(path, format) {
+        Ok((bytes, format)) => load_submission(name, bytes, format, reference, canonical),
+        Err(e) => Submission {
+            path: path.to_path_buf(),
+            name,
+            loaded: None,
+            unloaded: None,
+            record: Some(does_not_assemble(&e)),
+            from_store: false,
+        },
+    }
+}
+
+/// Loads a submission named `name` from its bytes (read from its file, or kept by a
+/// store).
+fn load_submission(
+    name: String,
+    bytes: Vec<u8>,
+    format: InputFormat,
+    reference: &Reference,
+    canonical: &str,
+) -> Submission {
+    let path = PathBuf::from(&name);
+    match super::parse_read(name.clone(), bytes.clone(), format) {
         Ok((bytes, format, program)) => {
             let key = store::key(
                 (&reference.bytes, reference.format),
@@ -505,7 +734,7 @@ fn load_submission(
                 canonical,
             );
             Submission {
-                path: path.to_path_buf(),
+                path,
                 name,
                 loaded: Some(Loaded {
                     bytes,
@@ -513,14 +742,16 @@ fn load_submission(
                     program,
                     key,
                 }),
+                unloaded: None,
                 record: None,
                 from_store: false,
             }
         }
         Err(e) => Submission {
-            path: path.to_path_buf(),
+            path,
             name,
             loaded: None,
+            unloaded: Some((bytes, format)),
             record: Some(does_not_assemble(&e)),
             from_store: false,
         },
@@ -807,13 +1038,7 @@ fn grade_all(
                 Ok(Some(record)) => {
                     let s = &subs[i];
                     let loaded = s.loaded.as_ref().expect("loaded");
-                    // A program that cannot be loaded is tried again next time (it
-                    // takes no time): only comparisons are kept.
-                    let kept = record.verdict != Verdict::DoesNotAssemble;
-                    if let Err(e) = kept
-                        .then(|| store.put(&loaded.key, Role::Submission, &s.name, &record))
-                        .transpose()
-                    {
+                    if let Err(e) = store.put(&loaded.key, Role::Submission, &s.name, &record) {
                         stop.store(true, Ordering::Relaxed);
                         fatal.get_or_insert(e);
                     }

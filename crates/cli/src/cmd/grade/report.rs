@@ -36,6 +36,61 @@ pub struct Model {
     pub skipped: Vec<Skipped>,
     /// The rules every verdict was given under.
     pub task: TaskModel,
+    /// A run of one shard (`--shard K/N`).
+    pub shard: Option<ShardModel>,
+    /// A merge of shards (`grade merge`).
+    pub shards: Option<ShardsModel>,
+}
+
+/// Which shard a run graded.
+#[derive(Debug, Serialize)]
+pub struct ShardModel {
+    pub index: usize,
+    pub count: usize,
+    /// Its store, which `grade merge` takes.
+    pub store: String,
+}
+
+/// Which shards a merge found.
+#[derive(Debug, Default, Serialize)]
+pub struct ShardsModel {
+    pub total: usize,
+    /// Shards with a store, complete or not.
+    pub present: Vec<usize>,
+    /// Shards without a store: their submissions are not graded.
+    pub missing: Vec<usize>,
+    /// Shards with a store that lacks some of their results (stopped before the end):
+    /// rerun them, and they resume.
+    pub incomplete: Vec<usize>,
+    /// The stores merged.
+    pub stores: Vec<String>,
+}
+
+impl ShardsModel {
+    /// The shards in one line for people.
+    pub fn line(&self) -> String {
+        let list = |v: &[usize]| {
+            v.iter()
+                .map(usize::to_string)
+                .collect::<Vec<_>>()
+                .join(", ")
+        };
+        let mut line = format!(
+            "shards: {} of {} present",
+            self.present.len(),
+            self.total
+        );
+        if !self.missing.is_empty() {
+            line.push_str(&format!("; missing: {}", list(&self.missing)));
+        }
+        if !self.incomplete.is_empty() {
+            line.push_str(&format!(
+                "; incomplete: {} (rerun them: they resume from their stores)",
+                list(&self.incomplete)
+            ));
+        }
+        line
+    }
 }
 
 /// The task's rules, as every report states them: what a verdict is about.
@@ -250,6 +305,8 @@ impl Model {
             groups,
             skipped,
             task: TaskModel::default(),
+            shard: None,
+            shards: None,
         }
     }
 
@@ -283,6 +340,8 @@ impl Model {
                 "; interrupted: {} not graded",
                 self.not_graded.len()
             ));
+        } else if !self.not_graded.is_empty() {
+            line.push_str(&format!("; {} not graded", self.not_graded.len()));
         }
         line
     }
@@ -317,6 +376,16 @@ fn detail(row: &Row) -> Option<String> {
 pub fn write_text(out: &mut impl Write, m: &Model) -> std::io::Result<()> {
     writeln!(out, "{}", m.summary_line())?;
     writeln!(out, "{}", m.task.line())?;
+    if let Some(shard) = &m.shard {
+        writeln!(
+            out,
+            "shard {} of {} (store {}): the groups are formed when the shards are merged (tamarin grade merge)",
+            shard.index, shard.count, shard.store
+        )?;
+    }
+    if let Some(shards) = &m.shards {
+        writeln!(out, "{}", shards.line())?;
+    }
     for s in &m.skipped {
         writeln!(out, "skipped {}: {}", s.path, s.reason)?;
     }
@@ -408,6 +477,12 @@ pub struct GradeReport<'a> {
     pub submissions: Vec<SubmissionJson<'a>>,
     /// Files found in folders or glob matches that are not programs.
     pub skipped: &'a [Skipped],
+    /// A run of one shard (`--shard K/N`): which, and its store.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub shard: Option<&'a ShardModel>,
+    /// A merge (`grade merge`): which shards were present, missing or incomplete.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub shards: Option<&'a ShardsModel>,
 }
 
 #[derive(Debug, Serialize)]
@@ -421,7 +496,8 @@ pub struct SummaryJson<'a> {
     pub interrupted: bool,
     /// The rules every verdict was given under.
     pub task: &'a TaskModel,
-    /// Interrupted only: the submissions left without a verdict.
+    /// The submissions left without a verdict: by Ctrl-C, or (in a merge) because
+    /// their shard is missing or incomplete.
     #[serde(skip_serializing_if = "Vec::is_empty")]
     pub not_graded: Vec<&'a str>,
 }
@@ -571,6 +647,8 @@ impl<'a> GradeReport<'a> {
                 })
                 .collect(),
             skipped: &m.skipped,
+            shard: m.shard.as_ref(),
+            shards: m.shards.as_ref(),
         }
     }
 }

@@ -6,6 +6,11 @@
 //! written in a transaction of its own as soon as it is known: a run stopped by
 //! Ctrl-C, a crash or SIGKILL leaves every finished comparison in the file and nothing
 //! half-written.
+//!
+//! Beside the results, a store keeps the run that wrote it last ([`RunRecord`]: the
+//! class, the settings, which shard of how many) and the bytes of the programs that
+//! run graded, so that `grade merge` can join the stores of a sharded run without the
+//! files themselves.
 
 use std::path::Path;
 use std::time::Duration;
@@ -14,6 +19,7 @@ use rusqlite::{params, Connection, OptionalExtension};
 use sha2::{Digest, Sha256};
 use tamarin_mips::InputFormat;
 
+use super::run::RunRecord;
 use super::{Record, Verdict, Witness};
 use crate::diag::CliError;
 
@@ -52,6 +58,18 @@ pub fn key(left: (&[u8], InputFormat), right: (&[u8], InputFormat), options: &st
     h.finalize().iter().map(|b| format!("{b:02x}")).collect()
 }
 
+/// How a store keeps its transactions atomic.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Journal {
+    /// A write-ahead log: a commit is one append, and readers never see half of one.
+    /// It needs memory shared between processes, which network file systems do not
+    /// give.
+    Wal,
+    /// A rollback journal: one writer at a time, which is what a shard's own store
+    /// has, and safe on a network file system.
+    Rollback,
+}
+
 /// An open store.
 pub struct Store {
     conn: Connection,
@@ -59,8 +77,41 @@ pub struct Store {
 }
 
 impl Store {
-    /// Opens (or creates) the store at `path`.
-    pub fn open(path: &Path) -> Result<Store, CliError> {
+    /// Opens an existing store (never creates one, nor changes it but for the
+    /// results and programs that [`Store::absorb`] and [`Store::put`] add), for
+    /// `grade merge`.
+    pub fn open_existing(path: &Path) -> Result<Store, CliError> {
+        let name = path.display().to_string();
+        let fail = |message: String| CliError::Store {
+            path: name.clone(),
+            message,
+        };
+        if !path.is_file() {
+            return Err(fail("no such file".into()));
+        }
+        let conn = Connection::open_with_flags(path, rusqlite::OpenFlags::SQLITE_OPEN_READ_WRITE)
+            .map_err(|e| fail(e.to_string()))?;
+        conn.busy_timeout(Duration::from_secs(30))
+            .map_err(|e| fail(e.to_string()))?;
+        let tables: i64 = conn
+            .query_row(
+                "SELECT count(*) FROM sqlite_master WHERE type = 'table'
+                     AND name IN ('results', 'run', 'programs')",
+                [],
+                |r| r.get(0),
+            )
+            .map_err(|e| fail(e.to_string()))?;
+        if tables != 3 {
+            return Err(fail(
+                "not a store of `tamarin grade` of this version (grade the class again with --store)"
+                    .into(),
+            ));
+        }
+        Ok(Store { conn, path: name })
+    }
+
+    /// Opens (or creates) the store at `path`, with the journal `journal`.
+    pub fn open_with(path: &Path, journal: Journal) -> Result<Store, CliError> {
         let name = path.display().to_string();
         let fail = |e: rusqlite::Error| CliError::Store {
             path: name.clone(),
@@ -68,9 +119,12 @@ impl Store {
         };
         let conn = Connection::open(path).map_err(fail)?;
         conn.busy_timeout(Duration::from_secs(30)).map_err(fail)?;
-        // WAL: a commit is one append, and readers never see half of one.
+        let mode = match journal {
+            Journal::Wal => "WAL",
+            Journal::Rollback => "DELETE",
+        };
         let _: String = conn
-            .query_row("PRAGMA journal_mode = WAL", [], |r| r.get(0))
+            .query_row(&format!("PRAGMA journal_mode = {mode}"), [], |r| r.get(0))
             .map_err(fail)?;
         conn.execute_batch(
             "PRAGMA synchronous = NORMAL;
@@ -85,6 +139,14 @@ impl Store {
                  message  TEXT,
                  tool     TEXT NOT NULL,
                  recorded INTEGER NOT NULL
+             );
+             CREATE TABLE IF NOT EXISTS run (
+                 name  TEXT PRIMARY KEY,
+                 value TEXT NOT NULL
+             );
+             CREATE TABLE IF NOT EXISTS programs (
+                 sha   TEXT PRIMARY KEY,
+                 bytes BLOB NOT NULL
              );",
         )
         .map_err(fail)?;
@@ -202,6 +264,86 @@ impl Store {
     }
 }
 
+impl Store {
+    /// Records the run that writes this store from now on (replacing the last one's).
+    pub fn put_run(&mut self, run: &RunRecord) -> Result<(), CliError> {
+        let text = serde_json::to_string(run).map_err(|e| self.fail(e))?;
+        self.conn
+            .execute(
+                "INSERT OR REPLACE INTO run (name, value) VALUES ('run', ?1)",
+                [text],
+            )
+            .map_err(|e| self.fail(e))?;
+        Ok(())
+    }
+
+    /// The run that wrote this store last, if it is one this version can read.
+    pub fn run(&self) -> Result<Option<RunRecord>, CliError> {
+        let text: Option<String> = self
+            .conn
+            .query_row("SELECT value FROM run WHERE name = 'run'", [], |r| r.get(0))
+            .optional()
+            .map_err(|e| self.fail(e))?;
+        Ok(text.and_then(|t| serde_json::from_str(&t).ok()))
+    }
+
+    /// Keeps a program's bytes under their SHA-256 (`sha`).
+    pub fn put_program(&mut self, sha: &str, bytes: &[u8]) -> Result<(), CliError> {
+        self.conn
+            .execute(
+                "INSERT OR IGNORE INTO programs (sha, bytes) VALUES (?1, ?2)",
+                params![sha, bytes],
+            )
+            .map_err(|e| self.fail(e))?;
+        Ok(())
+    }
+
+    /// The bytes kept under `sha`, checked against it.
+    pub fn program(&self, sha: &str) -> Result<Option<Vec<u8>>, CliError> {
+        let bytes: Option<Vec<u8>> = self
+            .conn
+            .query_row("SELECT bytes FROM programs WHERE sha = ?1", [sha], |r| {
+                r.get(0)
+            })
+            .optional()
+            .map_err(|e| self.fail(e))?;
+        Ok(bytes.filter(|b| content_id(b) == sha))
+    }
+
+    /// Copies every result and program of the store at `other` into this one (a
+    /// result already here is kept: results under one key are equally valid).
+    pub fn absorb(&mut self, other: &Path) -> Result<(), CliError> {
+        let other_name = other.display().to_string();
+        self.conn
+            .execute("ATTACH DATABASE ?1 AS other", [&other_name])
+            .map_err(|e| self.fail(e))?;
+        let copied = self.conn.execute_batch(
+            "BEGIN;
+             INSERT OR IGNORE INTO main.results SELECT key, role, path, verdict, witness,
+                 reasons, seconds, message, tool, recorded FROM other.results;
+             INSERT OR IGNORE INTO main.programs SELECT sha, bytes FROM other.programs;
+             COMMIT;",
+        );
+        if copied.is_err() {
+            let _ = self.conn.execute_batch("ROLLBACK");
+        }
+        let detached = self.conn.execute_batch("DETACH DATABASE other");
+        copied.map_err(|e| CliError::Store {
+            path: other_name,
+            message: e.to_string(),
+        })?;
+        detached.map_err(|e| self.fail(e))
+    }
+}
+
+/// The SHA-256 of `bytes`, in hex: how a store names a program's content.
+pub fn content_id(bytes: &[u8]) -> String {
+    Sha256::digest(bytes)
+        .iter()
+        .map(|b| format!("{b:02x}"))
+        .collect()
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -228,7 +370,7 @@ mod tests {
     fn a_record_comes_back_as_it_was_put() {
         let dir = tempfile::tempdir().expect("tempdir");
         let path = dir.path().join("s.sqlite");
-        let mut store = Store::open(&path).expect("open");
+        let mut store = Store::open_with(&path, Journal::Wal).expect("open");
         let record = Record {
             verdict: Verdict::PossiblyEquivalent,
             witness: None,
@@ -241,7 +383,7 @@ mod tests {
             .put("k", Role::Submission, "a.asm", &record)
             .expect("put");
         drop(store);
-        let store = Store::open(&path).expect("open again");
+        let store = Store::open_with(&path, Journal::Wal).expect("open again");
         let back = store.get("k").expect("get").expect("stored");
         assert_eq!(back.verdict, Verdict::PossiblyEquivalent);
         assert_eq!(back.reasons, record.reasons);

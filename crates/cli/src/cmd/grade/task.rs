@@ -67,6 +67,8 @@ impl List {
 pub struct Task {
     pub path: PathBuf,
     pub file: TaskFile,
+    /// The file's text, as read (a sharded run's store keeps it).
+    pub text: String,
 }
 
 impl Task {
@@ -78,10 +80,16 @@ impl Task {
             path: name.clone(),
             source,
         })?;
-        let file = parse(&name, &text)?;
+        Task::from_text(path, text)
+    }
+
+    /// A task file whose text was read before (from a store).
+    pub fn from_text(path: &Path, text: String) -> Result<Task, CliError> {
+        let file = parse(&path.display().to_string(), &text)?;
         Ok(Task {
             path: path.to_path_buf(),
             file,
+            text,
         })
     }
 
@@ -180,10 +188,11 @@ mod tests {
 
     #[test]
     fn the_reference_is_relative_to_the_task_file() {
-        let task = Task {
-            path: PathBuf::from("course/a1/task.toml"),
-            file: parse("t", "reference = \"ref.asm\"").expect("valid"),
-        };
+        let task = Task::from_text(
+            Path::new("course/a1/task.toml"),
+            "reference = \"ref.asm\"".into(),
+        )
+        .expect("valid");
         assert_eq!(task.reference(), Some(PathBuf::from("course/a1/ref.asm")));
     }
 }
