@@ -324,9 +324,10 @@ pub fn execute(mut args: Args) -> Result<ExitCode, CliError> {
     }
     let shard = args.shard.unwrap_or(Shard::WHOLE);
     let store_path = match (&args.shard, given.contains("store")) {
-        (Some(s), false) if !s.is_whole() => {
-            PathBuf::from(format!("tamarin-grade.shard-{}-of-{}.sqlite", s.index, s.count))
-        }
+        (Some(s), false) if !s.is_whole() => PathBuf::from(format!(
+            "tamarin-grade.shard-{}-of-{}.sqlite",
+            s.index, s.count
+        )),
         _ => args.store.clone(),
     };
     // A shard's store has one writer, and may lie on a cluster's network file system.
@@ -341,7 +342,15 @@ pub fn execute(mut args: Args) -> Result<ExitCode, CliError> {
         .iter()
         .map(|path| read_submission(path, format, &reference, &settings.canonical))
         .collect();
-    let mut run = run_record(&argv, task.as_ref(), &reference, &all, &found, &settings, shard);
+    let mut run = run_record(
+        &argv,
+        task.as_ref(),
+        &reference,
+        &all,
+        &found,
+        &settings,
+        shard,
+    );
     store.put_run(&run)?;
     store.put_program(&run.reference.sha, &reference.bytes)?;
     let mut subs: Vec<Submission> = Vec::new();
@@ -434,8 +443,7 @@ impl Settings {
         })?;
         if args.search.dump_smt.is_some() || args.search.dump_trace {
             return Err(CliError::Usage(
-                "--dump-smt and --dump-trace are for one comparison: use `tamarin compare`"
-                    .into(),
+                "--dump-smt and --dump-trace are for one comparison: use `tamarin compare`".into(),
             ));
         }
         args.search.force = false;
@@ -574,7 +582,14 @@ fn form_groups(
         if pair_error.is_some() {
             return vec![groups::PairOutcome::default(); pairs.len()];
         }
-        match compare_pairs(pool, pairs, subs, &settings.opts, &settings.canonical, store) {
+        match compare_pairs(
+            pool,
+            pairs,
+            subs,
+            &settings.opts,
+            &settings.canonical,
+            store,
+        ) {
             Ok(v) => v,
             Err(e) => {
                 pair_error.get_or_insert(e);

@@ -75,11 +75,7 @@ impl ShardsModel {
                 .collect::<Vec<_>>()
                 .join(", ")
         };
-        let mut line = format!(
-            "shards: {} of {} present",
-            self.present.len(),
-            self.total
-        );
+        let mut line = format!("shards: {} of {} present", self.present.len(), self.total);
         if !self.missing.is_empty() {
             line.push_str(&format!("; missing: {}", list(&self.missing)));
         }

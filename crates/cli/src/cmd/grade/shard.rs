@@ -41,7 +41,8 @@ impl FromStr for Shard {
     type Err = String;
 
     fn from_str(text: &str) -> Result<Shard, String> {
-        let expected = || format!("`{text}` is not a shard: expected K/N with 1 <= K <= N, e.g. 2/8");
+        let expected =
+            || format!("`{text}` is not a shard: expected K/N with 1 <= K <= N, e.g. 2/8");
         let (k, n) = text.split_once('/').ok_or_else(expected)?;
         let k: usize = k.trim().parse().map_err(|_| expected())?;
         let n: usize = n.trim().parse().map_err(|_| expected())?;
@@ -81,7 +82,17 @@ mod tests {
     fn shards_parse_and_refuse() {
         assert_eq!("2/8".parse(), Ok(Shard { index: 2, count: 8 }));
         assert_eq!(" 1 / 1".parse::<Shard>().map(Shard::is_whole), Ok(true));
-        for bad in ["0/4", "5/4", "4", "a/b", "1/0", "-1/4", "1/4/2", "", "1/1000001"] {
+        for bad in [
+            "0/4",
+            "5/4",
+            "4",
+            "a/b",
+            "1/0",
+            "-1/4",
+            "1/4/2",
+            "",
+            "1/1000001",
+        ] {
             assert!(bad.parse::<Shard>().is_err(), "{bad}");
         }
     }

