@@ -49,7 +49,7 @@ enum Command {
     #[command(after_help = diag::EXIT_HELP)]
     Explain(cmd::explain::Args),
     #[command(after_help = cmd::grade::GRADE_EXIT_HELP)]
-    Grade(cmd::grade::Args),
+    Grade(Box<cmd::grade::Args>),
     Completions(docs::CompletionsArgs),
     Man(docs::ManArgs),
 }
@@ -84,7 +84,7 @@ fn main() -> ExitCode {
         Command::Check(args) => cmd::check::execute(args),
         Command::Paths(args) => cmd::paths::execute(args),
         Command::Explain(args) => cmd::explain::execute(args),
-        Command::Grade(args) => cmd::grade::execute(args),
+        Command::Grade(args) => cmd::grade::execute(*args),
         Command::Completions(args) => docs::completions(args),
         Command::Man(args) => docs::man(args),
     };

@@ -93,14 +93,15 @@ fn merge(stores: &[&Path], output: &Path, format: &str) -> (i32, String, String)
     run(&args)
 }
 
-/// What must be equal between two reports of one class: each submission's verdict
-/// and witness, and the groups as sets of files.
-fn essence(
-    report: &Value,
-) -> (
+/// Each submission's verdict and witness inputs, and the groups as sets of files.
+type Essence = (
     BTreeMap<String, (String, Value)>,
     BTreeSet<BTreeSet<String>>,
-) {
+);
+
+/// What must be equal between two reports of one class: each submission's verdict
+/// and witness, and the groups as sets of files.
+fn essence(report: &Value) -> Essence {
     let subs = report["submissions"]
         .as_array()
         .expect("submissions")

@@ -78,7 +78,7 @@ pub fn execute(args: Args) -> Result<ExitCode, CliError> {
     let mut grade_args = match crate::Cli::try_parse_from(&argv) {
         Ok(crate::Cli {
             command: crate::Command::Grade(a),
-        }) => a,
+        }) => *a,
         Ok(_) => return Err(unreadable(&origin, "it is not a command line of grade")),
         Err(e) => return Err(unreadable(&origin, e.kind())),
     };
