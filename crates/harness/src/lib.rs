@@ -4,8 +4,11 @@
 //! verdict then checked concretely ([`check`]): counterexamples replay, `equivalent`
 //! agrees on many inputs, a program is never disequivalent to itself, swapping the
 //! sides never changes the kind of verdict, and no engine proves equivalent what
-//! another engine has a replayed counterexample for.
+//! another engine has a replayed counterexample for. A long run ([`campaign`]) checks
+//! a range of pairs, or one shard of it, and writes a summary that the shards' sum
+//! reads back.
 
+pub mod campaign;
 pub mod check;
 pub mod generate;
 pub mod mutate;

@@ -4,6 +4,7 @@
 
 use std::fmt;
 
+use serde::{Deserialize, Serialize};
 use tamarin::{InputSpec, Observable};
 
 use crate::generate::{generate, Shape};
@@ -12,7 +13,9 @@ use crate::prog::{Line, Prog, Word};
 use crate::rng::Rng;
 
 /// How the right program was made from the left (before the sides were maybe swapped).
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
+/// In summary files, by [`PairKind::name`].
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize, Deserialize)]
+#[serde(rename_all = "kebab-case")]
 pub enum PairKind {
     /// The program and itself.
     Identical,
@@ -50,8 +53,10 @@ impl fmt::Display for PairKind {
 
 /// Where the array of an array pair lies (`InputSpec::Array`'s `base`). The machine
 /// places only the array's `len` words: the slots past the length keep what the image
-/// (or zero memory) has there, and slots over code are fetched as code.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
+/// (or zero memory) has there, and slots over code are fetched as code. In summary
+/// files, by [`Placement::name`].
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize, Deserialize)]
+#[serde(rename_all = "kebab-case")]
 pub enum Placement {
     /// Right after each program's image (`base: None`): past the length, zeros.
     AfterImage,

@@ -3,20 +3,26 @@
 //! ```text
 //! cargo run --release -p tamarin-harness --bin soundness -- --pairs 20000 --seed 1 \
 //!     [--engine concolic|bmc|auto|all] [--inputs 100000] [--minutes M] [--jobs N] \
-//!     [--shapes array,output] [--no-spin-checks]
+//!     [--shapes array,output] [--no-spin-checks] [--shard K/N] [--summary FILE]
+//! soundness --merge FILE... [--summary FILE]
 //! ```
 //!
-//! Exits 1 if any check failed (an unsound verdict or a crash of the engine), 0 if not.
+//! `--shard K/N` checks the K-th of N interleaved parts of the run's pairs (see
+//! `tamarin_harness::campaign`), `--summary` writes the counts as JSON, and `--merge`
+//! sums the summaries of a run's shards into the report of the whole run.
+//!
+//! Exits 1 if any check failed (an unsound verdict or a crash of the engine), 2 on a
+//! usage error or a summary file that cannot be written or merged, 3 if `--merge` finds
+//! shards missing (and no failed check), 0 if not.
 
+use std::path::PathBuf;
 use std::process::ExitCode;
-use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
-use std::sync::Mutex;
 use std::time::{Duration, Instant};
 
 use clap::Parser;
 use tamarin::Engine;
-use tamarin_harness::check::{check_pair, parse_engines, CheckConfig, Kind, Summary};
-use tamarin_harness::pair::nth_index;
+use tamarin_harness::campaign::{self, RunSettings, Selection, Shard, SummaryFile};
+use tamarin_harness::check::{check_pair, parse_engines, CheckConfig};
 use tamarin_harness::{make_pair, Shape};
 
 #[derive(Parser, Debug)]
@@ -47,7 +53,8 @@ struct Args {
     /// Concrete inputs per equivalent or possibly-equivalent pair.
     #[arg(long, default_value_t = 100_000)]
     inputs: usize,
-    /// Stop starting new pairs after this many minutes.
+    /// Stop starting new pairs after this many minutes (the pairs checked are then the
+    /// first of the run, or of its shard: each shard stops on its own).
     #[arg(long, value_parser = non_negative)]
     minutes: Option<f64>,
     /// Worker threads (default: one per core).
@@ -82,8 +89,29 @@ struct Args {
     #[arg(long)]
     verbose: bool,
     /// Check only pair INDEX and print it in full (to reproduce a finding).
-    #[arg(long, value_name = "INDEX")]
+    #[arg(long, value_name = "INDEX", conflicts_with_all = ["shard", "summary"])]
     only: Option<u64>,
+    /// Check only shard K of N (1 <= K <= N): the pairs at positions p (0 at --start)
+    /// with p % N == K - 1. The N shards check every pair of the run once.
+    #[arg(long, value_name = "K/N")]
+    shard: Option<Shard>,
+    /// Write a summary of the run (its counts and failed pairs) to FILE, as JSON, at
+    /// the end (also when --minutes stops it); with --merge, the sum.
+    #[arg(long, value_name = "FILE")]
+    summary: Option<PathBuf>,
+    /// Sum the summary files of a run's shards and print the run's report: exit 1 if a
+    /// check failed, 3 if shards are missing.
+    #[arg(
+        long,
+        value_name = "FILE",
+        num_args = 1..,
+        conflicts_with_all = [
+            "pairs", "seed", "start", "shapes", "engine", "inputs", "minutes", "jobs",
+            "fuel", "depth", "compare_timeout", "solver_timeout", "no_symmetric",
+            "no_spin_checks", "progress", "verbose", "shard",
+        ]
+    )]
+    merge: Vec<PathBuf>,
 }
 
 /// The engines chosen with `--engine`.
@@ -121,6 +149,9 @@ fn non_negative(s: &str) -> Result<f64, String> {
 
 fn main() -> ExitCode {
     let args = Args::parse();
+    if !args.merge.is_empty() {
+        return merge(&args);
+    }
     let cfg = CheckConfig {
         fuel: args.fuel,
         inputs: args.inputs,
@@ -146,15 +177,36 @@ fn main() -> ExitCode {
         };
     }
 
+    if let Some(path) = &args.summary {
+        if let Err(e) = campaign::check_writable(path) {
+            eprintln!(
+                "soundness: cannot write the summary {}: {e}",
+                path.display()
+            );
+            return ExitCode::from(2);
+        }
+    }
+    let sel = Selection {
+        start: args.start,
+        pairs: args.pairs,
+        shapes: args.shapes.clone(),
+        shard: args.shard.unwrap_or(Shard::WHOLE),
+    };
     let jobs = args
         .jobs
         .unwrap_or_else(|| std::thread::available_parallelism().map_or(1, |n| n.get()))
         .max(1);
-    let deadline = args
-        .minutes
-        .map(|m| Instant::now() + Duration::from_secs_f64(m * 60.0));
+    let settings = RunSettings {
+        jobs,
+        deadline: args
+            .minutes
+            .map(|m| Instant::now() + Duration::from_secs_f64(m * 60.0)),
+        progress: (args.progress > 0).then(|| Duration::from_secs(args.progress)),
+        verbose: args.verbose,
+        show: args.show,
+    };
     println!(
-        "soundness: engine {}, seed {}, pairs {}..{}{}, {} inputs per non-disequivalent pair, fuel {}, compare timeout {}, solver timeout {}, {} job(s){}",
+        "soundness: engine {}, seed {}, pairs {}..{}{}{}, {} inputs per non-disequivalent pair, fuel {}, compare timeout {}, solver timeout {}, {} job(s){}",
         engine_list(&cfg.engines),
         args.seed,
         args.start,
@@ -164,6 +216,11 @@ fn main() -> ExitCode {
         } else {
             let names: Vec<&str> = args.shapes.iter().map(|s| s.name()).collect();
             format!(" of shapes {}", names.join(","))
+        },
+        if sel.shard == Shard::WHOLE {
+            String::new()
+        } else {
+            format!(", shard {} ({} pairs)", sel.shard, sel.share())
         },
         cfg.inputs,
         cfg.fuel,
@@ -176,106 +233,79 @@ fn main() -> ExitCode {
             .map_or(String::new(), |m| format!(", at most {m} minute(s)"))
     );
 
-    let summary = Mutex::new(Summary::new(args.show));
-    let done = AtomicU64::new(0);
-    let next = AtomicU64::new(args.start);
-    let end = args.start.saturating_add(args.pairs);
-    let finished = AtomicBool::new(false);
-    let start = Instant::now();
-    std::thread::scope(|scope| {
-        if args.progress > 0 {
-            scope.spawn(|| {
-                let every = Duration::from_secs(args.progress);
-                let mut last = Instant::now();
-                while !finished.load(Ordering::Relaxed) {
-                    std::thread::sleep(Duration::from_millis(200));
-                    if last.elapsed() < every {
-                        continue;
-                    }
-                    last = Instant::now();
-                    let s = match summary.lock() {
-                        Ok(s) => s,
-                        Err(p) => p.into_inner(),
-                    };
-                    let engines: Vec<String> = s
-                        .engines
-                        .iter()
-                        .map(|(e, es)| {
-                            format!(
-                                "{} {} diseq, {} eq, {} possibly, {} crash",
-                                e.name(),
-                                es.verdicts(Kind::Disequivalent),
-                                es.verdicts(Kind::Equivalent),
-                                es.verdicts(Kind::PossiblyEquivalent),
-                                es.verdicts(Kind::Crash),
-                            )
-                        })
-                        .collect();
-                    eprintln!(
-                        "[{:>7.0} s] {} pairs (verdicts both ways): {}; unsound {}, missed {}",
-                        start.elapsed().as_secs_f64(),
-                        done.load(Ordering::Relaxed),
-                        engines.join("; "),
-                        s.unsound(),
-                        s.missed
-                    );
-                }
-            });
-        }
-        let workers: Vec<_> = (0..jobs)
-            .map(|_| {
-                scope.spawn(|| loop {
-                    let i = next.fetch_add(1, Ordering::Relaxed);
-                    if i >= end || deadline.is_some_and(|d| Instant::now() >= d) {
-                        break;
-                    }
-                    let index = nth_index(&args.shapes, i);
-                    let r = check_pair(&make_pair(args.seed, index), &cfg);
-                    if r.failed() {
-                        eprintln!("FAILED CHECK\n{}", r.reproducer());
-                    }
-                    if args.verbose {
-                        eprintln!("{}", r.line());
-                    }
-                    done.fetch_add(1, Ordering::Relaxed);
-                    match summary.lock() {
-                        Ok(mut s) => s.add(&r),
-                        Err(p) => p.into_inner().add(&r),
-                    }
-                })
-            })
-            .collect();
-        for w in workers {
-            if w.join().is_err() {
-                eprintln!("soundness: a worker panicked (a bug of the harness)");
-            }
-        }
-        finished.store(true, Ordering::Relaxed);
+    let outcome = campaign::run(&sel, &settings, |index| {
+        check_pair(&make_pair(args.seed, index), &cfg)
     });
-
-    let s = match summary.into_inner() {
-        Ok(s) => s,
-        Err(p) => p.into_inner(),
-    };
-    println!(
-        "\n==== summary (seed {}, engine {}) ====",
-        args.seed,
-        engine_list(&cfg.engines)
-    );
-    print!("{s}");
-    println!("wall time: {:.1} s", start.elapsed().as_secs_f64());
-    for r in &s.reproducers {
-        println!("\n---- failed pair ----\n{r}");
-    }
-    for r in &s.asymmetric_examples {
-        println!("\n---- incomplete asymmetry (not unsound) ----\n{r}");
-    }
-    for r in &s.missed_examples {
-        println!("\n---- missed difference (not unsound) ----\n{r}");
-    }
-    if s.failures() > 0 {
+    let file = SummaryFile::of_run(args.seed, &sel, &cfg, &outcome);
+    print!("{}", file.report());
+    let written = write_summary(args.summary.as_ref(), &file);
+    if file.failed_checks > 0 {
         ExitCode::FAILURE
     } else {
-        ExitCode::SUCCESS
+        written
+    }
+}
+
+/// Writes `file` to `path` if a path was given: exit status 2 if it cannot.
+fn write_summary(path: Option<&PathBuf>, file: &SummaryFile) -> ExitCode {
+    match path.map(|p| (p, file.write(p))) {
+        Some((p, Err(e))) => {
+            eprintln!("soundness: cannot write the summary {}: {e}", p.display());
+            ExitCode::from(2)
+        }
+        _ => ExitCode::SUCCESS,
+    }
+}
+
+/// `--merge`: the report of the shards' sum.
+fn merge(args: &Args) -> ExitCode {
+    let mut files = Vec::new();
+    for path in &args.merge {
+        match SummaryFile::read(path) {
+            Ok(f) => files.push((path.display().to_string(), f)),
+            Err(e) => {
+                eprintln!("soundness: {e}");
+                return ExitCode::from(2);
+            }
+        }
+    }
+    let sum = match campaign::merge(&files, args.show) {
+        Ok(sum) => sum,
+        Err(e) => {
+            eprintln!("soundness: {e}");
+            return ExitCode::from(2);
+        }
+    };
+    let mut shards: Vec<_> = files.iter().collect();
+    shards.sort_by_key(|(_, f)| f.shard.map(|s| s.k));
+    for (name, f) in shards {
+        println!(
+            "shard {}: {} of {} pairs{}, {:.1} s, {} failed check(s) ({name})",
+            f.shard.unwrap_or(Shard::WHOLE),
+            f.pairs_checked,
+            f.pairs_to_check,
+            if f.stopped_by_time_limit {
+                " (stopped by its time limit)"
+            } else {
+                ""
+            },
+            f.elapsed_seconds,
+            f.failed_checks,
+        );
+    }
+    let missing = sum.merged.as_ref().map_or(&[][..], |m| &m.missing[..]);
+    if !missing.is_empty() {
+        let n = sum.merged.as_ref().map_or(0, |m| m.n);
+        let names: Vec<String> = missing.iter().map(|k| format!("{k}/{n}")).collect();
+        println!("MISSING shards: {}", names.join(", "));
+    }
+    print!("{}", sum.report());
+    let written = write_summary(args.summary.as_ref(), &sum);
+    if sum.failed_checks > 0 {
+        ExitCode::FAILURE
+    } else if !missing.is_empty() {
+        ExitCode::from(3)
+    } else {
+        written
     }
 }

@@ -5,10 +5,13 @@
 use std::fmt;
 use std::time::Duration;
 
+use serde::{Deserialize, Serialize};
 use tamarin::Engine;
 
-/// The kind of a verdict, or a crash of the engine.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
+/// The kind of a verdict, or a crash of the engine (in summary files, by
+/// [`Kind::name`]).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize, Deserialize)]
+#[serde(rename_all = "kebab-case")]
 pub enum Kind {
     Disequivalent,
     Equivalent,
@@ -64,8 +67,9 @@ pub struct Direction {
     pub over_limit: bool,
 }
 
-/// The kinds of failed check.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
+/// The kinds of failed check (in summary files, by [`FindingKind::name`]).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize, Deserialize)]
+#[serde(rename_all = "kebab-case")]
 pub enum FindingKind {
     /// (a) A disequivalent verdict whose counterexample shows no difference here.
     CounterexampleDoesNotReplay,

@@ -1,9 +1,13 @@
-//! Counts over many checked pairs, per engine and in all, and their printing.
+//! Counts over many checked pairs, per engine and in all, their printing, and their
+//! summing over the shards of a run ([`Summary::merge`]). They serialize (serde) for the
+//! summary files of the `soundness` binary: kinds, shapes and engines by their names,
+//! times in seconds.
 
 use std::collections::BTreeMap;
 use std::fmt;
 use std::time::Duration;
 
+use serde::{Deserialize, Serialize};
 use tamarin::Engine;
 
 use super::findings::{EngineRun, FindingKind, Kind};
@@ -13,7 +17,7 @@ use crate::generate::Shape;
 use crate::pair::{PairKind, Placement};
 
 /// Counts of one engine's verdicts over many pairs.
-#[derive(Clone, Debug, Default)]
+#[derive(Clone, Debug, Default, Serialize, Deserialize)]
 pub struct EngineSummary {
     /// One answer per pair (see [`EngineRun::pair_verdict`]).
     pub pair_verdicts: BTreeMap<Kind, u64>,
@@ -24,6 +28,7 @@ pub struct EngineSummary {
     /// Every verdict (both directions).
     pub verdicts: BTreeMap<Kind, u64>,
     /// Equivalent verdicts (both directions) by the engine whose proof it is.
+    #[serde(deserialize_with = "serial::engine_counts")]
     pub proofs: BTreeMap<&'static str, u64>,
     /// Reasons of possibly-equivalent verdicts (both directions).
     pub incomplete: BTreeMap<String, u64>,
@@ -38,8 +43,11 @@ pub struct EngineSummary {
     /// Compares (one direction each) that ran past their time limit by more than one
     /// solver query's limit, and the longest of them.
     pub over_limit: u64,
+    #[serde(with = "serial::secs")]
     pub longest: Duration,
+    #[serde(with = "serial::secs")]
     pub compare_time: Duration,
+    #[serde(with = "serial::slowest")]
     pub slowest: Option<(Duration, u64)>,
 }
 
@@ -96,21 +104,63 @@ impl EngineSummary {
     pub fn failures(&self) -> u64 {
         self.findings.values().sum()
     }
+
+    /// Adds the counts of `other` (pairs of the same run checked elsewhere).
+    fn merge(&mut self, other: &EngineSummary) {
+        add_counts(&mut self.pair_verdicts, &other.pair_verdicts);
+        for (shape, m) in &other.by_shape {
+            add_counts(self.by_shape.entry(*shape).or_default(), m);
+        }
+        for (kind, m) in &other.by_pair_kind {
+            add_counts(self.by_pair_kind.entry(*kind).or_default(), m);
+        }
+        add_counts(&mut self.verdicts, &other.verdicts);
+        add_counts(&mut self.proofs, &other.proofs);
+        add_counts(&mut self.incomplete, &other.incomplete);
+        add_counts(&mut self.findings, &other.findings);
+        self.warnings += other.warnings;
+        self.asymmetric_incomplete += other.asymmetric_incomplete;
+        self.missed += other.missed;
+        self.over_limit += other.over_limit;
+        self.longest = self.longest.max(other.longest);
+        self.compare_time += other.compare_time;
+        self.slowest = slower(self.slowest, other.slowest);
+    }
+}
+
+/// Adds the counts of `from` to those of `to`.
+fn add_counts<K: Ord + Clone>(to: &mut BTreeMap<K, u64>, from: &BTreeMap<K, u64>) {
+    for (k, n) in from {
+        *to.entry(k.clone()).or_default() += n;
+    }
+}
+
+/// The slower of two (time, pair index), the first on a tie.
+fn slower(a: Option<(Duration, u64)>, b: Option<(Duration, u64)>) -> Option<(Duration, u64)> {
+    match (a, b) {
+        (Some((ta, _)), Some((tb, _))) if tb > ta => b,
+        (None, _) => b,
+        _ => a,
+    }
 }
 
 /// Counts over many pairs.
-#[derive(Clone, Debug, Default)]
+#[derive(Clone, Debug, Default, Serialize, Deserialize)]
 pub struct Summary {
     pub pairs: u64,
-    /// Each engine's counts, in the order the engines ran.
+    /// Each engine's counts, in the order the engines ran (in a summary file, an
+    /// object from each engine's name to its counts).
+    #[serde(with = "serial::per_engine")]
     pub engines: Vec<(Engine, EngineSummary)>,
     /// Pairs on which the engines' answers differ without contradicting each other
     /// (say bmc proves what concolic leaves possibly-equivalent), by the answers.
     pub differing_answers: BTreeMap<String, u64>,
     /// Failed checks by kind, every engine.
     pub findings: BTreeMap<FindingKind, u64>,
-    /// Pairs with a failed check.
+    /// Pairs with a failed check, and their indices (`soundness --only INDEX` checks
+    /// one again).
     pub failed_pairs: u64,
+    pub failed_indices: Vec<u64>,
     /// Reproducers of the first failed pairs.
     pub reproducers: Vec<String>,
     /// Equivalent one way, possibly-equivalent the other (every engine).
@@ -128,8 +178,11 @@ pub struct Summary {
     pub equivalent_pairs: u64,
     pub pairs_out_of_fuel: u64,
     pub pairs_faulting: u64,
+    #[serde(with = "serial::secs")]
     pub compare_time: Duration,
+    #[serde(with = "serial::secs")]
     pub concrete_time: Duration,
+    #[serde(with = "serial::slowest")]
     pub slowest: Option<(Duration, u64)>,
     /// Pairs built to be equal (rewrites; not those with an array over the code, which
     /// a rewrite moves) that were found disequivalent, with a counterexample that
@@ -140,8 +193,10 @@ pub struct Summary {
     /// Check (g): how many ran, their verdicts, and the slowest (time, pair index).
     pub spin_checks: u64,
     pub spin_verdicts: BTreeMap<Kind, u64>,
+    #[serde(with = "serial::slowest")]
     pub spin_slowest: Option<(Duration, u64)>,
-    /// How many reproducers to keep.
+    /// How many reproducers to keep (a setting of the run, not written to files).
+    #[serde(skip)]
     pub keep: usize,
 }
 
@@ -202,6 +257,7 @@ impl Summary {
         }
         if r.failed() {
             self.failed_pairs += 1;
+            self.failed_indices.push(r.index);
             if self.reproducers.len() < self.keep {
                 self.reproducers.push(r.reproducer());
             }
@@ -254,6 +310,60 @@ impl Summary {
         if self.slowest.is_none_or(|(t, _)| r.compare_time > t) {
             self.slowest = Some((r.compare_time, r.index));
         }
+    }
+
+    /// Adds the counts of `other`, the summary of other pairs of the same run (another
+    /// shard): the counts are sums, the slowest and longest the larger, and the
+    /// reproducers those of `self`, then those of `other`, up to [`Summary::keep`].
+    pub fn merge(&mut self, other: &Summary) {
+        self.pairs += other.pairs;
+        for (engine, es) in &other.engines {
+            match self.engines.iter_mut().find(|(e, _)| e == engine) {
+                Some((_, mine)) => mine.merge(es),
+                None => {
+                    let mut mine = EngineSummary::default();
+                    mine.merge(es);
+                    self.engines.push((*engine, mine));
+                }
+            }
+        }
+        add_counts(&mut self.differing_answers, &other.differing_answers);
+        add_counts(&mut self.findings, &other.findings);
+        self.failed_pairs += other.failed_pairs;
+        self.failed_indices.extend(&other.failed_indices);
+        let keep = self.keep;
+        let take = |mine: &mut Vec<String>, theirs: &[String]| {
+            let room = keep.saturating_sub(mine.len());
+            mine.extend(theirs.iter().take(room).cloned());
+        };
+        take(&mut self.reproducers, &other.reproducers);
+        self.warnings += other.warnings;
+        self.asymmetric_incomplete += other.asymmetric_incomplete;
+        take(&mut self.asymmetric_examples, &other.asymmetric_examples);
+        self.missed += other.missed;
+        take(&mut self.missed_examples, &other.missed_examples);
+        self.inputs_run += other.inputs_run;
+        self.equivalent_inputs += other.equivalent_inputs;
+        self.equivalent_pairs += other.equivalent_pairs;
+        self.pairs_out_of_fuel += other.pairs_out_of_fuel;
+        self.pairs_faulting += other.pairs_faulting;
+        self.compare_time += other.compare_time;
+        self.concrete_time += other.concrete_time;
+        self.slowest = slower(self.slowest, other.slowest);
+        self.rewrite_disequivalent
+            .extend(&other.rewrite_disequivalent);
+        add_counts(&mut self.placements, &other.placements);
+        self.spin_checks += other.spin_checks;
+        add_counts(&mut self.spin_verdicts, &other.spin_verdicts);
+        self.spin_slowest = slower(self.spin_slowest, other.spin_slowest);
+        self.sort_indices();
+    }
+
+    /// Puts the lists of pair indices in order: they are gathered in the order the
+    /// pairs finish, which depends on the threads' timing.
+    pub fn sort_indices(&mut self) {
+        self.failed_indices.sort_unstable();
+        self.rewrite_disequivalent.sort_unstable();
     }
 }
 
@@ -398,6 +508,24 @@ impl fmt::Display for Summary {
         for (k, n) in &self.findings {
             writeln!(f, "  {}: {n}", k.name())?;
         }
+        if !self.failed_indices.is_empty() {
+            const SHOWN: usize = 50;
+            let shown: Vec<String> = self
+                .failed_indices
+                .iter()
+                .take(SHOWN)
+                .map(u64::to_string)
+                .collect();
+            writeln!(
+                f,
+                "  failed pairs (`--only INDEX` checks one again): {}{}",
+                shown.join(", "),
+                match self.failed_indices.len().saturating_sub(SHOWN) {
+                    0 => String::new(),
+                    n => format!(" and {n} more"),
+                }
+            )?;
+        }
         writeln!(
             f,
             "warnings (equivalent one way, possibly-equivalent the other): {}",
@@ -452,5 +580,120 @@ impl fmt::Display for Summary {
             write!(f, "; slowest pair: {i} ({:.2} s)", t.as_secs_f64())?;
         }
         writeln!(f)
+    }
+}
+
+/// How the counts serialize where serde's defaults do not fit: durations as seconds,
+/// the slowest pair as `{"seconds", "pair"}`, engines by name.
+mod serial {
+    use std::collections::BTreeMap;
+    use std::fmt;
+    use std::time::Duration;
+
+    use serde::de::{self, MapAccess, Visitor};
+    use serde::{Deserialize, Deserializer, Serialize, Serializer};
+    use tamarin::Engine;
+
+    use super::EngineSummary;
+    use crate::check::ENGINES;
+
+    fn engine_named<E: de::Error>(name: &str) -> Result<Engine, E> {
+        ENGINES
+            .into_iter()
+            .find(|e| e.name() == name)
+            .ok_or_else(|| E::custom(format!("`{name}` is not an engine")))
+    }
+
+    fn duration<E: de::Error>(seconds: f64) -> Result<Duration, E> {
+        Duration::try_from_secs_f64(seconds).map_err(E::custom)
+    }
+
+    pub mod secs {
+        use super::*;
+
+        pub fn serialize<S: Serializer>(d: &Duration, s: S) -> Result<S::Ok, S::Error> {
+            s.serialize_f64(d.as_secs_f64())
+        }
+
+        pub fn deserialize<'de, D: Deserializer<'de>>(d: D) -> Result<Duration, D::Error> {
+            duration(f64::deserialize(d)?)
+        }
+    }
+
+    pub mod slowest {
+        use super::*;
+
+        #[derive(Serialize, Deserialize)]
+        struct Slowest {
+            seconds: f64,
+            pair: u64,
+        }
+
+        pub fn serialize<S: Serializer>(
+            v: &Option<(Duration, u64)>,
+            s: S,
+        ) -> Result<S::Ok, S::Error> {
+            v.map(|(t, pair)| Slowest {
+                seconds: t.as_secs_f64(),
+                pair,
+            })
+            .serialize(s)
+        }
+
+        pub fn deserialize<'de, D: Deserializer<'de>>(
+            d: D,
+        ) -> Result<Option<(Duration, u64)>, D::Error> {
+            Option::<Slowest>::deserialize(d)?
+                .map(|s| Ok((duration(s.seconds)?, s.pair)))
+                .transpose()
+        }
+    }
+
+    /// Counts by engine name, each name one of [`ENGINES`]'.
+    pub fn engine_counts<'de, D: Deserializer<'de>>(
+        d: D,
+    ) -> Result<BTreeMap<&'static str, u64>, D::Error> {
+        BTreeMap::<String, u64>::deserialize(d)?
+            .into_iter()
+            .map(|(name, n)| Ok((engine_named(&name)?.name(), n)))
+            .collect()
+    }
+
+    /// Each engine's counts, as an object from the engine's name to them, in order.
+    pub mod per_engine {
+        use super::*;
+
+        pub fn serialize<S: Serializer>(
+            v: &[(Engine, EngineSummary)],
+            s: S,
+        ) -> Result<S::Ok, S::Error> {
+            s.collect_map(v.iter().map(|(e, es)| (e.name(), es)))
+        }
+
+        pub fn deserialize<'de, D: Deserializer<'de>>(
+            d: D,
+        ) -> Result<Vec<(Engine, EngineSummary)>, D::Error> {
+            struct InOrder;
+            impl<'de> Visitor<'de> for InOrder {
+                type Value = Vec<(Engine, EngineSummary)>;
+
+                fn expecting(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+                    f.write_str("an object from engine names to their counts")
+                }
+
+                fn visit_map<A: MapAccess<'de>>(self, mut map: A) -> Result<Self::Value, A::Error> {
+                    let mut v: Self::Value = Vec::new();
+                    while let Some((name, es)) = map.next_entry::<String, EngineSummary>()? {
+                        let engine = engine_named(&name)?;
+                        if v.iter().any(|(e, _)| *e == engine) {
+                            return Err(de::Error::custom(format!("engine `{name}` twice")));
+                        }
+                        v.push((engine, es));
+                    }
+                    Ok(v)
+                }
+            }
+            d.deserialize_map(InOrder)
+        }
     }
 }

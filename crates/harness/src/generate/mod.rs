@@ -15,14 +15,16 @@ mod straight;
 
 use std::fmt;
 
+use serde::{Deserialize, Serialize};
 use tamarin::{InputSpec, Observable};
 use tamarin_mips::Reg;
 
 use crate::prog::{Line, Op, Prog, Word, R};
 use crate::rng::Rng;
 
-/// The kinds of program the generator makes.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
+/// The kinds of program the generator makes (in summary files, by [`Shape::name`]).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize, Deserialize)]
+#[serde(rename_all = "kebab-case")]
 pub enum Shape {
     /// add, sub, slt, sltu, mult/multu and div/divu with mflo/mfhi, lis constants.
     Straight,
