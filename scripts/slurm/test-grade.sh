@@ -188,7 +188,7 @@ submit() { # DIR GRADE-ARGS...
     local d=$1 out line rc=0
     shift
     out=$("$tamarin" grade --slurm "$shards" --slurm-dir "$d" \
-        --sbatch-arg=--time=30 --sbatch-arg=--mem=2G "$@") || rc=$?
+        --sbatch-arg=--comment=tamarin-test "$@") || rc=$?
     if [[ $rc != 0 ]]; then
         echo "$out"
         echo "FAIL: tamarin grade --slurm did not submit (exit $rc)" >&2

@@ -5,7 +5,9 @@
 //! subtraction. For an input whose every conjunct mentions it alone, the values its
 //! affine comparisons (`x + c <u k`, `x + c <s k`, their negations, `x == k`, `x != k`)
 //! allow are an arc of the 2^32 circle, computed as a superset (so nothing allowed is
-//! lost); if that arc is small it is enumerated, which decides the input exactly (sat
+//! lost); if that arc is small (at most [`MAX_ENUMERATED`] values, or a few more where
+//! its conjuncts are small enough that checking every value costs at most
+//! [`ENUMERATION_WORK`]) it is enumerated, which decides the input exactly (sat
 //! with a value, or unsat); otherwise a few candidates (the arc's ends, walked past
 //! excluded values) are tried, and one that satisfies every conjunct decides it sat.
 //! A candidate outside some conjunct's own arc is refuted by it at once (that arc
@@ -18,10 +20,17 @@
 use rustc_hash::{FxHashMap, FxHashSet};
 
 use crate::term::arc::{arc_of, Arc};
-use crate::term::{mask, Evaluator, Node, Term, TermStore};
+use crate::term::{mask, Compiled, Node, Term, TermStore};
 
-/// The most values enumerated for one input.
+/// Values always enumerated for one input, however large its conjuncts.
 pub const MAX_ENUMERATED: u64 = 256;
+
+/// The work (values × ops of the compiled conjuncts) an input's enumeration may take
+/// when it has more than [`MAX_ENUMERATED`] values: about a tenth of a second, a
+/// count and not a clock, so the same query is decided the same way on any machine.
+/// Below it, checking every value beats the bit-blasting of divisions and products by
+/// constants (`print5`: a number below 100,000 printed digit by digit; BENCHMARKS.md).
+pub const ENUMERATION_WORK: u64 = 1 << 25;
 
 /// What was decided about the inputs the query constrains alone.
 pub(super) enum Unary {
@@ -103,24 +112,29 @@ pub(super) fn solve(store: &TermStore, query: &[Term], cache: &mut InputsCache) 
         }
         excluded.sort_unstable();
         excluded.dedup();
-        let satisfies = |v: u64| {
+        // Every conjunct is confirmed by the evaluator (compiled once for all the
+        // values tried), the opaque ones first: they refute most candidates.
+        let checked: Vec<Term> = opaque
+            .iter()
+            .chain(conjuncts.iter())
+            .map(|&i| query[i])
+            .collect();
+        let mut program = Compiled::new(store, &checked);
+        let work = arc.len.saturating_mul(program.len().max(1) as u64);
+        let mut vars = vec![0u64; store.var_count()];
+        let mut satisfies = |v: u64| {
             // A value outside some conjunct's arc is refuted by it (the arc holds
             // every value the conjunct allows); the meet of the arcs is only a
             // superset of their intersection, so this is checked per conjunct.
             if arcs.iter().any(|a| !a.contains(v, width)) {
                 return false;
             }
-            let mut vars = vec![0u64; store.var_count()];
             if let Some(slot) = vars.get_mut(index as usize) {
                 *slot = v;
             }
-            // Every conjunct confirmed by the evaluator, the opaque ones first (they
-            // refute most candidates).
-            let mut ev = Evaluator::new(store, &vars);
-            opaque.iter().all(|&i| ev.holds(query[i]))
-                && conjuncts.iter().all(|&i| ev.holds(query[i]))
+            program.all_hold(&vars)
         };
-        let found = if arc.len <= MAX_ENUMERATED {
+        let found = if arc.len <= MAX_ENUMERATED || work <= ENUMERATION_WORK {
             let hit = (0..arc.len)
                 .map(|d| (arc.start + d) & mask(width))
                 .filter(|v| excluded.binary_search(v).is_err())

@@ -15,7 +15,7 @@ use normalize::Normalized;
 mod print;
 mod smtlib;
 
-pub use eval::{eval, Evaluator};
+pub use eval::{eval, Compiled, Evaluator};
 pub use lower::{lower_arrays, ArrayLowering};
 pub use print::Readable;
 pub use smtlib::{malformed_memory, symbol as smtlib_symbol, to_smtlib};
