@@ -51,6 +51,7 @@ pub mod eliminate;
 mod portfolio;
 mod process;
 mod propagate;
+mod split;
 mod unary;
 mod z3;
 
@@ -63,6 +64,7 @@ pub use self::order::OrderSolver;
 pub use self::portfolio::PortfolioSolver;
 pub use self::process::ProcessSolver;
 pub use self::propagate::PropagatingSolver;
+pub use self::split::SplittingSolver;
 pub use self::z3::{Z3Mode, Z3Solver, ESCALATION};
 
 use std::time::{Duration, Instant};
@@ -299,17 +301,21 @@ impl Solver for Unavailable {
 ///    `Unknown` without asking further; before it, a query gets at most the time left;
 /// 3. [`DomainSolver`]: adds `domain`, the terms that bound the inputs (an array's
 ///    length), to every query;
-/// 4. [`PropagatingSolver`]: puts the value of every input a query fixes (`x == k`)
-///    into its other conjuncts, so that the store folds them; many queries end here;
-/// 5. [`EliminatingSolver`]: replaces an input that occurs only in one sum by a fresh
+/// 4. [`SplittingSolver`]: an input that the query alone confines to a few values
+///    (an array's length) but that occurs beside other inputs is tried value by value,
+///    each case pinned with `x == v` for the next link to fold;
+/// 5. [`PropagatingSolver`]: puts the value of every input a query fixes (`x == k`)
+///    into its other conjuncts, so that the store folds them; many queries end here
+///    (and one-input queries with few values are enumerated);
+/// 6. [`EliminatingSolver`]: replaces an input that occurs only in one sum by a fresh
 ///    input and maps the model back. It sees the domain (an input the domain bounds is
 ///    not free), and it comes before the caches and the dump, so that they work on the
 ///    query the backend is asked and a dump shows it;
-/// 6. [`CachingSolver`] (with `config.caching`);
-/// 7. [`DumpingSolver`] (with `config.dump_dir`): writes what reaches the backend;
-/// 8. [`PortfolioSolver`] (with installed `config.portfolio` members other than the
+/// 7. [`CachingSolver`] (with `config.caching`);
+/// 8. [`DumpingSolver`] (with `config.dump_dir`): writes what reaches the backend;
+/// 9. [`PortfolioSolver`] (with installed `config.portfolio` members other than the
 ///    backend): what the backend leaves unknown goes to them in parallel;
-/// 9. the backend: [`Z3Solver`] in process (a first try bounded by the resource
+/// 10. the backend: [`Z3Solver`] in process (a first try bounded by the resource
 ///    limit, then, with `config.escalate`, a fresh solver with more), or
 ///    [`ProcessSolver`] with `config.external`. All read memory through the one array
 ///    lowering ([`crate::term::lower_arrays`]).
@@ -352,7 +358,8 @@ pub fn build_chain(
     let eliminating = EliminatingSolver::new(cached);
     let ordering = OrderSolver::new(eliminating);
     let propagating = PropagatingSolver::new(ordering);
-    let bounded = DomainSolver::new(propagating, domain);
+    let splitting = SplittingSolver::new(propagating);
+    let bounded = DomainSolver::new(splitting, domain);
     CountingSolver::new(Box::new(DeadlineSolver::new(bounded, stop)))
 }
 

@@ -39,7 +39,7 @@ impl<S: Solver> PropagatingSolver<S> {
 }
 
 /// The conjuncts of `assertions`, with nested `and`s opened.
-fn conjuncts(store: &TermStore, assertions: &[Term]) -> Vec<Term> {
+pub(super) fn conjuncts(store: &TermStore, assertions: &[Term]) -> Vec<Term> {
     let mut out = Vec::with_capacity(assertions.len());
     let mut todo: Vec<Term> = assertions.iter().rev().copied().collect();
     while let Some(t) = todo.pop() {
