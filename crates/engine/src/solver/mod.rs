@@ -316,9 +316,9 @@ impl Solver for Unavailable {
 /// 9. [`PortfolioSolver`] (with installed `config.portfolio` members other than the
 ///    backend): what the backend leaves unknown goes to them in parallel;
 /// 10. the backend: [`Z3Solver`] in process (a first try bounded by the resource
-///    limit, then, with `config.escalate`, a fresh solver with more), or
-///    [`ProcessSolver`] with `config.external`. All read memory through the one array
-///    lowering ([`crate::term::lower_arrays`]).
+///     limit, then, with `config.escalate`, a fresh solver with more), or
+///     [`ProcessSolver`] with `config.external`. All read memory through the one array
+///     lowering ([`crate::term::lower_arrays`]).
 pub fn build_chain(
     config: &SolverConfig,
     stop: Stop,
