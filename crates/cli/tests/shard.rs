@@ -51,9 +51,8 @@ fn json(stdout: &str) -> Value {
         .unwrap_or_else(|e| panic!("not exactly one JSON object ({e}): {stdout}"))
 }
 
-/// Grades the example class whole; its JSON report.
-fn whole(dir: &Path) -> (i32, Value) {
-    let store = dir.join("whole.sqlite");
+/// Grades the example class into `store` as JSON, with `extra` options.
+fn grade_json(store: &Path, extra: &[&str]) -> (i32, String, String) {
     let mut args = CLASS.to_vec();
     args.extend([
         "--portfolio",
@@ -61,9 +60,15 @@ fn whole(dir: &Path) -> (i32, Value) {
         "--format",
         "json",
         "--store",
-        path(&store),
+        path(store),
     ]);
-    let (status, out, err) = run(&args);
+    args.extend(extra);
+    run(&args)
+}
+
+/// Grades the example class whole; its JSON report.
+fn whole(dir: &Path) -> (i32, Value) {
+    let (status, out, err) = grade_json(&dir.join("whole.sqlite"), &[]);
     assert!(status == 1, "{err}");
     (status, json(&out))
 }
@@ -72,10 +77,7 @@ fn whole(dir: &Path) -> (i32, Value) {
 fn shard(dir: &Path, k: usize, n: usize) -> (i32, Value, PathBuf) {
     let store = dir.join(format!("shard-{k}.sqlite"));
     let spec = format!("{k}/{n}");
-    let mut args = CLASS.to_vec();
-    args.extend(["--portfolio", "none", "--format", "json", "--shard", &spec]);
-    args.extend(["--store", path(&store)]);
-    let (status, out, err) = run(&args);
+    let (status, out, err) = grade_json(&store, &["--shard", &spec]);
     assert!([0, 1].contains(&status), "shard {spec}: {status} {err}");
     (status, json(&out), store)
 }
@@ -202,16 +204,7 @@ fn three_shards_merged_are_one_grade_of_the_class() {
 
     // The merged store is an ordinary store: a grade of the class on one machine
     // takes every result from it.
-    let mut args = CLASS.to_vec();
-    args.extend([
-        "--portfolio",
-        "none",
-        "--format",
-        "json",
-        "--store",
-        path(&merged_store),
-    ]);
-    let (_, out, _) = run(&args);
+    let (_, out, _) = grade_json(&merged_store, &[]);
     let again = json(&out);
     assert_eq!(essence(&again), essence(&whole));
     assert_eq!(
@@ -357,8 +350,8 @@ fn stores_of_other_runs_and_bad_shards_are_refused() {
     assert_eq!(run(&args).0, 2, "--shard and --slurm together");
 }
 
-/// The job scripts of `grade --slurm` for the example class in `dir`.
-fn slurm_scripts(dir: &Path, extra: &[&str]) -> (i32, String, String) {
+/// `grade --slurm 2` of the example class, its scripts in `dir`.
+fn slurm_args(dir: &Path) -> Vec<&str> {
     let mut args = CLASS.to_vec();
     args.extend([
         "--portfolio",
@@ -368,6 +361,12 @@ fn slurm_scripts(dir: &Path, extra: &[&str]) -> (i32, String, String) {
         "--slurm-dir",
         path(dir),
     ]);
+    args
+}
+
+/// The job scripts of `grade --slurm` for the example class in `dir`.
+fn slurm_scripts(dir: &Path, extra: &[&str]) -> (i32, String, String) {
+    let mut args = slurm_args(dir);
     args.extend(extra);
     run(&args)
 }
@@ -461,15 +460,7 @@ fn grade_slurm_submits_the_array_and_the_merge_after_it() {
     .expect("write sbatch");
     std::fs::set_permissions(&fake, std::fs::Permissions::from_mode(0o755)).expect("chmod");
     let slurm = dir.path().join("slurm");
-    let mut args = CLASS.to_vec();
-    args.extend([
-        "--portfolio",
-        "none",
-        "--slurm",
-        "2",
-        "--slurm-dir",
-        path(&slurm),
-    ]);
+    let args = slurm_args(&slurm);
     let path_var = format!(
         "{}:{}",
         bin.display(),

@@ -363,6 +363,12 @@ pub fn build_chain(
     CountingSolver::new(Box::new(DeadlineSolver::new(bounded, stop)))
 }
 
+/// The in-process Z3 with a generous limit, for the links' tests.
+#[cfg(test)]
+pub(crate) fn test_z3() -> Z3Solver {
+    Z3Solver::new(Z3Mode::Auto, Duration::from_secs(10))
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

@@ -173,14 +173,10 @@ impl<S: Solver> Solver for PropagatingSolver<S> {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::solver::{Z3Mode, Z3Solver};
     use crate::term::Evaluator;
     use proptest::prelude::*;
-    use std::time::Duration;
 
-    fn z3() -> Z3Solver {
-        Z3Solver::new(Z3Mode::Auto, Duration::from_secs(10))
-    }
+    use crate::solver::test_z3 as z3;
 
     /// A random conjunct over three inputs: fixes one, or relates two.
     #[derive(Clone, Debug)]

@@ -116,14 +116,11 @@ impl<S: Solver> Solver for SplittingSolver<S> {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::solver::{PropagatingSolver, Z3Mode, Z3Solver};
+    use crate::solver::PropagatingSolver;
     use crate::term::{BinOp, Evaluator};
     use proptest::prelude::*;
-    use std::time::Duration;
 
-    fn z3() -> Z3Solver {
-        Z3Solver::new(Z3Mode::Auto, Duration::from_secs(10))
-    }
+    use crate::solver::test_z3 as z3;
 
     /// A conjunct over a small input `n` (below `bound`) and two others: guarded
     /// reads as an array program makes them, and relations between the others.
