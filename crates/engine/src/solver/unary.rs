@@ -208,6 +208,51 @@ mod tests {
         }
     }
 
+    /// A conjunct on `x`'s digits: `(x / d) % 10` compared with a constant.
+    fn digit_is(s: &mut TermStore, x: Term, d: u32, k: u32, equal: bool) -> Term {
+        let (dt, ten, kt) = (s.word(d), s.word(10), s.word(k));
+        let q = s.bin(BinOp::UDiv, x, dt);
+        let digit = s.bin(BinOp::URem, q, ten);
+        if equal {
+            s.eq(digit, kt)
+        } else {
+            s.ne(digit, kt)
+        }
+    }
+
+    proptest! {
+        #![proptest_config(ProptestConfig { cases: 64, ..ProptestConfig::default() })]
+
+        /// Past [`MAX_ENUMERATED`] values, within the work budget: a number below
+        /// `span` (up to 100,000, as a program that prints five digits checks) with
+        /// conditions on its digits is decided exactly, as brute force decides it.
+        #[test]
+        fn a_large_arc_of_cheap_conjuncts_is_enumerated_exactly(
+            span in 257u32..100_000,
+            digits in prop::collection::vec((0usize..5, 0u32..10, any::<bool>()), 1..4),
+        ) {
+            let mut s = TermStore::new();
+            let x = s.new_var("x", 32);
+            let bound = s.word(span);
+            let mut query = vec![s.bin(BinOp::Ult, x, bound)];
+            let powers = [1u32, 10, 100, 1000, 10000];
+            for &(p, k, equal) in &digits {
+                query.push(digit_is(&mut s, x, powers[p], k, equal));
+            }
+            let truth = (0..span as u64).find(|&v| {
+                query.iter().all(|&q| crate::term::eval(&s, &[v], q) == 1)
+            });
+            match solve(&s, &query, &mut InputsCache::default()) {
+                Unary::Unsat => prop_assert!(truth.is_none(), "unsat, but {:?} satisfies", truth),
+                Unary::Solved { values, rest } => {
+                    prop_assert!(rest.is_empty(), "left to the backend: {} conjuncts", rest.len());
+                    prop_assert_eq!(values.len(), 1);
+                    prop_assert_eq!(Some(values[0].1), truth, "the first value that satisfies");
+                }
+            }
+        }
+    }
+
     proptest! {
         /// Deciding a one-input query agrees with brute force over a small domain.
         #[test]
