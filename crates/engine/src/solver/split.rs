@@ -11,17 +11,27 @@
 //! Exact: the cases cover every value `x` can take in a model of the query (the arc
 //! is a superset of the values that `x`'s own conjuncts allow, as the unary step
 //! computes it), so the query is sat when a case is (with that case's model, which
-//! satisfies the query), unsat when every case is, and unknown otherwise.
+//! satisfies the query) and unsat when every case is. At the first case left unknown
+//! the split is given up and the query asked whole.
 
 use rustc_hash::{FxHashMap, FxHashSet};
 
 use super::unary::InputsCache;
 use super::{Answer, Solver};
 use crate::term::arc::{arc_of, Arc};
-use crate::term::{mask, Node, Term, TermStore};
+use crate::term::{mask, BinOp, Node, Term, TermStore};
 
 /// The most cases one query is split into.
 pub const MAX_CASES: u64 = 16;
+
+/// The largest query (in distinct terms) that is split. Each case rebuilds the terms
+/// that mention the input (in the propagating link), and the store keeps every term
+/// built; the queries that splitting serves, those of an array program's paths, have
+/// hundreds. Queries that multiply or divide two non-constants are not split either:
+/// Z3 bit-blasts each case's products anew, and its bit-blaster does not stop at the
+/// time limit (an array over the code, whose words may be any instruction, gives such
+/// queries; pair 488 of the soundness run's seed 5 took twice as long split).
+pub const MAX_SPLIT_TERMS: usize = 2048;
 
 /// Splits queries on an input with few values.
 pub struct SplittingSolver<S> {
@@ -29,6 +39,8 @@ pub struct SplittingSolver<S> {
     inputs: InputsCache,
     /// Queries split into cases.
     pub split: u64,
+    /// Splits given up at a case the backend could not decide.
+    pub abandoned: u64,
 }
 
 impl<S: Solver> SplittingSolver<S> {
@@ -37,6 +49,7 @@ impl<S: Solver> SplittingSolver<S> {
             inner,
             inputs: InputsCache::default(),
             split: 0,
+            abandoned: 0,
         }
     }
 
@@ -80,15 +93,43 @@ impl<S: Solver> SplittingSolver<S> {
     }
 }
 
+/// Whether `roots` reach at most `limit` distinct terms (it stops counting past it)
+/// and no product or quotient of two non-constants.
+fn worth_splitting(store: &TermStore, roots: &[Term], limit: usize) -> bool {
+    let mut seen: FxHashSet<Term> = FxHashSet::default();
+    let mut todo: Vec<Term> = roots.to_vec();
+    while let Some(t) = todo.pop() {
+        if !seen.insert(t) {
+            continue;
+        }
+        if seen.len() > limit {
+            return false;
+        }
+        if let Node::Bin(op, a, b) = store.node(t) {
+            let hard = matches!(
+                op,
+                BinOp::Mul | BinOp::UDiv | BinOp::URem | BinOp::SDiv | BinOp::SRem
+            );
+            if hard && store.as_const(a).is_none() && store.as_const(b).is_none() {
+                return false;
+            }
+        }
+        todo.extend(store.children(t).filter(|c| !seen.contains(c)));
+    }
+    true
+}
+
 impl<S: Solver> Solver for SplittingSolver<S> {
     fn check(&mut self, store: &mut TermStore, assertions: &[Term]) -> Answer {
         let query = super::propagate::conjuncts(store, assertions);
+        if !worth_splitting(store, &query, MAX_SPLIT_TERMS) {
+            return self.inner.check(store, assertions);
+        }
         let Some((x, arc)) = self.pick(store, &query) else {
             return self.inner.check(store, assertions);
         };
         self.split += 1;
         let width = store.width(x);
-        let mut unknown = None;
         let mut case = Vec::with_capacity(assertions.len() + 1);
         for d in 0..arc.len {
             let value = (arc.start + d) & mask(width);
@@ -100,15 +141,16 @@ impl<S: Solver> Solver for SplittingSolver<S> {
             match self.inner.check(store, &case) {
                 Answer::Sat(m) => return Answer::Sat(m),
                 Answer::Unsat => {}
-                Answer::Unknown(why) => {
-                    unknown.get_or_insert(why);
+                // A case the backend cannot decide: the cases are not easier than
+                // the query, and the others would cost as much again. The query is
+                // asked whole instead.
+                Answer::Unknown(_) => {
+                    self.abandoned += 1;
+                    return self.inner.check(store, assertions);
                 }
             }
         }
-        match unknown {
-            Some(why) => Answer::Unknown(why),
-            None => Answer::Unsat,
-        }
+        Answer::Unsat
     }
     pass_on!(limit_time, failure, describe, cache_hits, warnings, backend_work);
 }
@@ -224,6 +266,17 @@ mod tests {
     struct Cases {
         asked: Vec<u64>,
         sat_at: Option<u64>,
+        unknown_at: Option<u64>,
+    }
+
+    impl Cases {
+        fn new(sat_at: Option<u64>, unknown_at: Option<u64>) -> Cases {
+            Cases {
+                asked: Vec::new(),
+                sat_at,
+                unknown_at,
+            }
+        }
     }
 
     impl Solver for Cases {
@@ -233,6 +286,9 @@ mod tests {
                 _ => None,
             });
             self.asked.push(pinned.unwrap_or(u64::MAX));
+            if pinned.is_some() && pinned == self.unknown_at {
+                return Answer::Unknown("hard".into());
+            }
             if pinned.is_some() && pinned == self.sat_at {
                 let mut values = vec![0; store.var_count()];
                 values[0] = pinned.unwrap_or(0);
@@ -251,18 +307,69 @@ mod tests {
         let mut s = TermStore::new();
         let cs = [Conj::Guarded { i: 2, a: 0, b: 1, op: 0, k: 0 }];
         let q = query(&mut s, &cs, 9);
-        let mut link = SplittingSolver::new(Cases { asked: Vec::new(), sat_at: None });
+        let mut link = SplittingSolver::new(Cases::new(None, None));
         assert_eq!(link.check(&mut s, &q), Answer::Unsat);
         assert_eq!(link.inner.asked, (0..9).collect::<Vec<u64>>(), "len in 0..9");
-        let mut link = SplittingSolver::new(Cases { asked: Vec::new(), sat_at: Some(4) });
+        let mut link = SplittingSolver::new(Cases::new(Some(4), None));
         assert!(matches!(link.check(&mut s, &q), Answer::Sat(_)));
         assert_eq!(link.inner.asked, (0..=4).collect::<Vec<u64>>(), "stops at the first sat");
+        // A case left unknown: the query is asked whole, and that answer stands.
+        let mut link = SplittingSolver::new(Cases::new(Some(4), Some(2)));
+        assert_eq!(link.check(&mut s, &q), Answer::Unsat);
+        assert_eq!(link.inner.asked, vec![0, 1, 2, u64::MAX]);
+        assert_eq!(link.abandoned, 1);
         // Too many values: asked as it is.
         let mut s = TermStore::new();
         let q = query(&mut s, &cs, 17);
-        let mut link = SplittingSolver::new(Cases { asked: Vec::new(), sat_at: None });
+        let mut link = SplittingSolver::new(Cases::new(None, None));
         let _ = link.check(&mut s, &q);
         assert_eq!(link.inner.asked, vec![u64::MAX]);
         assert_eq!(link.split, 0);
+    }
+
+    #[test]
+    fn a_large_query_or_one_with_products_is_not_split() {
+        let base = |s: &mut TermStore| {
+            let cs = [Conj::Guarded { i: 2, a: 0, b: 1, op: 0, k: 0 }];
+            query(s, &cs, 9)
+        };
+        let asked_once = |s: &mut TermStore, q: &[Term]| {
+            let mut link = SplittingSolver::new(Cases::new(None, None));
+            let _ = link.check(s, q);
+            assert_eq!(link.inner.asked, vec![u64::MAX], "asked once, as it is");
+            assert_eq!(link.split, 0);
+        };
+        // A long chain over fresh inputs: more terms than a split may rebuild.
+        let mut s = TermStore::new();
+        let mut q = base(&mut s);
+        let mut t = s.new_var("b", 32);
+        for k in 0..MAX_SPLIT_TERMS {
+            let v = s.new_var(&format!("c{k}"), 32);
+            t = s.bin(BinOp::BvAnd, t, v);
+        }
+        let zero = s.word(0);
+        q.push(s.ne(t, zero));
+        assert!(worth_splitting(&s, &q[..2], MAX_SPLIT_TERMS));
+        assert!(!worth_splitting(&s, &q, MAX_SPLIT_TERMS));
+        asked_once(&mut s, &q);
+        // A product of two inputs.
+        let mut s = TermStore::new();
+        let mut q = base(&mut s);
+        let (b, c) = (s.new_var("b", 32), s.new_var("c", 32));
+        let p = s.bin(BinOp::Mul, b, c);
+        let zero = s.word(0);
+        q.push(s.ne(p, zero));
+        asked_once(&mut s, &q);
+        // By a constant it is split.
+        let mut s = TermStore::new();
+        let mut q = base(&mut s);
+        let b = s.new_var("b", 32);
+        let seven = s.word(7);
+        let p = s.bin(BinOp::Mul, b, seven);
+        let zero = s.word(0);
+        q.push(s.ne(p, zero));
+        let mut link = SplittingSolver::new(Cases::new(None, None));
+        let _ = link.check(&mut s, &q);
+        assert_eq!(link.split, 1);
     }
 }
