@@ -4,10 +4,14 @@
 //! sum of the files of a run's shards ([`merge`]).
 //!
 //! The pairs of a run have positions: 0 for the pair at `--start`, then on through the
-//! stream (of the chosen shapes' pairs only, with `--shapes`), up to `--pairs`. Shard
-//! `K/N` checks the positions `p` with `p % N == K - 1`, so that the `N` shards of a
-//! run check between them every pair of the unsharded run, each once, whatever their
-//! timing; a pair is the same whichever shard checks it.
+//! stream (of the chosen shapes' pairs only, with `--shapes`), up to `--pairs`. The
+//! positions are dealt out in blocks of one pair of each chosen shape (shapes go round
+//! in turn, so any such block holds each once): shard `K/N` checks the blocks `b` with
+//! `b % N == K - 1`. So the `N` shards of a run check between them every pair of the
+//! unsharded run, each once, whatever their timing; a pair is the same whichever shard
+//! checks it; and every shard gets its share of every shape (dealt one position at a
+//! time, two shards of ten shapes would split the shapes between them, and one shard
+//! would get every slow one).
 
 use std::fmt;
 use std::fs;
@@ -90,19 +94,30 @@ impl Selection {
         self.start.saturating_add(self.pairs) - self.start
     }
 
+    /// The positions dealt out at a time: one pair of each chosen shape.
+    fn block(&self) -> u64 {
+        let chosen = Shape::ALL
+            .iter()
+            .filter(|s| self.shapes.is_empty() || self.shapes.contains(s))
+            .count();
+        chosen.max(1) as u64
+    }
+
     /// How many pairs this shard checks.
     pub fn share(&self) -> u64 {
-        let (k, n) = (self.shard.k, self.shard.n);
-        match self.positions() {
-            t if t >= k => (t - k) / n + 1,
-            _ => 0,
-        }
+        let (k, n, b) = (self.shard.k, self.shard.n, self.block());
+        let t = self.positions();
+        let round = n.saturating_mul(b);
+        let (rounds, rest) = (t / round, t % round);
+        rounds * b + rest.saturating_sub((k - 1) * b).min(b)
     }
 
     /// The pair index (for `make_pair`) of this shard's `j`-th pair, from 0, if it has
     /// one.
     pub fn index(&self, j: u64) -> Option<u64> {
-        let p = j.checked_mul(self.shard.n)?.checked_add(self.shard.k - 1)?;
+        let (k, n, b) = (self.shard.k, self.shard.n, self.block());
+        let block = (j / b).checked_mul(n)?.checked_add(k - 1)?;
+        let p = block.checked_mul(b)?.checked_add(j % b)?;
         (p < self.positions()).then(|| nth_index(&self.shapes, self.start + p))
     }
 
@@ -581,7 +596,9 @@ mod tests {
     }
 
     /// Checks that the shards of `whole` check exactly its pairs, each once, shard
-    /// `k` those at the positions `p % n == k - 1`.
+    /// `k` those in the blocks `p / b` (`b` one pair of each chosen shape) with
+    /// `(p / b) % n == k - 1`, and that a shard with a whole block has a pair of every
+    /// chosen shape.
     fn assert_partition(whole: &Selection, n: u64) {
         let all: Vec<u64> = whole.indices().collect();
         assert_eq!(all.len() as u64, whole.share());
@@ -593,13 +610,21 @@ mod tests {
             };
             let mine: Vec<u64> = shard.indices().collect();
             assert_eq!(mine.len() as u64, shard.share(), "shard {k}/{n}");
+            let b = whole.block();
             let expected: Vec<u64> = all
                 .iter()
                 .enumerate()
-                .filter(|(p, _)| *p as u64 % n == k - 1)
+                .filter(|(p, _)| (*p as u64 / b) % n == k - 1)
                 .map(|(_, &i)| i)
                 .collect();
             assert_eq!(mine, expected, "shard {k}/{n} of {whole:?}");
+            if mine.len() as u64 >= b {
+                let shapes: std::collections::BTreeSet<usize> = mine
+                    .iter()
+                    .map(|&i| crate::pair::shape_of(i) as usize)
+                    .collect();
+                assert_eq!(shapes.len() as u64, b, "every shape in shard {k}/{n}");
+            }
             union.extend(mine);
         }
         union.sort_unstable();
@@ -630,12 +655,23 @@ mod tests {
 
     #[test]
     fn shards_at_the_edges() {
-        // More shards than pairs: the last ones check nothing.
+        // More shards than blocks: the first has them all, the others nothing.
         assert_partition(&selection(3, 2, &[], Shard::WHOLE), 5);
+        assert_eq!(selection(3, 2, &[], Shard::new(1, 5).unwrap()).share(), 2);
         assert_eq!(selection(3, 2, &[], Shard::new(3, 5).unwrap()).share(), 0);
         assert_eq!(
             selection(3, 2, &[], Shard::new(2, 5).unwrap()).index(0),
-            Some(4)
+            None
+        );
+        // Two shards of 25 pairs of ten shapes: blocks 0 and 2 (and half of the
+        // third round) to the first, block 1 to the second.
+        let first = selection(0, 25, &[], Shard::new(1, 2).unwrap());
+        assert_eq!(first.share(), 15);
+        assert_eq!(first.index(10), Some(20));
+        let second = selection(0, 25, &[], Shard::new(2, 2).unwrap());
+        assert_eq!(
+            second.indices().collect::<Vec<_>>(),
+            (10..20).collect::<Vec<_>>()
         );
         // No pairs at all.
         assert_partition(&selection(0, 0, &[Shape::Array], Shard::WHOLE), 3);
@@ -645,10 +681,10 @@ mod tests {
         assert_partition(&last, 2);
         assert_partition(&last, 4);
         assert_eq!(
-            selection(u64::MAX - 3, 10, &[], Shard::new(2, 2).unwrap())
+            selection(u64::MAX - 3, 10, &[], Shard::new(1, 2).unwrap())
                 .indices()
                 .collect::<Vec<_>>(),
-            [u64::MAX - 2]
+            [u64::MAX - 3, u64::MAX - 2, u64::MAX - 1]
         );
         // Every shape alone.
         for shape in Shape::ALL {
@@ -872,7 +908,9 @@ mod tests {
         // One shard alone: the other is missing; its own pairs are counted.
         let part = merge(&shards[..1], 5).unwrap();
         assert_eq!(part.merged.as_ref().unwrap().missing, [1]);
-        assert_eq!(part.pairs_checked, 20);
+        // Blocks of seven (one of each shape): shard 2 has positions 7-13, 21-27
+        // and 35-39.
+        assert_eq!(part.pairs_checked, 19);
         assert!(part.report().contains("1 of 2 shards merged, missing 1"));
     }
 

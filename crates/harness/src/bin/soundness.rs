@@ -91,8 +91,10 @@ struct Args {
     /// Check only pair INDEX and print it in full (to reproduce a finding).
     #[arg(long, value_name = "INDEX", conflicts_with_all = ["shard", "summary"])]
     only: Option<u64>,
-    /// Check only shard K of N (1 <= K <= N): the pairs at positions p (0 at --start)
-    /// with p % N == K - 1. The N shards check every pair of the run once.
+    /// Check only shard K of N (1 <= K <= N): the positions (0 at --start) are dealt
+    /// out in blocks of one pair of each chosen shape, block b to the shard with
+    /// b % N == K - 1. The N shards check every pair of the run once, and each gets
+    /// its share of every shape.
     #[arg(long, value_name = "K/N")]
     shard: Option<Shard>,
     /// Write a summary of the run (its counts and failed pairs) to FILE, as JSON, at
