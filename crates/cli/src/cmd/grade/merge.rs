@@ -19,8 +19,8 @@ use super::run::{parse_format, RunRecord};
 use super::store::{Journal, Store};
 use super::task::Task;
 use super::{
-    form_groups, load_submission, print_report, report, subs_view, thread_pool, GradeFormat,
-    Record, Reference, Settings, Submission, Verdict,
+    form_groups, load_submission, print_report, report, subs_view, thread_pool, Record, Reference,
+    ReportArgs, Settings, Submission, Verdict,
 };
 use crate::diag::CliError;
 
@@ -42,12 +42,8 @@ pub struct Args {
     /// takes them from there.
     #[arg(long, value_name = "FILE", default_value = "tamarin-grade.sqlite")]
     pub store: PathBuf,
-    /// How to print the report on standard output.
-    #[arg(long, value_enum, value_name = "FORMAT", default_value_t = GradeFormat::Text)]
-    pub format: GradeFormat,
-    /// Also write the report as one standalone page, DIR/index.html.
-    #[arg(long, value_name = "DIR")]
-    pub html: Option<PathBuf>,
+    #[command(flatten)]
+    pub report: ReportArgs,
     /// Comparisons run at once to form the groups [default: the number of cores].
     #[arg(short, long, value_name = "N")]
     pub jobs: Option<usize>,
@@ -184,7 +180,7 @@ pub fn execute(args: Args) -> Result<ExitCode, CliError> {
             .map(|p| p.display().to_string())
             .collect(),
     });
-    print_report(&model, args.format, args.html.as_deref())
+    print_report(&model, &args.report)
 }
 
 /// The runs of `stores`, the first one's apart; all must be shards of one run.

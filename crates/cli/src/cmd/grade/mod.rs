@@ -119,12 +119,8 @@ pub struct Args {
     /// rerun after an interruption or a change of some files does only what is left.
     #[arg(long, value_name = "FILE", default_value = "tamarin-grade.sqlite")]
     pub store: PathBuf,
-    /// How to print the report on standard output.
-    #[arg(long, value_enum, value_name = "FORMAT", default_value_t = GradeFormat::Text)]
-    pub format: GradeFormat,
-    /// Also write the report as one standalone page, DIR/index.html.
-    #[arg(long, value_name = "DIR")]
-    pub html: Option<PathBuf>,
+    #[command(flatten)]
+    pub report: ReportArgs,
     /// Grade only the K-th of N slices of the class (1 <= K <= N), for N machines
     /// grading one class together; `tamarin grade merge` joins their stores. The
     /// slices depend on the files' contents only, so they are the same on every
@@ -151,6 +147,17 @@ pub enum GradeCommand {
 
 fn parse_shard(text: &str) -> Result<Shard, String> {
     text.parse()
+}
+
+/// Where the report of `grade` and `grade merge` goes.
+#[derive(Debug, ClapArgs)]
+pub struct ReportArgs {
+    /// How to print the report on standard output.
+    #[arg(long, value_enum, value_name = "FORMAT", default_value_t = GradeFormat::Text)]
+    pub format: GradeFormat,
+    /// Also write the report as one standalone page, DIR/index.html.
+    #[arg(long, value_name = "DIR")]
+    pub html: Option<PathBuf>,
 }
 
 /// How `grade` prints its report.
@@ -404,7 +411,7 @@ pub fn execute(mut args: Args) -> Result<ExitCode, CliError> {
             store: store_path.display().to_string(),
         });
     }
-    print_report(&model, args.format, args.html.as_deref())
+    print_report(&model, &args.report)
 }
 
 /// Everything that decides verdicts, resolved from the command line and the task
@@ -614,21 +621,18 @@ fn form_groups(
     })
 }
 
-/// Prints `model` as `format` (and the page into `html`), and says the exit status.
-fn print_report(
-    model: &report::Model,
-    format: GradeFormat,
-    html: Option<&Path>,
-) -> Result<ExitCode, CliError> {
+/// Prints `model` as `to` says (on standard output, and the page), and says the exit
+/// status.
+fn print_report(model: &report::Model, to: &ReportArgs) -> Result<ExitCode, CliError> {
     let mut out = super::stdout();
-    match format {
+    match to.format {
         GradeFormat::Text => report::write_text(&mut out, model),
         GradeFormat::Json => report::write_json(&mut out, model),
         GradeFormat::Csv => report::write_csv(&mut out, model),
     }
     .map_err(CliError::stdout)?;
     super::finish(out)?;
-    if let Some(dir) = html {
+    if let Some(dir) = &to.html {
         html::write(dir, model)?;
     }
     let has = |v: Verdict| model.rows.iter().any(|r| r.verdict == v);
