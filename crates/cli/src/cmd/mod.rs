@@ -173,11 +173,17 @@ pub fn parse_read(
     bytes: Vec<u8>,
     format: InputFormat,
 ) -> Result<(Vec<u8>, InputFormat, Program), CliError> {
-    if format == InputFormat::Asm {
-        check_text(&name, &bytes)?;
-    }
-    let program = loader::parse_program(&name, &bytes, format)?;
+    let program = parse_bytes(&name, &bytes, format)?;
     Ok((bytes, format, program))
+}
+
+/// Checks and parses a program's bytes, read from `name`, leaving the bytes to the
+/// caller.
+pub fn parse_bytes(name: &str, bytes: &[u8], format: InputFormat) -> Result<Program, CliError> {
+    if format == InputFormat::Asm {
+        check_text(name, bytes)?;
+    }
+    Ok(loader::parse_program(name, bytes, format)?)
 }
 
 /// What [`read_at_most`] found.

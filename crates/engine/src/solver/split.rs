@@ -124,10 +124,12 @@ fn worth_splitting(store: &TermStore, roots: &[Term], limit: usize) -> bool {
 impl<S: Solver> Solver for SplittingSolver<S> {
     fn check(&mut self, store: &mut TermStore, assertions: &[Term]) -> Answer {
         let query = super::propagate::conjuncts(store, assertions);
-        if !worth_splitting(store, &query, MAX_SPLIT_TERMS) {
-            return self.inner.check(store, assertions);
-        }
-        let Some((x, arc)) = self.pick(store, &query) else {
+        // Most queries have no input to split on, which the cached inputs of their
+        // conjuncts tell at once; only the others are walked whole.
+        let picked = self
+            .pick(store, &query)
+            .filter(|_| worth_splitting(store, &query, MAX_SPLIT_TERMS));
+        let Some((x, arc)) = picked else {
             return self.inner.check(store, assertions);
         };
         self.split += 1;

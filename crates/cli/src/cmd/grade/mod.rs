@@ -326,24 +326,11 @@ pub fn execute(mut args: Args) -> Result<ExitCode, CliError> {
     if found.submissions.is_empty() {
         return Err(CliError::Usage("no submissions found".into()));
     }
-    if let Some(count) = args.slurm.count {
-        return slurm::submit(&args, &argv, count, &found, &settings);
-    }
-    let shard = args.shard.unwrap_or(Shard::WHOLE);
-    let store_path = match (&args.shard, given.contains("store")) {
-        (Some(s), false) if !s.is_whole() => PathBuf::from(format!(
-            "tamarin-grade.shard-{}-of-{}.sqlite",
-            s.index, s.count
-        )),
-        _ => args.store.clone(),
+    let shard = match args.slurm.count {
+        // The class dealt out as the array's tasks will deal it.
+        Some(count) => Shard { index: 1, count },
+        None => args.shard.unwrap_or(Shard::WHOLE),
     };
-    // A shard's store has one writer, and may lie on a cluster's network file system.
-    let journal = if shard.is_whole() {
-        Journal::Wal
-    } else {
-        Journal::Rollback
-    };
-    let mut store = Store::open_with(&store_path, journal)?;
     let all: Vec<Submission> = found
         .submissions
         .iter()
@@ -358,18 +345,37 @@ pub fn execute(mut args: Args) -> Result<ExitCode, CliError> {
         &settings,
         shard,
     );
-    store.put_run(&run)?;
-    store.put_program(&run.reference.sha, &reference.bytes)?;
-    let mut subs: Vec<Submission> = Vec::new();
-    for (sub, entry) in all.into_iter().zip(&run.submissions) {
-        if entry.shard != shard.index {
-            continue;
-        }
-        if let (Some(sha), Some((bytes, _))) = (&entry.sha, sub.source()) {
-            store.put_program(sha, bytes)?;
-        }
-        subs.push(sub);
+    if args.slurm.count.is_some() {
+        return slurm::submit(&args, &argv, &run, &settings);
     }
+    let store_path = match (&args.shard, given.contains("store")) {
+        (Some(s), false) if !s.is_whole() => PathBuf::from(format!(
+            "tamarin-grade.shard-{}-of-{}.sqlite",
+            s.index, s.count
+        )),
+        _ => args.store.clone(),
+    };
+    // A shard's store has one writer, and may lie on a cluster's network file system.
+    let journal = if shard.is_whole() {
+        Journal::Wal
+    } else {
+        Journal::Rollback
+    };
+    let mut store = Store::open_with(&store_path, journal)?;
+    store.put_run(&run)?;
+    // This shard's submissions, and their bytes kept for the merge.
+    let (mut subs, entries): (Vec<Submission>, Vec<&run::ClassEntry>) = all
+        .into_iter()
+        .zip(&run.submissions)
+        .filter(|(_, entry)| entry.shard == shard.index)
+        .unzip();
+    let mine = subs
+        .iter()
+        .zip(&entries)
+        .filter_map(|(sub, entry)| Some((entry.sha.as_deref()?, sub.source()?.0)));
+    store.put_programs(
+        std::iter::once((run.reference.sha.as_str(), &reference.bytes[..])).chain(mine),
+    )?;
     for sub in &mut subs {
         if let Some(loaded) = &sub.loaded {
             if let Some(record) = store.get(&loaded.key)? {
@@ -745,8 +751,8 @@ fn load_submission(
     canonical: &str,
 ) -> Submission {
     let path = PathBuf::from(&name);
-    match super::parse_read(name.clone(), bytes.clone(), format) {
-        Ok((bytes, format, program)) => {
+    match super::parse_bytes(&name, &bytes, format) {
+        Ok(program) => {
             let key = store::key(
                 (&reference.bytes, reference.format),
                 (&bytes, format),

@@ -8,15 +8,15 @@
 //! Each task's time limit is derived from its share of the class and the limit per
 //! submission, its memory from the comparisons it runs at once (see [`Limits`]).
 
+use std::collections::BTreeSet;
 use std::fmt::Write as _;
 use std::path::{Path, PathBuf};
 use std::process::{Command, ExitCode};
 
 use clap::Args as ClapArgs;
 
-use super::collect::Found;
-use super::run::ClassEntry;
-use super::{store, Args, Settings};
+use super::run::{ClassEntry, RunRecord};
+use super::{Args, Settings};
 use crate::diag::{CliError, EXIT_OK};
 
 /// Options of `grade --slurm`.
@@ -116,10 +116,10 @@ impl Limits {
 pub fn submit(
     args: &Args,
     argv: &[String],
-    count: usize,
-    found: &Found,
+    run: &RunRecord,
     settings: &Settings,
 ) -> Result<ExitCode, CliError> {
+    let count = run.shard.count;
     let slurm = &args.slurm;
     let timeout = settings.opts.timeout.map_or(0, |t| t.as_secs());
     if timeout == 0 {
@@ -127,22 +127,18 @@ pub fn submit(
             "--slurm sizes each task's time limit from the limit per submission: give --timeout (0 means none)".into(),
         ));
     }
-    // Distinct contents, as the shards deal them out.
-    let mut ids: Vec<String> = found
-        .submissions
-        .iter()
-        .map(|p| {
-            let name = p.display().to_string();
-            let sha = std::fs::read(p).ok().map(|b| store::content_id(&b));
-            ClassEntry::shard_id(&name, sha.as_deref())
-        })
-        .collect();
-    ids.sort_unstable();
-    ids.dedup();
+    // Distinct contents per shard, as the run dealt them out.
+    let mut per: Vec<BTreeSet<String>> = vec![BTreeSet::new(); count];
+    for e in &run.submissions {
+        if let Some(ids) = per.get_mut(e.shard.saturating_sub(1)) {
+            ids.insert(ClassEntry::shard_id(&e.name, e.sha.as_deref()));
+        }
+    }
+    let distinct: usize = per.iter().map(BTreeSet::len).sum();
+    let per_shard = per.iter().map(BTreeSet::len).max().unwrap_or(0);
     let jobs = args.jobs.filter(|&j| j > 0).unwrap_or(1);
-    let per_shard = ids.len().div_ceil(count);
     let shard_limits = Limits::shard(per_shard, jobs, timeout);
-    let merge_limits = Limits::merge(found.submissions.len(), jobs, timeout);
+    let merge_limits = Limits::merge(run.submissions.len(), jobs, timeout);
 
     let dir = &slurm.slurm_dir;
     for sub in ["stores", "logs"] {
@@ -183,13 +179,12 @@ pub fn submit(
     )?;
     write_file(&merge_script, &scripts.merge(merge_limits))?;
 
-    if ids.len() < count {
+    if distinct < count {
         eprintln!(
-            "tamarin: warning: {count} shards for {} distinct submission{}: {} shard{} will have nothing to grade",
-            ids.len(),
-            crate::words::s(ids.len()),
-            count - ids.len(),
-            crate::words::s(count - ids.len())
+            "tamarin: warning: {count} shards for {distinct} distinct submission{}: {} shard{} will have nothing to grade",
+            crate::words::s(distinct),
+            count - distinct,
+            crate::words::s(count - distinct)
         );
     }
     let quote = |p: &Path| shell_words::quote(&p.display().to_string()).into_owned();

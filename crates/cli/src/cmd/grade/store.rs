@@ -287,15 +287,26 @@ impl Store {
         Ok(text.and_then(|t| serde_json::from_str(&t).ok()))
     }
 
-    /// Keeps a program's bytes under their SHA-256 (`sha`).
-    pub fn put_program(&mut self, sha: &str, bytes: &[u8]) -> Result<(), CliError> {
-        self.conn
-            .execute(
-                "INSERT OR IGNORE INTO programs (sha, bytes) VALUES (?1, ?2)",
-                params![sha, bytes],
-            )
-            .map_err(|e| self.fail(e))?;
-        Ok(())
+    /// Keeps programs' bytes, each under its SHA-256, in one transaction.
+    pub fn put_programs<'a>(
+        &mut self,
+        programs: impl IntoIterator<Item = (&'a str, &'a [u8])>,
+    ) -> Result<(), CliError> {
+        let path = self.path.clone();
+        let fail = |e: rusqlite::Error| CliError::Store {
+            path: path.clone(),
+            message: e.to_string(),
+        };
+        let tx = self.conn.transaction().map_err(fail)?;
+        {
+            let mut insert = tx
+                .prepare("INSERT OR IGNORE INTO programs (sha, bytes) VALUES (?1, ?2)")
+                .map_err(fail)?;
+            for (sha, bytes) in programs {
+                insert.execute(params![sha, bytes]).map_err(fail)?;
+            }
+        }
+        tx.commit().map_err(fail)
     }
 
     /// The bytes kept under `sha`, checked against it.
