@@ -99,6 +99,9 @@ struct Unroller<'s, 'a, I: Isa> {
     initial_array: Term,
     fuel_term: Term,
     work: BTreeMap<Key, State>,
+    /// Loop heads (targets of branches back to or before themselves) and the last
+    /// branch back to each: the loop's body as the scheduler sees it.
+    loops: rustc_hash::FxHashMap<u32, u32>,
     /// Addresses inside the image whose word may differ from the image's: array slots
     /// placed over it and words stored there at constant addresses. Code there is
     /// fetched from memory; elsewhere in the image it is the image's (a store at an
@@ -115,7 +118,8 @@ struct Unroller<'s, 'a, I: Isa> {
 impl<'s, 'a, I: Isa> Unroller<'s, 'a, I> {
     fn new(s: &'s mut TermStore, setup: &'a Setup<'a>) -> Self {
         let image = setup.program.words().clone();
-        let ops = image.iter().map(|&w| I::decode(w)).collect();
+        let ops: Vec<Option<I::Instr>> = image.iter().map(|&w| I::decode(w)).collect();
+        let loops = loop_bodies::<I>(&ops);
         let image_end = setup.program.byte_len();
         let zero = s.word(0);
         let initial_array = initial_memory(s, &image);
@@ -164,6 +168,7 @@ impl<'s, 'a, I: Isa> Unroller<'s, 'a, I> {
             initial_array,
             fuel_term,
             work,
+            loops,
             volatile_code,
             forks: rustc_hash::FxHashMap::default(),
             asked_terms: 0,
@@ -179,7 +184,7 @@ impl<'s, 'a, I: Isa> Unroller<'s, 'a, I> {
 
     fn run(&mut self, ask: &mut dyn FnMut(&mut TermStore, &[Term]) -> Answer) {
         let mut pops = 0u64;
-        while let Some((_, st)) = self.work.pop_first() {
+        while let Some(st) = self.next_state() {
             pops += 1;
             let over_terms = self.s.len() - self.asked_terms > self.setup.max_terms;
             let over_time = pops.is_multiple_of(256) && self.setup.stop.reached();
@@ -194,6 +199,32 @@ impl<'s, 'a, I: Isa> Unroller<'s, 'a, I> {
             }
             self.step(st, ask);
         }
+    }
+
+    /// Takes the state to run next: the one with the lowest pc, except that a state at
+    /// a loop head waits while another is still inside that loop's body. So every state
+    /// of one iteration reaches the head before the next iteration starts, and they
+    /// merge there into one; running the lowest pc alone would let a short arm of the
+    /// body race ahead and merge with a later iteration of a longer one, turning
+    /// pointers and counters into `ite`s of unrelated iterations.
+    fn next_state(&mut self) -> Option<State> {
+        let key = self
+            .work
+            .keys()
+            .find(|k| !self.waits(k.0))
+            .or_else(|| self.work.keys().next())
+            .copied()?;
+        self.work.remove(&key)
+    }
+
+    /// Whether a state at `pc` must wait for others in the body of the loop it heads.
+    fn waits(&self, pc: u32) -> bool {
+        let Some(&last) = self.loops.get(&pc).filter(|&&last| last > pc) else {
+            return false;
+        };
+        let from = (pc + 1, 0, 0, None);
+        let to = (last, usize::MAX, usize::MAX, Some(u64::MAX));
+        self.work.range(from..=to).next().is_some()
     }
 
     fn push(&mut self, st: State) {
@@ -714,6 +745,22 @@ impl<'s, 'a, I: Isa> Unroller<'s, 'a, I> {
         self.uncover(Uncovered::JumpTargets, rest);
         cases
     }
+}
+
+/// Each loop head of the image with the address of the last branch back to it.
+fn loop_bodies<I: Isa>(ops: &[Option<I::Instr>]) -> rustc_hash::FxHashMap<u32, u32> {
+    let mut loops = rustc_hash::FxHashMap::default();
+    for (i, op) in ops.iter().enumerate() {
+        let pc = (i as u32).wrapping_mul(4);
+        let Some(head) = op.and_then(|op| I::branch_target(pc, op)) else {
+            continue;
+        };
+        if head <= pc {
+            let last = loops.entry(head).or_insert(pc);
+            *last = (*last).max(pc);
+        }
+    }
+    loops
 }
 
 /// The targets of a jump through an `ite` tree with constant leaves (what merging

@@ -33,6 +33,13 @@ impl Isa for Cs241 {
         any
     }
 
+    fn branch_target(pc: u32, instr: Instr) -> Option<u32> {
+        match instr {
+            Instr::Beq { i, .. } | Instr::Bne { i, .. } => Some(relative(pc, i)),
+            _ => None,
+        }
+    }
+
     fn effect<D: Domain>(d: &mut D, regs: Regs<'_, D::V>, pc: u32, instr: Instr) -> Effect<D::V> {
         use Instr::*;
         let r = |x: Reg| regs.get(x);
@@ -68,7 +75,7 @@ impl Isa for Cs241 {
                 a: r(s),
                 b: r(t),
                 when_equal: matches!(instr, Beq { .. }),
-                target: pc.wrapping_add(4).wrapping_add((i as i32 as u32) << 2),
+                target: relative(pc, i),
             },
             Jr { s } => Effect::Jump {
                 target: r(s),
@@ -80,4 +87,10 @@ impl Isa for Cs241 {
             },
         }
     }
+}
+
+/// The target of a branch at `pc` with offset `i` words, counted from the next
+/// instruction.
+fn relative(pc: u32, i: i16) -> u32 {
+    pc.wrapping_add(4).wrapping_add((i as i32 as u32) << 2)
 }

@@ -86,4 +86,8 @@ pub trait Isa {
     /// What `instr` at `pc` does, with values computed in domain `d` from `regs`.
     fn effect<D: Domain>(d: &mut D, regs: Regs<'_, D::V>, pc: u32, instr: Self::Instr)
         -> Effect<D::V>;
+
+    /// Where `instr` at `pc` may branch to, when that is a constant (its
+    /// [`Effect::Branch`] target): the unroller finds loops by these.
+    fn branch_target(pc: u32, instr: Self::Instr) -> Option<u32>;
 }

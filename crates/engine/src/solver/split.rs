@@ -24,7 +24,7 @@ use crate::term::arc::{arc_of, Arc};
 use crate::term::{mask, BinOp, Node, Term, TermStore};
 
 /// The most cases one query is split into.
-pub const MAX_CASES: u64 = 16;
+pub const MAX_CASES: u64 = 32;
 
 /// The largest query (in distinct terms) that is split. Each case rebuilds the terms
 /// that mention the input (in the propagating link), and the store keeps every term
@@ -324,7 +324,7 @@ mod tests {
         assert_eq!(link.abandoned, 1);
         // Too many values: asked as it is.
         let mut s = TermStore::new();
-        let q = query(&mut s, &cs, 17);
+        let q = query(&mut s, &cs, MAX_CASES as u32 + 1);
         let mut link = SplittingSolver::new(Cases::new(None, None));
         let _ = link.check(&mut s, &q);
         assert_eq!(link.inner.asked, vec![u64::MAX]);

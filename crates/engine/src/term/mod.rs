@@ -9,6 +9,7 @@
 
 pub mod arc;
 mod eval;
+mod extremum;
 mod lower;
 mod normalize;
 use normalize::Normalized;
@@ -344,12 +345,26 @@ impl TermStore {
         acc
     }
 
-    /// `if c then a else b`.
+    /// `if c then a else b`; maxima and minima in one canonical shape
+    /// ([`extremum`]).
     pub fn ite(&mut self, c: Term, a: Term, b: Term) -> Term {
+        if let Node::Not(x) = self.node(c) {
+            return self.ite(x, b, a);
+        }
+        if a != b && !matches!(self.node(c), Node::Bool(_)) {
+            if let Some(t) = self.extremum(c, a, b) {
+                return t;
+            }
+        }
+        self.plain_ite(c, a, b)
+    }
+
+    /// `if c then a else b` with only the local simplifications.
+    fn plain_ite(&mut self, c: Term, a: Term, b: Term) -> Term {
         match self.node(c) {
             Node::Bool(true) => return a,
             Node::Bool(false) => return b,
-            Node::Not(x) => return self.ite(x, b, a),
+            Node::Not(x) => return self.plain_ite(x, b, a),
             _ => {}
         }
         if a == b {
