@@ -325,3 +325,47 @@ fn an_input_bounded_loop_is_exact_at_every_count() {
     let points: Vec<(u32, u32, u8, u8)> = (0..16).map(|n| (n, 7, 0, 0)).collect();
     assert_eq!(agree(&program, &points).expect("agrees"), 0);
 }
+
+/// A loop whose body has a short arm (back to the head at once) and a long one (an
+/// assignment first): every iteration's states meet at the head before the next
+/// iteration starts, so the pointer stays a constant in each iteration and every
+/// element is read at a constant address. Were the short arm to run ahead, it would
+/// merge with a later iteration of the long one, and the pointer, and every read
+/// through it, would become an `ite` of addresses (a select of memory). The summary is
+/// exact on arrays of every length.
+#[test]
+fn the_iterations_of_a_loop_with_a_short_and_a_long_arm_meet_at_its_head() {
+    let path =
+        std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../../examples/proofs/amax-fwd.asm");
+    let program = tamarin_mips::loader::load_file(&path, None).expect("loads");
+    let spec = InputSpec::Array {
+        max_len: 6,
+        base: None,
+    };
+    let mut store = TermStore::new();
+    let layout = InputLayout::declare(&mut store, &spec, 0);
+    let summary = summarize(&mut store, &layout, &program);
+    assert!(summary.uncovered.is_empty(), "{:?}", summary.uncovered);
+    let result = summary.done[0].1.observed[0][0];
+    let mut todo = vec![result];
+    let mut seen = std::collections::HashSet::new();
+    while let Some(t) = todo.pop() {
+        if seen.insert(t) {
+            assert!(
+                !matches!(store.node(t), tamarin::term::Node::Select(..)),
+                "the maximum reads memory at a symbolic address"
+            );
+            todo.extend(store.children(t));
+        }
+    }
+    let mut points = Vec::new();
+    for len in 0..=6u32 {
+        for seed in 0..8u32 {
+            let elems = (0..6).map(|i| {
+                [0, 1, 0x8000_0000, 0x7fff_ffff, 5, u32::MAX][((seed + i * 7 + len) % 6) as usize]
+            });
+            points.push(std::iter::once(len).chain(elems).collect());
+        }
+    }
+    assert_eq!(agree_on(&program, &spec, 0, &points).expect("agrees"), 0);
+}
