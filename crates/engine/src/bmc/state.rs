@@ -70,6 +70,11 @@ pub struct State {
     /// Terms the path condition confines to a few constants (`x == k` was assumed,
     /// or states that knew `x` were merged): a jump or branch on them needs no solver.
     pub known: Vec<(Term, Vec<u64>)>,
+    /// At a loop head, the wave of arrivals it belongs to: the unroller lets a head's
+    /// waiting states into the body together, once the body is empty, and states that
+    /// arrive after that belong to the next wave. So states of two iterations never
+    /// meet at the head. 0 elsewhere.
+    pub wave: u32,
 }
 
 /// Most facts a state remembers.
@@ -77,10 +82,11 @@ const MAX_KNOWN: usize = 32;
 /// Most values one fact lists.
 const MAX_VALUES: usize = 64;
 
-/// States meet and merge when they agree on this: the pc, the input read, the output
-/// written, and the stack pointer when it is a constant (calls at different depths
-/// stay apart, so stack addresses stay constants instead of becoming `ite`s).
-pub type Key = (u32, usize, usize, Option<u64>);
+/// States meet and merge when they agree on this: the pc, the wave (at a loop head:
+/// which iteration, see [`State::wave`]), the input read, the output written, and the
+/// stack pointer when it is a constant (calls at different depths stay apart, so stack
+/// addresses stay constants instead of becoming `ite`s).
+pub type Key = (u32, u32, usize, usize, Option<u64>);
 
 impl State {
     /// The condition under which an input is in this state.
@@ -95,6 +101,7 @@ impl State {
     pub fn key(&self, s: &TermStore) -> Key {
         (
             self.pc,
+            self.wave,
             self.reads,
             self.output.len(),
             s.as_const(self.regs[30]),

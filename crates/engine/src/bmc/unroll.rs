@@ -99,9 +99,10 @@ struct Unroller<'s, 'a, I: Isa> {
     initial_array: Term,
     fuel_term: Term,
     work: BTreeMap<Key, State>,
-    /// Loop heads (targets of branches back to or before themselves) and the last
-    /// branch back to each: the loop's body as the scheduler sees it.
-    loops: rustc_hash::FxHashMap<u32, u32>,
+    /// Loop heads (targets of branches back to or before themselves), each with the
+    /// last branch back to it (the loop's body as the scheduler sees it) and its open
+    /// wave (see [`State::wave`]).
+    loops: rustc_hash::FxHashMap<u32, Loop>,
     /// Addresses inside the image whose word may differ from the image's: array slots
     /// placed over it and words stored there at constant addresses. Code there is
     /// fetched from memory; elsewhere in the image it is the image's (a store at an
@@ -144,6 +145,7 @@ impl<'s, 'a, I: Isa> Unroller<'s, 'a, I> {
             reads: 0,
             output: Vec::new(),
             known: Vec::new(),
+            wave: 0,
         };
         for &(r, t) in &setup.symbolic_registers {
             if r != Reg::ZERO {
@@ -201,36 +203,52 @@ impl<'s, 'a, I: Isa> Unroller<'s, 'a, I> {
         }
     }
 
-    /// Takes the state to run next: the one with the lowest pc, except that a state at
-    /// a loop head waits while another is still inside that loop's body. So every state
-    /// of one iteration reaches the head before the next iteration starts, and they
-    /// merge there into one; running the lowest pc alone would let a short arm of the
-    /// body race ahead and merge with a later iteration of a longer one, turning
-    /// pointers and counters into `ite`s of unrelated iterations.
+    /// Takes the state to run next: the one with the lowest pc, except that the states
+    /// at a loop head wait while others are inside that loop's body, and then enter it
+    /// together as one wave (arrivals after that wait for the next). So every state of
+    /// one iteration reaches the head before the next iteration starts, and they merge
+    /// there; running the lowest pc alone would let a short arm of the body race ahead
+    /// and merge with a later iteration of a longer one, turning pointers and counters
+    /// into `ite`s of unrelated iterations.
     fn next_state(&mut self) -> Option<State> {
+        let mut release = None;
         let key = self
             .work
             .keys()
-            .find(|k| !self.waits(k.0))
+            .find(|k| match self.loops.get(&k.0) {
+                None => true,
+                Some(l) if k.1 < l.open_wave => true,
+                Some(l) => {
+                    let clear = !self.body_busy(k.0, l.last);
+                    if clear {
+                        release = Some(k.0);
+                    }
+                    clear
+                }
+            })
             .or_else(|| self.work.keys().next())
             .copied()?;
+        if let Some(l) = release.and_then(|head| self.loops.get_mut(&head)) {
+            l.open_wave += 1;
+        }
         self.work.remove(&key)
     }
 
-    /// Whether a state at `pc` must wait for others in the body of the loop it heads.
-    fn waits(&self, pc: u32) -> bool {
-        let Some(&last) = self.loops.get(&pc).filter(|&&last| last > pc) else {
+    /// Whether some state is inside the body of the loop at `head` that ends at `last`.
+    fn body_busy(&self, head: u32, last: u32) -> bool {
+        if last <= head {
             return false;
-        };
-        let from = (pc + 1, 0, 0, None);
-        let to = (last, usize::MAX, usize::MAX, Some(u64::MAX));
+        }
+        let from = (head + 1, 0, 0, 0, None);
+        let to = (last, u32::MAX, usize::MAX, usize::MAX, Some(u64::MAX));
         self.work.range(from..=to).next().is_some()
     }
 
-    fn push(&mut self, st: State) {
+    fn push(&mut self, mut st: State) {
         if st.is_dead(self.s) {
             return;
         }
+        st.wave = self.loops.get(&st.pc).map_or(0, |l| l.open_wave);
         let key = st.key(self.s);
         match self.work.get_mut(&key) {
             Some(waiting) => {
@@ -747,8 +765,17 @@ impl<'s, 'a, I: Isa> Unroller<'s, 'a, I> {
     }
 }
 
-/// Each loop head of the image with the address of the last branch back to it.
-fn loop_bodies<I: Isa>(ops: &[Option<I::Instr>]) -> rustc_hash::FxHashMap<u32, u32> {
+/// A loop of the image as the scheduler sees it.
+#[derive(Clone, Copy, Debug)]
+struct Loop {
+    /// The address of the last branch back to the head.
+    last: u32,
+    /// The wave that states arriving at the head join now.
+    open_wave: u32,
+}
+
+/// Each loop head of the image with its loop.
+fn loop_bodies<I: Isa>(ops: &[Option<I::Instr>]) -> rustc_hash::FxHashMap<u32, Loop> {
     let mut loops = rustc_hash::FxHashMap::default();
     for (i, op) in ops.iter().enumerate() {
         let pc = (i as u32).wrapping_mul(4);
@@ -756,8 +783,11 @@ fn loop_bodies<I: Isa>(ops: &[Option<I::Instr>]) -> rustc_hash::FxHashMap<u32, u
             continue;
         };
         if head <= pc {
-            let last = loops.entry(head).or_insert(pc);
-            *last = (*last).max(pc);
+            let l = loops.entry(head).or_insert(Loop {
+                last: pc,
+                open_wave: 0,
+            });
+            l.last = l.last.max(pc);
         }
     }
     loops

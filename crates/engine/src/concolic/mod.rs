@@ -653,14 +653,17 @@ impl<'o> Search<'o> {
         )
     }
 
-    /// The deepest checkpoint on the prefix of `node`, with the depth the run's new
-    /// checkpoints start from.
-    fn checkpoint_for(&self, side: usize, node: NodeId) -> Option<std::rc::Rc<trace::Checkpoint>> {
+    /// The deepest checkpoint on the prefix of `node`, and the node it belongs to.
+    fn checkpoint_for(
+        &self,
+        side: usize,
+        node: NodeId,
+    ) -> Option<(NodeId, std::rc::Rc<trace::Checkpoint>)> {
         let s = &self.sides[side];
         let mut at = Some(node);
         while let Some(n) = at {
             if let Some(c) = s.checkpoints.get(&n) {
-                return Some(c.clone());
+                return Some((n, c.clone()));
             }
             at = s.tree.node(n).parent;
         }
@@ -685,14 +688,17 @@ impl<'o> Search<'o> {
         let stdin_terms = self.layout.symbolic_stdin().to_vec();
         let resume = along
             .filter(|_| !record && self.opts.trace_resume)
-            .and_then(|n| self.checkpoint_for(side, n).map(|c| (c, self.sides[side].tree.node(n).depth)));
+            .and_then(|n| {
+                self.checkpoint_for(side, n)
+                    .map(|(at, c)| (c, at, self.sides[side].tree.node(n).depth))
+            });
         let s = &mut self.sides[side];
         s.machine.reset();
         if self.layout.load(&mut s.machine, inputs).is_err() {
             // An array that does not fit this program's memory: the run cannot start,
             // so the path stays unexplored.
             let outcome = s.machine.run_to_outcome(&mut tamarin_mips::NoTrace);
-            let leaf = self.record_path(side, inputs, &[], &outcome, Vec::new(), (true, false));
+            let (leaf, _) = self.record_path(side, inputs, &[], None, &outcome, Vec::new(), (true, false));
             return (outcome, Vec::new(), leaf);
         }
         let limits = TraceLimits {
@@ -703,7 +709,7 @@ impl<'o> Search<'o> {
         // Resume from the checkpoint where there is one: the machine replays its steps
         // untraced, and must be where the checkpoint says it was (else the run is
         // traced from the start).
-        let resumed = resume.filter(|(c, _)| {
+        let resumed = resume.filter(|(c, _, _)| {
             s.machine.run_until(&mut tamarin_mips::NoTrace, c.steps).is_none()
                 && c.matches(s.machine.regs())
         });
@@ -712,7 +718,7 @@ impl<'o> Search<'o> {
             let _ = self.layout.load(&mut s.machine, inputs);
         }
         let mut tracer = match &resumed {
-            Some((c, _)) => SymTracer::resume(&mut self.store, c, termination, limits),
+            Some((c, _, _)) => SymTracer::resume(&mut self.store, c, termination, limits),
             None => SymTracer::new(
                 &mut self.store,
                 s.machine.regs(),
@@ -725,7 +731,9 @@ impl<'o> Search<'o> {
             .with_stdin(stdin_terms)
             .with_limits(limits),
         };
-        let from = resumed.as_ref().map_or(0, |&(_, depth)| depth + 1);
+        let from = resumed.as_ref().map_or(0, |&(_, _, depth)| depth + 1);
+        // The run's conditions begin with the checkpoint's node's prefix.
+        let below = resumed.as_ref().map(|(c, at, _)| (*at, c.conds()));
         if !record && self.opts.trace_resume {
             tracer = tracer.with_checkpoints(CHECKPOINT_EVERY, from);
         }
@@ -772,26 +780,22 @@ impl<'o> Search<'o> {
             let which = if side == 0 { Side::Left } else { Side::Right };
             self.observer.trace(which, &named, &text);
         }
-        let leaf = self.record_path(
+        let (leaf, along) = self.record_path(
             side,
             inputs,
             &conds,
+            below,
             &outcome,
             observed_terms,
             (partial, cut_short),
         );
-        // Each checkpoint belongs to the node its conditions lead to.
-        if !checkpoints.is_empty() {
+        // Each checkpoint belongs to the node its conditions lead to (`along[d]` is
+        // the node after `first + d` conditions).
+        if let Some((first, along)) = along.filter(|_| !checkpoints.is_empty()) {
             let s = &mut self.sides[side];
-            let mut path = Vec::new();
-            let mut at = Some(s.leaves[leaf].node);
-            while let Some(n) = at {
-                path.push(n);
-                at = s.tree.node(n).parent;
-            }
-            path.reverse(); // by depth: path[d] is the node after d conditions
             for c in checkpoints {
-                if let Some(&node) = path.get(c.conds()) {
+                let at = c.conds().checked_sub(first).and_then(|d| along.get(d));
+                if let Some(&node) = at {
                     s.checkpoints
                         .entry(node)
                         .or_insert_with(|| std::rc::Rc::new(c));
@@ -801,18 +805,27 @@ impl<'o> Search<'o> {
         (outcome, observed, leaf)
     }
 
+    /// Records a run's path in its side's tree: its leaf, and the nodes along it from
+    /// the `below` node on (a node and its depth, whose prefix the run's first
+    /// conditions are; the root when `None`) with that depth; the nodes above were
+    /// queued when they were made.
+    #[allow(clippy::too_many_arguments)]
     fn record_path(
         &mut self,
         side: usize,
         inputs: &[u32],
         conds: &[PathCond],
+        below: Option<(NodeId, usize)>,
         outcome: &Outcome,
         observed: Vec<Vec<Term>>,
         (partial, cut_short): (bool, bool),
-    ) -> usize {
+    ) -> (usize, Option<(usize, Vec<NodeId>)>) {
         let terms: Vec<Term> = conds.iter().map(|c| c.cond).collect();
         let s = &mut self.sides[side];
-        let (along, _) = s.tree.insert(&terms);
+        let (start, first) = below
+            .filter(|&(n, d)| d <= terms.len() && s.tree.node(n).depth == d)
+            .unwrap_or((0, 0));
+        let (along, _) = s.tree.insert_below(start, &terms[first..]);
         let end = along.last().copied().unwrap_or(0);
         let existing = s.tree.node(end).leaf;
         let leaf = match existing {
@@ -855,7 +868,7 @@ impl<'o> Search<'o> {
         for &n in &along {
             self.push(side, n);
         }
-        leaf
+        (leaf, Some((first, along)))
     }
 
     /// The condition that two paths' results differ (given both are followed).

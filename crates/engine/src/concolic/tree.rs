@@ -84,8 +84,16 @@ impl PathTree {
     /// Adds the path with `conds`, returning the nodes along it (root first) and
     /// whether the final node was new.
     pub fn insert(&mut self, conds: &[Term]) -> (Vec<NodeId>, bool) {
-        let mut at = 0;
-        let mut along = vec![0];
+        self.insert_below(0, conds)
+    }
+
+    /// Adds the path that goes through `start` and then takes `conds`, returning the
+    /// nodes along it from `start` on and whether the final node was new. A run
+    /// resumed at a node's checkpoint is inserted from there: the work is the length
+    /// of its new part, not of its whole path.
+    pub fn insert_below(&mut self, start: NodeId, conds: &[Term]) -> (Vec<NodeId>, bool) {
+        let mut at = start;
+        let mut along = vec![start];
         let mut created = false;
         for &c in conds {
             let next = self.nodes[at]
@@ -166,5 +174,10 @@ mod tests {
             t.none_of_children(&mut s, 0).is_none(),
             "c and !c cover everything"
         );
+        // Below a node: the same nodes as from the root.
+        let (p3, new3) = t.insert(&[a, na]);
+        let (p4, new4) = t.insert_below(p1[1], &[na]);
+        assert!(new3 && !new4);
+        assert_eq!(p4, p3[1..].to_vec());
     }
 }
