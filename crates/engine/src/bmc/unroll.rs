@@ -2,9 +2,12 @@
 //! guarded terms over the inputs.
 //!
 //! States wait in a map keyed by (pc, input consumed, output written) and the state
-//! with the lowest pc runs next, one instruction at a time. A state that arrives where
-//! another waits is merged into it, so the two arms of a branch meet again at their
-//! join, and the exits of a loop from every iteration become one state. Forks happen
+//! with the lowest pc runs next, one instruction at a time, except at a loop head,
+//! whose states wait until the loop's body is empty and then enter it together (see
+//! [`Unroller::next_state`]). A state that arrives where another waits is merged into
+//! it, so the two arms of a branch meet again at their join, each iteration of a loop
+//! is one state at its head, and the exits of a loop from every iteration become one
+//! state. Forks happen
 //! wherever the machine would decide something from the inputs (a branch, a jump
 //! target, a faulting address, a zero divisor), and nothing is concretized without its
 //! condition. Whatever the encoding cannot follow exactly is recorded as *uncovered*,
