@@ -933,31 +933,40 @@ impl<'o> Search<'o> {
                 return 0;
             }
         }
-        // Conditions of each right path, to skip pairs that exclude each other outright
-        // (a condition on one side whose negation is on the other).
-        let right_conds: Vec<FxHashSet<Term>> = self.sides[1]
-            .leaves
-            .iter()
-            .map(|leaf| leaf.conds.iter().copied().collect())
+        // Pairs that exclude each other outright (a condition on one path whose
+        // negation is on the other) are skipped: the negated conditions of the side
+        // whose paths are shorter in all are looked up in the other side's tree, so the
+        // work does not grow with the long side's paths' lengths (a loop of n trips
+        // has paths of every length up to n).
+        let total = |side: &SideState| -> usize {
+            side.leaves.iter().map(|l| side.tree.node(l.node).depth).sum()
+        };
+        let short = usize::from(total(&self.sides[1]) <= total(&self.sides[0]));
+        let long = 1 - short;
+        let ancestry = self.sides[long].tree.ancestry();
+        let short_negated: Vec<Vec<Term>> = (0..self.sides[short].leaves.len())
+            .map(|k| {
+                let conds = self.sides[short].leaves[k].conds.clone();
+                conds.into_iter().map(|c| self.store.not(c)).collect()
+            })
             .collect();
+        let opposed = |s: &[SideState], l: usize, r: usize| -> bool {
+            let (k, other) = if short == 1 { (r, l) } else { (l, r) };
+            let end = s[long].leaves[other].node;
+            short_negated[k].iter().any(|&n| ancestry.on_path(n, end))
+        };
         let mut asked = 0;
         for l in 0..nl {
             let Some(mut q) = self.path_query(0, l) else {
                 continue;
             };
-            let negated: Vec<Term> = self.sides[0].leaves[l]
-                .conds
-                .clone()
-                .into_iter()
-                .map(|c| self.store.not(c))
-                .collect();
             let mut candidates = Vec::new();
-            for (r, conds) in right_conds.iter().enumerate() {
+            for r in 0..nr {
                 let d = self.diff(l, r);
                 if self.store.as_const(d) == Some(0) || self.exclusive(l, r) {
                     continue;
                 }
-                if negated.iter().any(|n| conds.contains(n)) {
+                if opposed(&self.sides, l, r) {
                     continue;
                 }
                 candidates.push((r, d));

@@ -147,6 +147,56 @@ impl PathTree {
     pub fn nodes(&self) -> &[Node] {
         &self.nodes
     }
+
+    /// The tree's edges indexed by condition, with each node's place in a depth-first
+    /// walk: whether a condition lies on a path then costs the edges with that
+    /// condition, not the path's length.
+    pub fn ancestry(&self) -> Ancestry {
+        let n = self.nodes.len();
+        let mut enter = vec![0u32; n];
+        let mut leave = vec![0u32; n];
+        let mut clock = 0u32;
+        let mut stack = vec![(0usize, false)];
+        while let Some((id, done)) = stack.pop() {
+            if done {
+                leave[id] = clock;
+                continue;
+            }
+            enter[id] = clock;
+            clock += 1;
+            stack.push((id, true));
+            stack.extend(self.nodes[id].children.iter().rev().map(|&(_, c)| (c, false)));
+        }
+        let mut edges: rustc_hash::FxHashMap<Term, Vec<NodeId>> = Default::default();
+        for (id, node) in self.nodes.iter().enumerate() {
+            if let Some(c) = node.cond {
+                edges.entry(c).or_default().push(id);
+            }
+        }
+        Ancestry {
+            enter,
+            leave,
+            edges,
+        }
+    }
+}
+
+/// See [`PathTree::ancestry`].
+pub struct Ancestry {
+    enter: Vec<u32>,
+    leave: Vec<u32>,
+    edges: rustc_hash::FxHashMap<Term, Vec<NodeId>>,
+}
+
+impl Ancestry {
+    /// Whether the path from the root to `node` takes an edge with condition `cond`.
+    pub fn on_path(&self, cond: Term, node: NodeId) -> bool {
+        let Some(ends) = self.edges.get(&cond) else {
+            return false;
+        };
+        ends.iter()
+            .any(|&e| self.enter[e] <= self.enter[node] && self.leave[node] <= self.leave[e])
+    }
 }
 
 #[cfg(test)]
@@ -179,5 +229,11 @@ mod tests {
         let (p4, new4) = t.insert_below(p1[1], &[na]);
         assert!(new3 && !new4);
         assert_eq!(p4, p3[1..].to_vec());
+        // A condition is on a path when an edge with it is above the path's end.
+        let anc = t.ancestry();
+        assert!(anc.on_path(a, p3[2]) && anc.on_path(na, p3[2]));
+        assert!(!anc.on_path(na, p2[1]) && anc.on_path(a, p2[1]));
+        let (other, _) = t.insert(&[na]);
+        assert!(!anc.on_path(a, other[1]) && anc.on_path(na, other[1]));
     }
 }

@@ -69,25 +69,6 @@ pub struct Z3Solver {
     work: u64,
 }
 
-/// The most memory Z3 may hold in this process, in MiB: 2 GiB for each core the
-/// process may use (as many comparisons may run side by side), and at most half the
-/// machine's memory. Z3's bit-blaster looks at neither the time limit nor the resource
-/// limit: on a query whose words it must decode bit by bit (an array over the code) it
-/// once took 110 s and 16.7 GB under a 5 s limit, and got a grading shard killed for
-/// memory. Past the cap the query is unknown (it took 22 s and 3.4 GB on two cores).
-pub fn memory_cap_mib() -> u64 {
-    let cores = std::thread::available_parallelism().map_or(1, |n| n.get()) as u64;
-    let per_core = 2048 * cores;
-    let half_of_machine = std::fs::read_to_string("/proc/meminfo")
-        .ok()
-        .and_then(|m| {
-            let line = m.lines().find(|l| l.starts_with("MemTotal:"))?;
-            let kib: u64 = line.split_whitespace().nth(1)?.parse().ok()?;
-            Some(kib / 1024 / 2)
-        });
-    half_of_machine.map_or(per_core, |h| per_core.min(h)).max(512)
-}
-
 impl Z3Solver {
     /// A backend with a per-query time limit.
     pub fn new(mode: Z3Mode, timeout: Duration) -> Z3Solver {
@@ -95,11 +76,8 @@ impl Z3Solver {
         // and the tool's Ctrl-C handler never hears of it. Set once, for every solver:
         // as a parameter of each query it cost a third of the time of query-heavy
         // proofs.
-        static GLOBAL: std::sync::Once = std::sync::Once::new();
-        GLOBAL.call_once(|| {
-            z3::set_global_param("ctrl_c", "false");
-            z3::set_global_param("memory_max_size", &memory_cap_mib().to_string());
-        });
+        static NO_CTRL_C: std::sync::Once = std::sync::Once::new();
+        NO_CTRL_C.call_once(|| z3::set_global_param("ctrl_c", "false"));
         Z3Solver {
             mode,
             timeout,
@@ -458,24 +436,6 @@ mod tests {
         let mut ev = Evaluator::new(&s, &m.values);
         assert!(q.iter().all(|&c| ev.holds(c)), "{m:?}");
         assert_eq!(twice.escalated(), 1);
-    }
-
-    #[test]
-    fn the_memory_cap_is_a_share_of_the_machine() {
-        let cap = memory_cap_mib();
-        let cores = std::thread::available_parallelism().map_or(1, |n| n.get()) as u64;
-        assert!((512..=2048 * cores).contains(&cap), "{cap} MiB");
-        let total_kib: Option<u64> = std::fs::read_to_string("/proc/meminfo").ok().and_then(|m| {
-            m.lines()
-                .find(|l| l.starts_with("MemTotal:"))?
-                .split_whitespace()
-                .nth(1)?
-                .parse()
-                .ok()
-        });
-        if let Some(kib) = total_kib.filter(|&k| k / 1024 / 2 >= 512) {
-            assert!(cap <= kib / 1024 / 2, "{cap} MiB of {kib} KiB");
-        }
     }
 
     #[test]
