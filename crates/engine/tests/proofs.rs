@@ -353,6 +353,23 @@ jr $31
     proved_and_mutant_refuted(closed, recursive, &mutant);
 }
 
+/// The array maximum's pair (forward, backward), its mutant, and proof options for
+/// arrays of up to `max_len` elements.
+fn array_maximum(max_len: u32) -> (Program, Program, Program, Options) {
+    let load = common::proof_example;
+    let mut opts = common::load_proof();
+    opts.inputs = tamarin::InputSpec::Array {
+        max_len,
+        base: None,
+    };
+    (
+        load("amax-fwd.asm"),
+        load("amax-bwd.asm"),
+        load("amax-bwd-mutant.asm"),
+        opts,
+    )
+}
+
 /// An array's maximum computed forward and backward: both programs have hundreds of
 /// paths (one per order of the elements' records), and the final step proves each
 /// forward path against the backward paths of its length pair by pair, most of them
@@ -361,17 +378,7 @@ jr $31
 /// mutant that compares unsigned is refuted.
 #[test]
 fn an_array_maximum_two_ways_through_every_order_of_its_elements() {
-    let load = common::proof_example;
-    let (fwd, bwd, mutant) = (
-        load("amax-fwd.asm"),
-        load("amax-bwd.asm"),
-        load("amax-bwd-mutant.asm"),
-    );
-    let mut opts = common::load_proof();
-    opts.inputs = tamarin::InputSpec::Array {
-        max_len: 8,
-        base: None,
-    };
+    let (fwd, bwd, mutant, opts) = array_maximum(8);
     let report = compare(&fwd, &bwd, &opts, Engine::Concolic);
     assert_proved(&report, Engine::Concolic, "amax");
     assert!(
@@ -426,18 +433,8 @@ fn array_differential(left: &Program, right: &Program, fuel: u64, max_len: u64) 
 /// shows as an unknown rather than a slow test.
 #[test]
 fn an_array_maximum_of_sixteen_elements_is_proved_by_the_merged_encoding() {
-    let load = common::proof_example;
-    let (fwd, bwd, mutant) = (
-        load("amax-fwd.asm"),
-        load("amax-bwd.asm"),
-        load("amax-bwd-mutant.asm"),
-    );
-    let mut opts = common::load_proof();
+    let (fwd, bwd, mutant, mut opts) = array_maximum(16);
     opts.solver.resource_limit = tamarin::solver::SolverConfig::default().resource_limit;
-    opts.inputs = tamarin::InputSpec::Array {
-        max_len: 16,
-        base: None,
-    };
     assert_proved(
         &compare(&fwd, &bwd, &opts, Engine::Bmc),
         Engine::Bmc,
