@@ -93,7 +93,7 @@ pub enum Rule {
 /// [`FuelPolicy::Same`], and under [`FuelPolicy::Different`] a difference when the
 /// other side stops (both out of fuel stays the same). Concrete replay
 /// ([`results_differ`]) and the symbolic difference conditions of both engines
-/// ([`observed_differ`]) all go through it.
+/// (`observed_differ`) all go through it.
 pub fn rule(policy: FuelPolicy, left: Ending, right: Ending) -> Rule {
     use Ending::*;
     match (left, right) {
