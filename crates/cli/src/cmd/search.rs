@@ -377,6 +377,10 @@ pub fn parse_reg_list(text: &str) -> Result<RegList, String> {
 pub struct CliObserver {
     bar: Option<ProgressBar>,
     interactive: bool,
+    /// When the command began: the first second is counted from here, not from the
+    /// start of the engine's current phase (`auto` runs several, each with its own
+    /// clock, and the bar would otherwise wait for a phase that lasts a second).
+    started: std::time::Instant,
 }
 
 impl CliObserver {
@@ -384,6 +388,7 @@ impl CliObserver {
         CliObserver {
             bar: None,
             interactive: text && std::io::stderr().is_terminal(),
+            started: std::time::Instant::now(),
         }
     }
 
@@ -406,7 +411,7 @@ impl Observer for CliObserver {
     }
 
     fn progress(&mut self, p: &Progress) {
-        if !self.interactive || p.elapsed < Duration::from_secs(1) {
+        if !self.interactive || self.started.elapsed() < Duration::from_secs(1) {
             return;
         }
         let bar = self.bar.get_or_insert_with(|| {
