@@ -698,7 +698,7 @@ impl<'o> Search<'o> {
             // An array that does not fit this program's memory: the run cannot start,
             // so the path stays unexplored.
             let outcome = s.machine.run_to_outcome(&mut tamarin_mips::NoTrace);
-            let (leaf, _) = self.record_path(side, inputs, &[], None, &outcome, Vec::new(), (true, false));
+            let (leaf, _, _) = self.record_path(side, inputs, &[], None, &outcome, Vec::new(), (true, false));
             return (outcome, Vec::new(), leaf);
         }
         let limits = TraceLimits {
@@ -780,7 +780,7 @@ impl<'o> Search<'o> {
             let which = if side == 0 { Side::Left } else { Side::Right };
             self.observer.trace(which, &named, &text);
         }
-        let (leaf, along) = self.record_path(
+        let (leaf, first, along) = self.record_path(
             side,
             inputs,
             &conds,
@@ -791,7 +791,7 @@ impl<'o> Search<'o> {
         );
         // Each checkpoint belongs to the node its conditions lead to (`along[d]` is
         // the node after `first + d` conditions).
-        if let Some((first, along)) = along.filter(|_| !checkpoints.is_empty()) {
+        if !checkpoints.is_empty() {
             let s = &mut self.sides[side];
             for c in checkpoints {
                 let at = c.conds().checked_sub(first).and_then(|d| along.get(d));
@@ -805,9 +805,9 @@ impl<'o> Search<'o> {
         (outcome, observed, leaf)
     }
 
-    /// Records a run's path in its side's tree: its leaf, and the nodes along it from
-    /// the `below` node on (a node and its depth, whose prefix the run's first
-    /// conditions are; the root when `None`) with that depth; the nodes above were
+    /// Records a run's path in its side's tree. Returns its leaf, and the nodes along
+    /// it from the `below` node on (a node and its depth, whose prefix the run's first
+    /// conditions are; the root when `None`) with that depth: the nodes above were
     /// queued when they were made.
     #[allow(clippy::too_many_arguments)]
     fn record_path(
@@ -819,7 +819,7 @@ impl<'o> Search<'o> {
         outcome: &Outcome,
         observed: Vec<Vec<Term>>,
         (partial, cut_short): (bool, bool),
-    ) -> (usize, Option<(usize, Vec<NodeId>)>) {
+    ) -> (usize, usize, Vec<NodeId>) {
         let terms: Vec<Term> = conds.iter().map(|c| c.cond).collect();
         let s = &mut self.sides[side];
         let (start, first) = below
@@ -868,7 +868,7 @@ impl<'o> Search<'o> {
         for &n in &along {
             self.push(side, n);
         }
-        (leaf, Some((first, along)))
+        (leaf, first, along)
     }
 
     /// The condition that two paths' results differ (given both are followed).
@@ -944,11 +944,10 @@ impl<'o> Search<'o> {
         let short = usize::from(total(&self.sides[1]) <= total(&self.sides[0]));
         let long = 1 - short;
         let ancestry = self.sides[long].tree.ancestry();
-        let short_negated: Vec<Vec<Term>> = (0..self.sides[short].leaves.len())
-            .map(|k| {
-                let conds = self.sides[short].leaves[k].conds.clone();
-                conds.into_iter().map(|c| self.store.not(c)).collect()
-            })
+        let short_negated: Vec<Vec<Term>> = self.sides[short]
+            .leaves
+            .iter()
+            .map(|leaf| leaf.conds.iter().map(|&c| self.store.not(c)).collect())
             .collect();
         let opposed = |s: &[SideState], l: usize, r: usize| -> bool {
             let (k, other) = if short == 1 { (r, l) } else { (l, r) };
