@@ -53,20 +53,37 @@ struct Setup {
 /// and checkpoints.
 type Traced = (Vec<PathCond>, Outcome, Vec<u32>, Vec<Checkpoint>);
 
+/// How a resumed run gets to its checkpoint.
+#[derive(Clone, Copy, Debug)]
+enum Reach {
+    /// Its first steps replayed untraced.
+    Replay,
+    /// Placed in the checkpoint's state evaluated at its inputs (where the checkpoint
+    /// allows; `None` when it does not).
+    Place,
+}
+
 /// Traces one run.
-fn trace(s: &mut Setup, values: &[u32], from: Option<&Checkpoint>) -> Option<Traced> {
+fn trace(s: &mut Setup, values: &[u32], from: Option<(&Checkpoint, Reach)>) -> Option<Traced> {
     let mut m = Machine::new(&s.program, Config::with_fuel(FUEL));
     s.layout.load(&mut m, values).ok()?;
     let memory = s.layout.symbolic_memory(&mut s.store, &s.program);
     let symbolic = s.layout.symbolic_registers();
     let mut tracer = match from {
-        Some(c) => {
+        Some((c, Reach::Replay)) => {
             // Replayed untraced to the checkpoint, where the machine must be.
             assert!(m.run_until(&mut tamarin_mips::NoTrace, c.steps).is_none());
             assert!(
                 c.matches(m.regs()),
                 "the machine is not where the checkpoint was"
             );
+            SymTracer::resume(&mut s.store, c, DEFAULT_TERMINATION, TraceLimits::default())
+        }
+        Some((c, Reach::Place)) => {
+            let vals: Vec<u64> = values.iter().map(|&v| u64::from(v)).collect();
+            if !c.place(&s.store, &vals, &mut m) {
+                return None;
+            }
             SymTracer::resume(&mut s.store, c, DEFAULT_TERMINATION, TraceLimits::default())
         }
         None => SymTracer::new(
@@ -125,11 +142,18 @@ proptest! {
         let step = applies.len().div_ceil(8).max(1);
         let picked = applies.iter().step_by(step).chain(applies.last());
         for c in picked {
-            let (conds, out, obs, _) = trace(&mut s, &b, Some(c)).expect("runs");
-            prop_assert_eq!(&conds, &whole, "{} from {} conditions", name, c.conds());
-            prop_assert_eq!(out.status, outcome.status);
-            prop_assert_eq!(out.steps, outcome.steps);
-            prop_assert_eq!(&obs, &observed);
+            for reach in [Reach::Replay, Reach::Place] {
+                let Some((conds, out, obs, _)) = trace(&mut s, &b, Some((c, reach))) else {
+                    prop_assert!(matches!(reach, Reach::Place), "a replay runs");
+                    continue;
+                };
+                prop_assert_eq!(&conds, &whole, "{} from {} conditions, {:?}", name, c.conds(), reach);
+                prop_assert_eq!(out.status, outcome.status);
+                prop_assert_eq!(out.steps, outcome.steps);
+                prop_assert_eq!(&out.regs, &outcome.regs);
+                prop_assert_eq!(&out.output, &outcome.output);
+                prop_assert_eq!(&obs, &observed);
+            }
         }
     }
 }
@@ -159,8 +183,10 @@ fn a_loop_run_resumes_from_another_run_s_checkpoint() {
         whole.len()
     );
     let deepest = shared.last().expect("one");
-    let (conds, _, _, _) = trace(&mut s, &[50, 0], Some(deepest)).expect("runs");
-    assert_eq!(conds, whole);
+    for reach in [Reach::Replay, Reach::Place] {
+        let (conds, _, _, _) = trace(&mut s, &[50, 0], Some((deepest, reach))).expect("runs");
+        assert_eq!(conds, whole, "{reach:?}");
+    }
 }
 
 /// A whole comparison gives the same verdict, paths, runs and queries with and without
@@ -182,4 +208,55 @@ fn a_comparison_gives_the_same_verdict_either_way() {
     assert_eq!(a.verdict.name(), b.verdict.name());
     assert_eq!(a.stats.paths, b.stats.paths);
     assert_eq!(a.stats.runs, b.stats.runs);
+}
+
+/// A run placed at a checkpoint (its state computed, not replayed) goes on exactly as
+/// the whole run: with output written before the checkpoint, with stack frames in
+/// memory, and with an array in memory.
+#[test]
+fn a_placed_run_ends_as_the_whole_run() {
+    let cases: [(&str, bool, [u32; 2], [u32; 2]); 3] = [
+        ("countdown printing", false, [40, 0], [50, 0]),
+        ("fib-rec.asm", false, [9, 0], [11, 0]),
+        ("amax-fwd.asm", true, [6, 0], [6, 1]),
+    ];
+    for (name, array, first, second) in cases {
+        let mut store = TermStore::new();
+        let spec = if array {
+            InputSpec::Array {
+                max_len: 6,
+                base: None,
+            }
+        } else {
+            InputSpec::default()
+        };
+        let layout = InputLayout::declare(&mut store, &spec, 0);
+        let mut s = Setup {
+            program: program(name),
+            store,
+            layout,
+        };
+        let pad = |v: [u32; 2]| {
+            let mut v = v.to_vec();
+            v.resize(if array { 7 } else { 2 }, 0);
+            v
+        };
+        let (a, b) = (pad(first), pad(second));
+        let (_, _, _, checkpoints) = trace(&mut s, &a, None).expect("runs");
+        let (whole, outcome, observed, _) = trace(&mut s, &b, None).expect("runs");
+        let deepest = checkpoints
+            .iter()
+            .filter(|c| whole.len() >= c.conds() && whole[..c.conds()] == *c.conditions())
+            .next_back()
+            .unwrap_or_else(|| panic!("{name}: no shared checkpoint"));
+        let (conds, out, obs, _) =
+            trace(&mut s, &b, Some((deepest, Reach::Place))).expect("placed");
+        assert!(deepest.steps > 0, "{name}");
+        assert_eq!(conds, whole, "{name}");
+        assert_eq!(out.status, outcome.status, "{name}");
+        assert_eq!(out.steps, outcome.steps, "{name}");
+        assert_eq!(out.regs, outcome.regs, "{name}");
+        assert_eq!(out.output, outcome.output, "{name}");
+        assert_eq!(obs, observed, "{name}");
+    }
 }

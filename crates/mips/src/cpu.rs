@@ -229,6 +229,19 @@ pub trait Tracer {
 pub struct NoTrace;
 impl Tracer for NoTrace {}
 
+/// Where a run stands between two instructions, besides its registers and memory.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Position {
+    /// The next instruction's address.
+    pub pc: u32,
+    /// The last instruction's address (for `bad-pc` reports).
+    pub last_pc: u32,
+    /// Steps executed.
+    pub steps: u64,
+    /// Bytes of standard input read.
+    pub input_pos: usize,
+}
+
 /// The architectural registers.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct Registers {
@@ -429,6 +442,38 @@ impl Machine {
     /// Steps executed so far.
     pub fn steps(&self) -> u64 {
         self.steps
+    }
+
+    /// Where the run stands: what, besides registers and memory, a run needs to go on.
+    pub fn position(&self) -> Position {
+        Position {
+            pc: self.pc,
+            last_pc: self.last_pc,
+            steps: self.steps,
+            input_pos: self.input_pos,
+        }
+    }
+
+    /// Puts the machine where another run stood, at `at` with registers `regs` and
+    /// `output` written so far; memory is set apart ([`Machine::write_word`]). A run
+    /// whose state is known (computed rather than replayed) goes on from there.
+    pub fn place(&mut self, at: Position, regs: Registers, output: &[u8]) {
+        self.regs = regs;
+        self.regs.gpr[0] = 0;
+        self.pc = at.pc;
+        self.last_pc = at.last_pc;
+        self.steps = at.steps;
+        self.input_pos = at.input_pos.min(self.input.len());
+        self.output.clear();
+        self.output.extend_from_slice(output);
+    }
+
+    /// Writes a word of memory as a store would (code written this way runs as
+    /// written); unaligned addresses and those past memory are ignored.
+    pub fn write_word(&mut self, addr: u32, value: u32) {
+        if addr.is_multiple_of(4) && addr < MEM_SIZE {
+            self.store(addr, value);
+        }
     }
 
     #[inline(always)]

@@ -706,12 +706,16 @@ impl<'o> Search<'o> {
             ..self.opts.trace_limits
         };
         let image = s.program.words().clone();
-        // Resume from the checkpoint where there is one: the machine replays its steps
-        // untraced, and must be where the checkpoint says it was (else the run is
+        // Resume from the checkpoint where there is one: the machine is placed in the
+        // checkpoint's state at these inputs, or where it cannot be, replays the steps
+        // untraced and must be where the checkpoint says it was (else the run is
         // traced from the start).
+        let values: Vec<u64> = inputs.iter().map(|&v| u64::from(v)).collect();
+        let store = &self.store;
         let resumed = resume.filter(|(c, _, _)| {
-            s.machine.run_until(&mut tamarin_mips::NoTrace, c.steps).is_none()
-                && c.matches(s.machine.regs())
+            c.place(store, &values, &mut s.machine)
+                || (s.machine.run_until(&mut tamarin_mips::NoTrace, c.steps).is_none()
+                    && c.matches(s.machine.regs()))
         });
         if resumed.is_none() && s.machine.steps() > 0 {
             s.machine.reset();

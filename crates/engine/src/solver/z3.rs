@@ -69,15 +69,36 @@ pub struct Z3Solver {
     work: u64,
 }
 
+/// Whether this Z3 takes `ctrl_c` as a global parameter. Z3 4.8 knows it only as a
+/// parameter of a solver, and prints its whole list of global parameters on stderr
+/// when asked to set an unknown one.
+fn ctrl_c_is_global() -> bool {
+    static GLOBAL: std::sync::OnceLock<bool> = std::sync::OnceLock::new();
+    *GLOBAL.get_or_init(|| version_at_least(z3::full_version(), (4, 9)))
+}
+
+/// Whether a version string such as `4.8.12.0` (or `Z3 4.8.12.0`) is at least
+/// `major.minor`; an unreadable one counts as older.
+fn version_at_least(full: &str, (major, minor): (u32, u32)) -> bool {
+    let digits = full.trim_start_matches(|c: char| !c.is_ascii_digit());
+    let mut parts = digits.split('.').map(|p| p.parse::<u32>().ok());
+    match (parts.next().flatten(), parts.next().flatten()) {
+        (Some(a), Some(b)) => (a, b) >= (major, minor),
+        _ => false,
+    }
+}
+
 impl Z3Solver {
     /// A backend with a per-query time limit.
     pub fn new(mode: Z3Mode, timeout: Duration) -> Z3Solver {
         // Z3 otherwise takes SIGINT for itself while it solves (to cancel the query),
-        // and the tool's Ctrl-C handler never hears of it. Set once, for every solver:
-        // as a parameter of each query it cost a third of the time of query-heavy
-        // proofs.
-        static NO_CTRL_C: std::sync::Once = std::sync::Once::new();
-        NO_CTRL_C.call_once(|| z3::set_global_param("ctrl_c", "false"));
+        // and the tool's Ctrl-C handler never hears of it. Set once, for every solver,
+        // where Z3 has it as a global parameter: as a parameter of each query it cost a
+        // third of the time of query-heavy proofs.
+        if ctrl_c_is_global() {
+            static NO_CTRL_C: std::sync::Once = std::sync::Once::new();
+            NO_CTRL_C.call_once(|| z3::set_global_param("ctrl_c", "false"));
+        }
         Z3Solver {
             mode,
             timeout,
@@ -125,6 +146,9 @@ impl Z3Solver {
         p.set_u32("timeout", ms);
         if let Some(r) = rlimit {
             p.set_u32("rlimit", r);
+        }
+        if !ctrl_c_is_global() {
+            p.set_bool("ctrl_c", false);
         }
         p
     }
@@ -401,6 +425,14 @@ const REUSE_LIMIT: u32 = 8;
 mod tests {
     use super::*;
     use crate::term::Evaluator;
+
+    #[test]
+    fn versions_are_read_from_z3s_version_string() {
+        assert!(version_at_least("5.4.1.0", (4, 9)));
+        assert!(version_at_least("Z3 4.12.2.0", (4, 9)));
+        assert!(!version_at_least("4.8.12.0", (4, 9)));
+        assert!(!version_at_least("garbage", (4, 9)));
+    }
 
     /// Two factors of 0xC0FFEE below 2^16: Z3 5.4 needs about 690,000 units of its
     /// resource limit for it, more than a first try of 150,000 and less than 8 times

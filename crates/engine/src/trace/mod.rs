@@ -18,14 +18,16 @@ pub use dump::{render, Dest, TraceStep};
 use std::sync::Arc;
 
 use rustc_hash::{FxHashMap, FxHashSet};
-use tamarin_mips::cpu::{Event, Fault, FaultKind, Registers, Tracer, INPUT_ADDR, OUTPUT_ADDR};
+use tamarin_mips::cpu::{
+    Event, Fault, FaultKind, Machine, Position, Registers, Tracer, INPUT_ADDR, OUTPUT_ADDR,
+};
 use tamarin_mips::memory::MEM_SIZE;
 use tamarin_mips::{Instr, Reg};
 
 use crate::io::Observable;
 use crate::semantics::machine::{self, address_checks, initial_memory, initial_word};
 use crate::semantics::{alu, Cs241, Domain, Effect, Isa, Regs, Shadow, SymMemory};
-use crate::term::{BinOp, Term, TermStore};
+use crate::term::{BinOp, Evaluator, Term, TermStore};
 
 pub use crate::semantics::Val;
 
@@ -177,6 +179,8 @@ struct RunState {
 pub struct Checkpoint {
     /// Steps the run had executed.
     pub steps: u64,
+    /// Where the machine stood.
+    at: Position,
     run: RunState,
 }
 
@@ -189,6 +193,43 @@ impl Checkpoint {
     /// The conditions recorded up to it.
     pub fn conditions(&self) -> &[PathCond] {
         &self.run.conds
+    }
+
+    /// Puts `machine`, reset and loaded with the inputs `values` (as the store
+    /// numbers its inputs), where a run on those inputs stands at this checkpoint: its
+    /// registers, the words it stored and its output are the checkpoint's terms
+    /// evaluated at `values`. The cost is the state's size, not the steps run to get
+    /// here. `false` (the machine untouched) when some word of memory is known only as
+    /// a memory term (after an access at an input-dependent address): then replay.
+    ///
+    /// Inputs that do not satisfy the checkpoint's conditions give a state no run
+    /// reaches; a run traced on from it records a path whose conditions exclude its
+    /// inputs, never a wrong one (the terms hold for every input that satisfies them).
+    pub fn place(&self, store: &TermStore, values: &[u64], machine: &mut Machine) -> bool {
+        let run = &self.run;
+        if run.mem.base.is_some() {
+            return false;
+        }
+        let mut ev = Evaluator::new(store, values);
+        let mut value = |v: Val| match v {
+            Val::Conc(k) => k,
+            Val::Sym(t) => ev.eval(t) as u32,
+        };
+        let mut regs = Registers {
+            gpr: [0; 32],
+            hi: value(run.hi),
+            lo: value(run.lo),
+        };
+        for (g, &v) in regs.gpr.iter_mut().zip(&run.regs) {
+            *g = value(v);
+        }
+        for (&addr, &v) in &run.mem.overlay {
+            let w = value(v);
+            machine.write_word(addr, w);
+        }
+        let output: Vec<u8> = run.outputs.iter().map(|&t| ev.eval(t) as u8).collect();
+        machine.place(self.at, regs, &output);
+        true
     }
 
     /// Whether the concrete registers it holds are the machine's (a run resumed from
@@ -258,7 +299,9 @@ impl<'s> SymTracer<'s> {
         std::mem::take(&mut self.checkpoints)
     }
 
-    fn checkpoint(&mut self) {
+    /// Takes a checkpoint where one is due, after the instruction at `pc` (`next` is
+    /// the address of the one after it).
+    fn checkpoint(&mut self, pc: u32, next: u32) {
         let n = self.run.conds.len();
         let Some((every, from)) = self.checkpoint_every else {
             return;
@@ -269,6 +312,12 @@ impl<'s> SymTracer<'s> {
         }
         self.checkpoints.push(Checkpoint {
             steps: self.executed,
+            at: Position {
+                pc: next,
+                last_pc: pc,
+                steps: self.executed,
+                input_pos: self.run.reads,
+            },
             run: self.run.clone(),
         });
     }
@@ -688,8 +737,14 @@ impl Tracer for SymTracer<'_> {
             lo: self.run.lo,
         };
         let effect = Cs241::effect(&mut Shadow(self.store), regs, pc, instr);
+        let next = match event {
+            Event::Literal(_) => pc.wrapping_add(8),
+            Event::Branch { taken: true } => Cs241::branch_target(pc, instr).unwrap_or(pc),
+            Event::Jump { target, .. } => target,
+            _ => pc.wrapping_add(4),
+        };
         self.apply(pc, instr, effect, event);
-        self.checkpoint();
+        self.checkpoint(pc, next);
     }
 
     fn fault(&mut self, instr: Option<Instr>, fault: Fault) {
