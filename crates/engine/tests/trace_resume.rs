@@ -246,8 +246,7 @@ fn a_placed_run_ends_as_the_whole_run() {
         let (whole, outcome, observed, _) = trace(&mut s, &b, None).expect("runs");
         let deepest = checkpoints
             .iter()
-            .filter(|c| whole.len() >= c.conds() && whole[..c.conds()] == *c.conditions())
-            .next_back()
+            .rfind(|c| whole.len() >= c.conds() && whole[..c.conds()] == *c.conditions())
             .unwrap_or_else(|| panic!("{name}: no shared checkpoint"));
         let (conds, out, obs, _) =
             trace(&mut s, &b, Some((deepest, Reach::Place))).expect("placed");
