@@ -199,14 +199,15 @@ impl Tracer for Watch<'_> {
             }
         }
         self.image.exec(pc, instr, event);
-        let before = self.inner.conds().len();
+        let before = self.inner.cond_count();
         self.inner.exec(pc, instr, event);
         if let Some(mut b) = seen {
             // The branch's condition comes last (a fetched word that depends on the
             // inputs is pinned before it).
-            let conds = self.inner.conds();
-            if conds.len() > before && conds[conds.len() - 1].kind == CondKind::Branch {
-                b.cond = Some(conds.len() - 1);
+            let count = self.inner.cond_count();
+            let last = self.inner.last_cond();
+            if count > before && last.is_some_and(|c| c.kind == CondKind::Branch) {
+                b.cond = Some(count - 1);
             }
             self.branches.push(b);
         }

@@ -136,7 +136,7 @@ proptest! {
         // (A checkpoint at the last step of the fuel has nothing left to resume.)
         let applies: Vec<&Checkpoint> = checkpoints
             .iter()
-            .filter(|c| whole.len() >= c.conds() && whole[..c.conds()] == *c.conditions())
+            .filter(|c| whole.len() >= c.conds() && whole[..c.conds()] == c.conditions()[..])
             .filter(|c| c.steps < FUEL)
             .collect();
         let step = applies.len().div_ceil(8).max(1);
@@ -173,7 +173,7 @@ fn a_loop_run_resumes_from_another_run_s_checkpoint() {
     let (whole, _, _, _) = trace(&mut s, &[50, 0], None).expect("runs");
     let shared: Vec<&Checkpoint> = checkpoints
         .iter()
-        .filter(|c| whole.len() >= c.conds() && whole[..c.conds()] == *c.conditions())
+        .filter(|c| whole.len() >= c.conds() && whole[..c.conds()] == c.conditions()[..])
         .collect();
     assert!(
         shared.len() > 4,
@@ -246,7 +246,7 @@ fn a_placed_run_ends_as_the_whole_run() {
         let (whole, outcome, observed, _) = trace(&mut s, &b, None).expect("runs");
         let deepest = checkpoints
             .iter()
-            .rfind(|c| whole.len() >= c.conds() && whole[..c.conds()] == *c.conditions())
+            .rfind(|c| whole.len() >= c.conds() && whole[..c.conds()] == c.conditions()[..])
             .unwrap_or_else(|| panic!("{name}: no shared checkpoint"));
         let (conds, out, obs, _) =
             trace(&mut s, &b, Some((deepest, Reach::Place))).expect("placed");

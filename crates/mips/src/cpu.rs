@@ -757,3 +757,50 @@ pub fn run_program(
     m.set_input(Arc::from(input));
     Ok(m.run_to_outcome(&mut NoTrace))
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// Reads two bytes of input, prints them, stores a word into its own code (which
+    /// then runs) and on the stack, and ends.
+    const PROGRAM: &str = "lis $10\n.word 0xffff0004\nlis $11\n.word 0xffff000c\n\
+        lw $1, 0($10)\nlw $2, 0($10)\nsw $1, 0($11)\nsw $2, 0($11)\n\
+        lis $5\n.word 0x00221820\nsw $5, 48($0)\nsw $1, -4($30)\n\
+        add $3, $0, $0\nlw $4, -4($30)\njr $31\n";
+
+    #[test]
+    fn a_machine_placed_where_a_run_stood_goes_on_as_that_run() {
+        let program = crate::asm::assemble("t.asm", PROGRAM).expect("assembles");
+        let config = Config::with_fuel(100);
+        let input: Arc<[u8]> = Arc::from(&b"AB"[..]);
+        let mut whole = Machine::new(&program, config);
+        whole.set_input(input.clone());
+        let end = whole.run_to_outcome(&mut NoTrace);
+        assert_eq!(end.status, Status::Done);
+        assert_eq!(end.output, b"AB");
+        assert_eq!(end.regs.gpr[3], u32::from(b'A') + u32::from(b'B'));
+        for k in 1..end.steps {
+            let mut first = Machine::new(&program, config);
+            first.set_input(input.clone());
+            assert_eq!(first.run_until(&mut NoTrace, k), None);
+            let mut placed = Machine::new(&program, config);
+            placed.set_input(input.clone());
+            for (base, words) in first.memory().written_pages() {
+                for (i, &w) in words.iter().enumerate() {
+                    let addr = base + 4 * i as u32;
+                    if w != placed.read_word(addr) {
+                        placed.write_word(addr, w);
+                    }
+                }
+            }
+            placed.place(first.position(), *first.regs(), first.output());
+            assert_eq!(placed.position(), first.position());
+            let rest = placed.run_to_outcome(&mut NoTrace);
+            assert_eq!(rest.status, end.status, "placed after {k} steps");
+            assert_eq!(rest.steps, end.steps);
+            assert_eq!(rest.regs, end.regs);
+            assert_eq!(rest.output, end.output);
+        }
+    }
+}

@@ -34,7 +34,6 @@ use tree::{NodeId, NodeState, PathTree};
 
 /// A path that some run took.
 struct Leaf {
-    conds: Vec<Term>,
     /// Where the path ends in its side's tree.
     node: NodeId,
     /// The inputs of the first run that took this path, and what that run did.
@@ -106,7 +105,7 @@ const MAX_DISJUNCTS: usize = 64;
 const PAIR_BACKEND_BUDGET: u64 = 1_000_000;
 
 /// How many path conditions apart the tracer takes checkpoints.
-const CHECKPOINT_EVERY: usize = 32;
+const CHECKPOINT_EVERY: usize = 8;
 
 /// Fresh inputs for restarts: edge values first, then a fixed pseudo-random sequence.
 const EDGE_VALUES: [u32; 8] = [0, 1, u32::MAX, 0x8000_0000, 0x7FFF_FFFF, 2, 16, 100];
@@ -463,8 +462,9 @@ impl<'o> Search<'o> {
                 inputs: self.named(&leaf.first_inputs),
                 values: self.layout.describe(&leaf.first_inputs),
                 outcome: leaf.first_outcome.clone(),
-                conditions: leaf
-                    .conds
+                conditions: self.sides[side]
+                    .tree
+                    .conds_to(leaf.node)
                     .iter()
                     .map(|&c| self.store.readable(c).to_string())
                     .collect(),
@@ -754,7 +754,9 @@ impl<'o> Search<'o> {
             .map(|o| tracer.observe(o))
             .collect();
         let checkpoints = tracer.take_checkpoints();
-        let (conds, steps, _) = tracer.finish();
+        // Only the conditions after the checkpoint are new: the ones before are its
+        // node's prefix, in the tree already.
+        let (conds, steps, _) = tracer.finish_from(below.map_or(0, |(_, n)| n));
         for c in &conds {
             if c.kind == trace::CondKind::JumpTarget {
                 self.jump_targets.insert(c.cond);
@@ -809,10 +811,10 @@ impl<'o> Search<'o> {
         (outcome, observed, leaf)
     }
 
-    /// Records a run's path in its side's tree. Returns its leaf, and the nodes along
-    /// it from the `below` node on (a node and its depth, whose prefix the run's first
-    /// conditions are; the root when `None`) with that depth: the nodes above were
-    /// queued when they were made.
+    /// Records a run's path in its side's tree: `conds` are its conditions after the
+    /// `below` node's prefix (a node and its depth; the root when `None`). Returns its
+    /// leaf, and the nodes along it from the `below` node on with that depth: the
+    /// nodes above were queued when they were made.
     #[allow(clippy::too_many_arguments)]
     fn record_path(
         &mut self,
@@ -826,10 +828,9 @@ impl<'o> Search<'o> {
     ) -> (usize, usize, Vec<NodeId>) {
         let terms: Vec<Term> = conds.iter().map(|c| c.cond).collect();
         let s = &mut self.sides[side];
-        let (start, first) = below
-            .filter(|&(n, d)| d <= terms.len() && s.tree.node(n).depth == d)
-            .unwrap_or((0, 0));
-        let (along, _) = s.tree.insert_below(start, &terms[first..]);
+        let (start, first) = below.unwrap_or((0, 0));
+        debug_assert_eq!(s.tree.node(start).depth, first, "a checkpoint's node");
+        let (along, _) = s.tree.insert_below(start, &terms);
         let end = along.last().copied().unwrap_or(0);
         let existing = s.tree.node(end).leaf;
         let leaf = match existing {
@@ -837,7 +838,6 @@ impl<'o> Search<'o> {
             None => {
                 let l = s.leaves.len();
                 s.leaves.push(Leaf {
-                    conds: terms,
                     node: end,
                     first_inputs: inputs.to_vec(),
                     first_outcome: outcome.clone(),
@@ -951,7 +951,10 @@ impl<'o> Search<'o> {
         let short_negated: Vec<Vec<Term>> = self.sides[short]
             .leaves
             .iter()
-            .map(|leaf| leaf.conds.iter().map(|&c| self.store.not(c)).collect())
+            .map(|leaf| {
+                let conds = self.sides[short].tree.conds_to(leaf.node);
+                conds.iter().map(|&c| self.store.not(c)).collect()
+            })
             .collect();
         let opposed = |s: &[SideState], l: usize, r: usize| -> bool {
             let (k, other) = if short == 1 { (r, l) } else { (l, r) };

@@ -125,6 +125,18 @@ impl PathTree {
         (along, created)
     }
 
+    /// The conditions on the way from the root to `id`, in order.
+    pub fn conds_to(&self, id: NodeId) -> Vec<Term> {
+        let mut conds = Vec::with_capacity(self.nodes[id].depth);
+        let mut at = id;
+        while let (Some(c), Some(p)) = (self.nodes[at].cond, self.nodes[at].parent) {
+            conds.push(c);
+            at = p;
+        }
+        conds.reverse();
+        conds
+    }
+
     /// The condition that none of `id`'s children's conditions holds: what its
     /// remainder adds to its prefix. `None` when the children cover every input that
     /// reaches `id` by construction.

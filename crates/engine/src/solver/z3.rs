@@ -80,7 +80,12 @@ fn ctrl_c_is_global() -> bool {
 /// Whether a version string such as `4.8.12.0` (or `Z3 4.8.12.0`) is at least
 /// `major.minor`; an unreadable one counts as older.
 fn version_at_least(full: &str, (major, minor): (u32, u32)) -> bool {
-    let digits = full.trim_start_matches(|c: char| !c.is_ascii_digit());
+    let Some(digits) = full
+        .split_whitespace()
+        .find(|w| w.contains('.') && w.starts_with(|c: char| c.is_ascii_digit()))
+    else {
+        return false;
+    };
     let mut parts = digits.split('.').map(|p| p.parse::<u32>().ok());
     match (parts.next().flatten(), parts.next().flatten()) {
         (Some(a), Some(b)) => (a, b) >= (major, minor),

@@ -143,6 +143,10 @@ impl SymMemory<Shadow<'_>> for TraceMemory {
     }
 }
 
+/// A persistent set of terms.
+type TermSet =
+    imbl::GenericHashSet<Term, rustc_hash::FxBuildHasher, imbl::shared_ptr::DefaultSharedPtr>;
+
 /// What a run has done so far, as the tracer shadows it: registers, memory, the
 /// conditions recorded and the input and output so far.
 #[derive(Clone)]
@@ -159,8 +163,11 @@ struct RunState {
     sym_words: bool,
     /// Every address stored to outside the program image (a jump there may find code).
     written: FxHashSet<u32>,
-    conds: Vec<PathCond>,
-    seen: FxHashSet<Term>,
+    /// The conditions, and the set of their terms. Both are persistent (a copy shares
+    /// them): checkpoints and the runs resumed from them copy the state of a run whose
+    /// path may be thousands of conditions long, at a cost that must not grow with it.
+    conds: imbl::Vector<PathCond>,
+    seen: TermSet,
     /// Jump classes already built, by (target term, concrete target): loops that jump
     /// through a register rebuild the same condition every iteration.
     jumps: FxHashMap<(Term, u32), Term>,
@@ -168,7 +175,7 @@ struct RunState {
     stdin: Vec<Term>,
     reads: usize,
     /// Every byte written to the output address, as an 8-bit term.
-    outputs: Vec<Term>,
+    outputs: imbl::Vector<Term>,
 }
 
 /// The tracer's state after some instruction of a run: another run on inputs that
@@ -191,8 +198,8 @@ impl Checkpoint {
     }
 
     /// The conditions recorded up to it.
-    pub fn conditions(&self) -> &[PathCond] {
-        &self.run.conds
+    pub fn conditions(&self) -> Vec<PathCond> {
+        self.run.conds.iter().copied().collect()
     }
 
     /// Puts `machine`, reset and loaded with the inputs `values` (as the store
@@ -355,12 +362,12 @@ impl<'s> SymTracer<'s> {
                 sym_stores: false,
                 sym_words: false,
                 written: FxHashSet::default(),
-                conds: Vec::new(),
-                seen: FxHashSet::default(),
+                conds: imbl::Vector::new(),
+                seen: TermSet::with_hasher(rustc_hash::FxBuildHasher),
                 jumps: FxHashMap::default(),
                 stdin: Vec::new(),
                 reads: 0,
-                outputs: Vec::new(),
+                outputs: imbl::Vector::new(),
             },
             image_end,
             termination,
@@ -406,7 +413,7 @@ impl<'s> SymTracer<'s> {
             &mut Shadow(self.store),
             regs,
             &mut self.run.mem,
-            &self.run.outputs,
+            &self.run.outputs.iter().copied().collect::<Vec<_>>(),
             what,
         )
     }
@@ -424,14 +431,31 @@ impl<'s> SymTracer<'s> {
         self.gave_up
     }
 
-    /// The path conditions recorded, in order.
-    pub fn conds(&self) -> &[PathCond] {
-        &self.run.conds
+    /// How many path conditions have been recorded.
+    pub fn cond_count(&self) -> usize {
+        self.run.conds.len()
+    }
+
+    /// The last path condition recorded.
+    pub fn last_cond(&self) -> Option<PathCond> {
+        self.run.conds.last().copied()
     }
 
     /// Consumes the tracer, giving its conditions and readable log.
     pub fn finish(self) -> (Vec<PathCond>, Vec<TraceStep>, [Val; 32]) {
-        (self.run.conds, self.steps.unwrap_or_default(), self.run.regs)
+        self.finish_from(0)
+    }
+
+    /// [`SymTracer::finish`], giving the conditions from the `first` on: a run resumed
+    /// at a checkpoint knows those before, and copying them would cost it the length
+    /// of its whole path.
+    pub fn finish_from(self, first: usize) -> (Vec<PathCond>, Vec<TraceStep>, [Val; 32]) {
+        let conds = &self.run.conds;
+        (
+            (first..conds.len()).map(|i| conds[i]).collect(),
+            self.steps.unwrap_or_default(),
+            self.run.regs,
+        )
     }
 
     /// The shadow of register `r`.
@@ -482,14 +506,14 @@ impl<'s> SymTracer<'s> {
 
     /// Records that `cond` held at `pc` (skipped when it is constant or already known).
     fn cond(&mut self, pc: u32, cond: Term, kind: CondKind) {
-        if self.store.as_const(cond).is_some() || !self.run.seen.insert(cond) {
+        if self.store.as_const(cond).is_some() || self.run.seen.insert(cond).is_some() {
             return;
         }
         if self.run.conds.len() >= self.limits.max_conds {
             self.gave_up = Some(GaveUp::Conditions);
             return;
         }
-        self.run.conds.push(PathCond { pc, cond, kind });
+        self.run.conds.push_back(PathCond { pc, cond, kind });
         if let Some(steps) = &mut self.steps {
             steps.push(TraceStep::Cond(PathCond { pc, cond, kind }));
         }
@@ -661,7 +685,7 @@ impl<'s> SymTracer<'s> {
                 Event::Output(_) => {
                     self.pin_address(pc, a, OUTPUT_ADDR);
                     let byte = alu::output_byte(&mut Shadow(self.store), value);
-                    self.run.outputs.push(byte);
+                    self.run.outputs.push_back(byte);
                 }
                 _ => {}
             },
