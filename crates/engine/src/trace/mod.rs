@@ -78,6 +78,10 @@ pub enum GaveUp {
 /// (its path then counts as unexplored, never as covered).
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct TraceLimits {
+    /// Path conditions one run may record. A run records at most a few a step, so the
+    /// fuel bounds them too; this bound is as high as the term budget, since a path's
+    /// conditions are shared with its checkpoints and never copied (a loop of n trips
+    /// costs the search O(n), and a proof bounded by a large fuel must follow it).
     pub max_conds: usize,
     /// New terms one run may add to the store.
     pub max_new_terms: usize,
@@ -87,7 +91,7 @@ pub struct TraceLimits {
 impl Default for TraceLimits {
     fn default() -> Self {
         TraceLimits {
-            max_conds: 10_000,
+            max_conds: 1_000_000,
             max_new_terms: 1_000_000,
             deadline: None,
         }
