@@ -36,6 +36,8 @@ const COUNTDOWN: &str = "lis $10\n.word 0xffff000c\nlis $11\n.word 1\nadd $7, $1
 fn program(name: &str) -> Program {
     if name == "countdown printing" {
         common::asm(name, COUNTDOWN)
+    } else if name == "echo" {
+        common::asm(name, ECHO)
     } else {
         common::proof_example(name)
     }
@@ -95,6 +97,7 @@ fn trace(s: &mut Setup, values: &[u32], from: Option<(&Checkpoint, Reach)>) -> O
             false,
         )
         .with_memory(memory)
+        .with_stdin(s.layout.symbolic_stdin().to_vec())
         .with_checkpoints(8, 0),
     };
     let outcome = m.run_to_outcome(&mut tracer);
@@ -210,17 +213,34 @@ fn a_comparison_gives_the_same_verdict_either_way() {
     assert_eq!(a.stats.runs, b.stats.runs);
 }
 
+/// Reads standard input to its end (-1), adding each byte that is not a space to `$3`
+/// and printing it: input read before a checkpoint, and conditions on input bytes.
+const ECHO: &str = "lis $10\n.word 0xffff0004\nlis $11\n.word 0xffff000c\nlis $12\n.word -1\n\
+    lis $13\n.word 32\nadd $3, $0, $0\nloop:\nlw $5, 0($10)\nbeq $5, $12, done\n\
+    beq $5, $13, loop\nadd $3, $3, $5\nsw $5, 0($11)\nbeq $0, $0, loop\ndone:\njr $31\n";
+
 /// A run placed at a checkpoint (its state computed, not replayed) goes on exactly as
 /// the whole run: with output written before the checkpoint, with stack frames in
-/// memory, and with an array in memory.
+/// memory, with an array in memory, and with standard input partly read.
 #[test]
 fn a_placed_run_ends_as_the_whole_run() {
-    let cases: [(&str, bool, [u32; 2], [u32; 2]); 3] = [
-        ("countdown printing", false, [40, 0], [50, 0]),
-        ("fib-rec.asm", false, [9, 0], [11, 0]),
-        ("amax-fwd.asm", true, [6, 0], [6, 1]),
+    let cases: [(&str, bool, usize, Vec<u32>, Vec<u32>); 4] = [
+        ("countdown printing", false, 0, vec![40, 0], vec![50, 0]),
+        ("fib-rec.asm", false, 0, vec![9, 0], vec![11, 0]),
+        ("amax-fwd.asm", true, 0, vec![6, 0], vec![6, 1]),
+        (
+            "echo",
+            false,
+            24,
+            [0, 0].into_iter().chain(1..=24).collect(),
+            [0, 0]
+                .into_iter()
+                .chain(1..=20)
+                .chain([32, 7, 8, 9])
+                .collect(),
+        ),
     ];
-    for (name, array, first, second) in cases {
+    for (name, array, stdin, first, second) in cases {
         let mut store = TermStore::new();
         let spec = if array {
             InputSpec::Array {
@@ -230,15 +250,14 @@ fn a_placed_run_ends_as_the_whole_run() {
         } else {
             InputSpec::default()
         };
-        let layout = InputLayout::declare(&mut store, &spec, 0);
+        let layout = InputLayout::declare(&mut store, &spec, stdin);
         let mut s = Setup {
             program: program(name),
             store,
             layout,
         };
-        let pad = |v: [u32; 2]| {
-            let mut v = v.to_vec();
-            v.resize(if array { 7 } else { 2 }, 0);
+        let pad = |mut v: Vec<u32>| {
+            v.resize(if array { 7 } else { 2 + stdin }, 0);
             v
         };
         let (a, b) = (pad(first), pad(second));
