@@ -454,6 +454,30 @@ fn an_array_maximum_of_sixteen_elements_is_proved_by_the_merged_encoding() {
     );
 }
 
+/// At up to 32 elements the array has 33 lengths, and the merged encoding's query is
+/// split into one case per length (it is not decided whole within the default
+/// resource limit): fails if the split link takes fewer than 33 cases.
+#[test]
+fn an_array_maximum_of_thirty_two_elements_is_proved_case_by_length() {
+    let (fwd, bwd, mutant, mut opts) = array_maximum(32);
+    opts.solver.resource_limit = tamarin::solver::SolverConfig::default().resource_limit;
+    // Only a guard: the proof takes about a second, and without the split the whole
+    // query is not decided in many minutes.
+    opts.timeout = Some(std::time::Duration::from_secs(120));
+    assert_proved(
+        &compare(&fwd, &bwd, &opts, Engine::Bmc),
+        Engine::Bmc,
+        "amax-32",
+    );
+    array_differential(&fwd, &bwd, opts.fuel, 32);
+    let report = compare(&fwd, &mutant, &opts, Engine::Bmc);
+    assert!(
+        matches!(report.verdict, Verdict::Disequivalent(_)),
+        "{:?}",
+        report.verdict
+    );
+}
+
 /// A difference on a pair of paths that no run of the search takes together: the left
 /// program branches on `$1 == 3`, the right on `$2 == 4`, and they differ only at
 /// (3, 4), which neither the edge inputs nor either tree's own queries pick. The final

@@ -24,7 +24,7 @@ use crate::term::arc::{arc_of, Arc};
 use crate::term::{mask, BinOp, Node, Term, TermStore};
 
 /// The most cases one query is split into.
-pub const MAX_CASES: u64 = 32;
+pub const MAX_CASES: u64 = 64;
 
 /// The largest query (in distinct terms) that is split. Each case rebuilds the terms
 /// that mention the input (in the propagating link), and the store keeps every term
