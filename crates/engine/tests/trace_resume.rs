@@ -224,11 +224,27 @@ const ECHO: &str = "lis $10\n.word 0xffff0004\nlis $11\n.word 0xffff000c\nlis $1
 /// memory, with an array in memory, and with standard input partly read.
 #[test]
 fn a_placed_run_ends_as_the_whole_run() {
-    let cases: [(&str, bool, usize, Vec<u32>, Vec<u32>); 4] = [
-        ("countdown printing", false, 0, vec![40, 0], vec![50, 0]),
-        ("fib-rec.asm", false, 0, vec![9, 0], vec![11, 0]),
-        ("amax-fwd.asm", true, 0, vec![6, 0], vec![6, 1]),
-        (
+    /// A program, how its inputs enter (an array or not, standard input bytes), and
+    /// the inputs of a first run (whose checkpoints are taken) and of a second.
+    struct Case {
+        name: &'static str,
+        array: bool,
+        stdin: usize,
+        first: Vec<u32>,
+        second: Vec<u32>,
+    }
+    let case = |name, array, stdin, first, second| Case {
+        name,
+        array,
+        stdin,
+        first,
+        second,
+    };
+    let cases = [
+        case("countdown printing", false, 0, vec![40, 0], vec![50, 0]),
+        case("fib-rec.asm", false, 0, vec![9, 0], vec![11, 0]),
+        case("amax-fwd.asm", true, 0, vec![6, 0], vec![6, 1]),
+        case(
             "echo",
             false,
             24,
@@ -240,7 +256,14 @@ fn a_placed_run_ends_as_the_whole_run() {
                 .collect(),
         ),
     ];
-    for (name, array, stdin, first, second) in cases {
+    for Case {
+        name,
+        array,
+        stdin,
+        first,
+        second,
+    } in cases
+    {
         let mut store = TermStore::new();
         let spec = if array {
             InputSpec::Array {
