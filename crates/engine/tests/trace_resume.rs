@@ -74,7 +74,7 @@ fn trace(s: &mut Setup, values: &[u32], from: Option<(&Checkpoint, Reach)>) -> O
     let mut tracer = match from {
         Some((c, Reach::Replay)) => {
             // Replayed untraced to the checkpoint, where the machine must be.
-            assert!(m.run_until(&mut tamarin_mips::NoTrace, c.steps).is_none());
+            assert!(m.run_until(&mut tamarin_mips::NoTrace, c.steps()).is_none());
             assert!(
                 c.matches(m.regs()),
                 "the machine is not where the checkpoint was"
@@ -140,7 +140,7 @@ proptest! {
         let applies: Vec<&Checkpoint> = checkpoints
             .iter()
             .filter(|c| whole.len() >= c.conds() && whole[..c.conds()] == c.conditions()[..])
-            .filter(|c| c.steps < FUEL)
+            .filter(|c| c.steps() < FUEL)
             .collect();
         let step = applies.len().div_ceil(8).max(1);
         let picked = applies.iter().step_by(step).chain(applies.last());
@@ -292,7 +292,7 @@ fn a_placed_run_ends_as_the_whole_run() {
             .unwrap_or_else(|| panic!("{name}: no shared checkpoint"));
         let (conds, out, obs, _) =
             trace(&mut s, &b, Some((deepest, Reach::Place))).expect("placed");
-        assert!(deepest.steps > 0, "{name}");
+        assert!(deepest.steps() > 0, "{name}");
         assert_eq!(conds, whole, "{name}");
         assert_eq!(out.status, outcome.status, "{name}");
         assert_eq!(out.steps, outcome.steps, "{name}");

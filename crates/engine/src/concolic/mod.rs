@@ -710,11 +710,11 @@ impl<'o> Search<'o> {
         // checkpoint's state at these inputs, or where it cannot be, replays the steps
         // untraced and must be where the checkpoint says it was (else the run is
         // traced from the start).
-        let values: Vec<u64> = inputs.iter().map(|&v| u64::from(v)).collect();
         let store = &self.store;
         let resumed = resume.filter(|(c, _, _)| {
+            let values: Vec<u64> = inputs.iter().map(|&v| u64::from(v)).collect();
             c.place(store, &values, &mut s.machine)
-                || (s.machine.run_until(&mut tamarin_mips::NoTrace, c.steps).is_none()
+                || (s.machine.run_until(&mut tamarin_mips::NoTrace, c.steps()).is_none()
                     && c.matches(s.machine.regs()))
         });
         if resumed.is_none() && s.machine.steps() > 0 {

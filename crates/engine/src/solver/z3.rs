@@ -69,12 +69,19 @@ pub struct Z3Solver {
     work: u64,
 }
 
-/// Whether this Z3 takes `ctrl_c` as a global parameter. Z3 4.8 knows it only as a
-/// parameter of a solver, and prints its whole list of global parameters on stderr
-/// when asked to set an unknown one.
-fn ctrl_c_is_global() -> bool {
+/// Turns off Z3's own SIGINT handling for every solver, once, where this Z3 has
+/// `ctrl_c` as a global parameter; whether it did. Z3 4.8 knows it only as a parameter
+/// of a solver (set per query, [`Z3Solver::params`]), and prints its whole list of
+/// global parameters on stderr when asked to set an unknown one.
+fn no_ctrl_c_globally() -> bool {
     static GLOBAL: std::sync::OnceLock<bool> = std::sync::OnceLock::new();
-    *GLOBAL.get_or_init(|| version_at_least(z3::full_version(), (4, 9)))
+    *GLOBAL.get_or_init(|| {
+        let global = version_at_least(z3::full_version(), (4, 9));
+        if global {
+            z3::set_global_param("ctrl_c", "false");
+        }
+        global
+    })
 }
 
 /// Whether a version string such as `4.8.12.0` (or `Z3 4.8.12.0`) is at least
@@ -100,10 +107,7 @@ impl Z3Solver {
         // and the tool's Ctrl-C handler never hears of it. Set once, for every solver,
         // where Z3 has it as a global parameter: as a parameter of each query it cost a
         // third of the time of query-heavy proofs.
-        if ctrl_c_is_global() {
-            static NO_CTRL_C: std::sync::Once = std::sync::Once::new();
-            NO_CTRL_C.call_once(|| z3::set_global_param("ctrl_c", "false"));
-        }
+        no_ctrl_c_globally();
         Z3Solver {
             mode,
             timeout,
@@ -152,7 +156,7 @@ impl Z3Solver {
         if let Some(r) = rlimit {
             p.set_u32("rlimit", r);
         }
-        if !ctrl_c_is_global() {
+        if !no_ctrl_c_globally() {
             p.set_bool("ctrl_c", false);
         }
         p

@@ -188,14 +188,17 @@ struct RunState {
 /// from here ([`SymTracer::resume`]) instead of tracing its path from the start.
 #[derive(Clone)]
 pub struct Checkpoint {
-    /// Steps the run had executed.
-    pub steps: u64,
     /// Where the machine stood.
     at: Position,
     run: RunState,
 }
 
 impl Checkpoint {
+    /// Steps the run had executed.
+    pub fn steps(&self) -> u64 {
+        self.at.steps
+    }
+
     /// How many conditions were recorded up to it.
     pub fn conds(&self) -> usize {
         self.run.conds.len()
@@ -226,14 +229,11 @@ impl Checkpoint {
             Val::Conc(k) => k,
             Val::Sym(t) => ev.eval(t) as u32,
         };
-        let mut regs = Registers {
-            gpr: [0; 32],
+        let regs = Registers {
+            gpr: run.regs.map(&mut value),
             hi: value(run.hi),
             lo: value(run.lo),
         };
-        for (g, &v) in regs.gpr.iter_mut().zip(&run.regs) {
-            *g = value(v);
-        }
         for (&addr, &v) in &run.mem.overlay {
             let w = value(v);
             machine.write_word(addr, w);
@@ -290,7 +290,7 @@ impl<'s> SymTracer<'s> {
             steps: None,
             limits,
             term_budget_end: end,
-            executed: at.steps,
+            executed: at.steps(),
             gave_up: None,
             checkpoint_every: None,
             checkpoints: Vec::new(),
@@ -310,9 +310,8 @@ impl<'s> SymTracer<'s> {
         std::mem::take(&mut self.checkpoints)
     }
 
-    /// Takes a checkpoint where one is due, after the instruction at `pc` (`next` is
-    /// the address of the one after it).
-    fn checkpoint(&mut self, pc: u32, next: u32) {
+    /// Takes a checkpoint where one is due, after `instr` at `pc` did `event`.
+    fn checkpoint(&mut self, pc: u32, instr: Instr, event: Event) {
         let n = self.run.conds.len();
         let Some((every, from)) = self.checkpoint_every else {
             return;
@@ -321,8 +320,13 @@ impl<'s> SymTracer<'s> {
         if n == 0 || n < from || !n.is_multiple_of(every) || n == taken || self.gave_up.is_some() {
             return;
         }
+        let next = match event {
+            Event::Literal(_) => pc.wrapping_add(8),
+            Event::Branch { taken: true } => Cs241::branch_target(pc, instr).unwrap_or(pc),
+            Event::Jump { target, .. } => target,
+            _ => pc.wrapping_add(4),
+        };
         self.checkpoints.push(Checkpoint {
-            steps: self.executed,
             at: Position {
                 pc: next,
                 last_pc: pc,
@@ -765,14 +769,8 @@ impl Tracer for SymTracer<'_> {
             lo: self.run.lo,
         };
         let effect = Cs241::effect(&mut Shadow(self.store), regs, pc, instr);
-        let next = match event {
-            Event::Literal(_) => pc.wrapping_add(8),
-            Event::Branch { taken: true } => Cs241::branch_target(pc, instr).unwrap_or(pc),
-            Event::Jump { target, .. } => target,
-            _ => pc.wrapping_add(4),
-        };
         self.apply(pc, instr, effect, event);
-        self.checkpoint(pc, next);
+        self.checkpoint(pc, instr, event);
     }
 
     fn fault(&mut self, instr: Option<Instr>, fault: Fault) {
