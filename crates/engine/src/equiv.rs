@@ -2,32 +2,60 @@
 //!
 //! `concolic` finds differences fast and proves by enumerating every path; `bmc`
 //! proves with one merged encoding per program, which stays small where paths
-//! multiply (input-dependent loop bounds, branches in sequence). `auto` runs the
-//! concolic search first, with at most [`AUTO_PATHS`] paths per side unless the caller
-//! set a path budget; when that ends without a verdict, the merged encoding gets the
-//! time that is left; and if that ends without one too while the path budget was what
-//! stopped the search, the search runs again without it.
+//! multiply (loops over an array, branches in sequence). `auto` runs them in three
+//! phases, each but the last bounded by counts, never by the clock, so which phase
+//! answers, and what, is the same on any load:
+//!
+//! 1. **search**: the path search with a small budget ([`search_options`]). Most
+//!    differences show on the first inputs and the edge values. With an array input
+//!    it stops after [`AUTO_PROBE_RUNS`] runs: loops over the array multiply paths (a
+//!    correct maximum of 8 elements has 255 a side, tens of seconds of queries under
+//!    preconditions), which the encoding takes together. With register inputs it goes
+//!    on up to [`AUTO_SEARCH_PATHS`] paths a side while its queries stay cheap: a loop
+//!    of a few thousand trips is proved here, and its encoding would be too large;
+//! 2. **merged encoding**, within [`AUTO_ENCODING_TERMS`] terms and
+//!    [`AUTO_ENCODING_WORK`] units of solver work: everything the encoding proves in
+//!    our corpus fits well within them, and what does not fit fails in seconds;
+//! 3. **full search**: the path search with the caller's budgets, for the time left.
+//!
+//! The time limit bounds the whole as a safety net; where it cuts a phase, the reasons
+//! say so.
 
 use std::time::{Duration, Instant};
 
 use tamarin_mips::Program;
 
 use crate::bmc;
+use crate::io::InputSpec;
 use crate::concolic;
 use crate::options::Options;
 use crate::report::{Observer, PathReport, Report, Stats};
 use crate::verdict::{Engine, Incomplete, Verdict};
 
-/// Paths per side that `auto`'s first concolic search may enumerate: beyond them,
-/// paths are multiplying and the merged encoding is the better bet.
+/// Paths per side that `auto`'s first search may enumerate with an array input.
 pub const AUTO_PATHS: u64 = 256;
 
-/// When the path search was stopped by [`AUTO_PATHS`] alone, `auto` lets it go on
-/// uncapped for 1/`AUTO_SEARCH_SHARE` of the time left before the merged encoding gets
-/// the rest: a loop of a few thousand trips finishes there, while its encoding spent
-/// all the time it was given (30 s of 50 on a fuel-bounded loop that the path search
-/// proves in 19; BENCHMARKS.md).
-pub const AUTO_SEARCH_SHARE: u32 = 2;
+/// Runs (each runs both programs on one input) of `auto`'s first search with an array
+/// input: the first inputs, the edge values and the first paths' inputs.
+pub const AUTO_PROBE_RUNS: u64 = 32;
+
+/// Paths per side that `auto`'s first search may enumerate with register inputs: a
+/// loop whose trip count comes from an input has a path per count.
+pub const AUTO_SEARCH_PATHS: u64 = 4096;
+
+/// Solver work (the backend's resource units, [`crate::SolverConfig::work_budget`])
+/// of `auto`'s first search: two first tries at the default resource limit. Where
+/// queries cost more, the encoding is the better bet.
+pub const AUTO_PROBE_WORK: u64 = 2 * crate::solver::DEFAULT_RESOURCE_LIMIT as u64;
+
+/// Solver work of `auto`'s merged encoding: the encoding proofs of our corpus take at
+/// most 5.6 million (an array maximum of 32 elements); a loop of thousands of trips
+/// spends it all.
+pub const AUTO_ENCODING_WORK: u64 = 4 * crate::solver::DEFAULT_RESOURCE_LIMIT as u64;
+
+/// Terms of `auto`'s merged encoding (both programs): the encoding proofs of our corpus
+/// fit in a tenth of this; unrolling deep recursion meets it within seconds.
+pub const AUTO_ENCODING_TERMS: usize = 100_000;
 
 /// Compares two programs with the engine that `opts.engine` names. The crate root's
 /// `compare`, the front door, checks the task first and turns a solver failure into an
@@ -90,77 +118,116 @@ pub(crate) fn comparer(engine: Engine) -> &'static dyn Comparer {
 
 fn auto(left: &Program, right: &Program, opts: &Options, observer: &mut dyn Observer) -> Report {
     let start = Instant::now();
-    let capped = opts.max_paths.is_none();
-    let mut first_opts = opts.clone();
-    if capped {
-        first_opts.max_paths = Some(AUTO_PATHS);
-    }
-    let first = comparer(Engine::Concolic).compare(left, right, &first_opts, observer);
-    let Verdict::PossiblyEquivalent(reasons) = &first.verdict else {
+    let first = comparer(Engine::Concolic).compare(left, right, &search_options(opts), observer);
+    let Verdict::PossiblyEquivalent(_) = &first.verdict else {
         return first;
     };
-    let cut_by_cap = capped
-        && reasons
-            .iter()
-            .any(|r| matches!(r, Incomplete::PathBudget { .. }));
+    let input_names = first.input_names.clone();
     let mut stats = first.stats.clone();
-    let mut concolic_reasons = reasons.clone();
-    // The paths of the latest path search (kept with `Options::keep_paths`).
-    let mut paths = first.paths.clone();
-    // With a time limit, a search stopped only by the cap goes on first, uncapped, for
-    // a share of the time: a loop of a few thousand trips finishes there (the
-    // encoding of such a loop is what times out). Without a limit it would never
-    // hand over, so the encoding goes first.
-    let search_first = cut_by_cap && opts.timeout.is_some();
-    if search_first {
-        if let Some(mut rest) = remaining(opts, start) {
-            rest.timeout = rest.timeout.map(|t| t / AUTO_SEARCH_SHARE);
-            let second = comparer(Engine::Concolic).compare(left, right, &rest, observer);
-            stats = add(&stats, &second.stats);
-            stats.paths = second.stats.paths;
-            paths = second.paths;
-            match second.verdict {
-                Verdict::PossiblyEquivalent(mut r) => {
-                    // Its share of the time ran out, not the comparison's.
-                    r.retain(|r| !r.is_time_limit());
-                    concolic_reasons = r;
-                }
-                decided => return finish(decided, stats, first.input_names, paths, start),
-            }
-        }
-    }
     let Some(rest) = remaining(opts, start) else {
+        return cut_short(opts, first, stats, start);
+    };
+    let merged = comparer(Engine::Bmc).compare(left, right, &encoding_options(&rest), observer);
+    stats = add(&stats, &merged.stats);
+    let Verdict::PossiblyEquivalent(encoding_reasons) = &merged.verdict else {
+        return finish(merged.verdict, stats, input_names, merged.paths, start);
+    };
+    let Some(rest) = remaining(opts, start) else {
+        let mut reasons = first_reasons(&first, opts, start);
+        reasons.extend(encoding_reasons.iter().cloned());
         return finish(
-            Verdict::PossiblyEquivalent(concolic_reasons),
+            Verdict::PossiblyEquivalent(reasons),
             stats,
-            first.input_names,
-            paths,
+            input_names,
+            first.paths,
             start,
         );
     };
-    let merged = comparer(Engine::Bmc).compare(left, right, &rest, observer);
-    stats = add(&stats, &merged.stats);
-    let Verdict::PossiblyEquivalent(more) = &merged.verdict else {
-        return finish(merged.verdict, stats, first.input_names, merged.paths, start);
-    };
-    if cut_by_cap && !search_first {
-        if let Some(rest) = remaining(opts, start) {
-            let third = comparer(Engine::Concolic).compare(left, right, &rest, observer);
-            stats = add(&stats, &third.stats);
-            stats.paths = third.stats.paths;
-            paths = third.paths;
-            match third.verdict {
-                Verdict::PossiblyEquivalent(r) => concolic_reasons = r,
-                decided => return finish(decided, stats, first.input_names, paths, start),
-            }
+    let full = comparer(Engine::Concolic).compare(left, right, &rest, observer);
+    stats = add(&stats, &full.stats);
+    stats.paths = full.stats.paths;
+    match full.verdict {
+        Verdict::PossiblyEquivalent(mut reasons) => {
+            reasons.extend(encoding_reasons.iter().cloned());
+            finish(
+                Verdict::PossiblyEquivalent(reasons),
+                stats,
+                input_names,
+                full.paths,
+                start,
+            )
         }
+        decided => finish(decided, stats, input_names, full.paths, start),
     }
-    concolic_reasons.extend(more.iter().cloned());
+}
+
+/// The first search's options: the caller's, with the first search's budgets where
+/// the caller's are larger (see the module's documentation).
+pub fn search_options(opts: &Options) -> Options {
+    let mut o = opts.clone();
+    let paths = match opts.inputs {
+        InputSpec::Array { .. } => {
+            o.max_runs = o.max_runs.min(AUTO_PROBE_RUNS);
+            AUTO_PATHS
+        }
+        InputSpec::Registers(_) => AUTO_SEARCH_PATHS,
+    };
+    o.max_paths = Some(o.max_paths.map_or(paths, |m| m.min(paths)));
+    o.solver.work_budget = Some(budget_within(opts, AUTO_PROBE_WORK));
+    o
+}
+
+/// The merged encoding's options in `auto`: bounded by terms and solver work.
+fn encoding_options(rest: &Options) -> Options {
+    let mut o = rest.clone();
+    o.max_encoding_terms = o.max_encoding_terms.min(AUTO_ENCODING_TERMS);
+    o.solver.work_budget = Some(budget_within(rest, AUTO_ENCODING_WORK));
+    o
+}
+
+/// A phase's work budget, within the caller's own if it set one.
+fn budget_within(opts: &Options, phase: u64) -> u64 {
+    opts.solver.work_budget.map_or(phase, |w| w.min(phase))
+}
+
+/// The first search's reasons when no later phase ran for lack of time: its own
+/// budgets are not what stopped the comparison, the time limit (or an interrupt) is.
+fn first_reasons(first: &Report, opts: &Options, start: Instant) -> Vec<Incomplete> {
+    let Verdict::PossiblyEquivalent(reasons) = &first.verdict else {
+        return Vec::new();
+    };
+    let mut kept: Vec<Incomplete> = reasons
+        .iter()
+        .filter(|r| {
+            !matches!(
+                r,
+                Incomplete::RunBudget { .. } | Incomplete::PathBudget { .. }
+            ) && !matches!(r, Incomplete::SolverUnknown { reason, .. }
+                    if reason == crate::solver::WORK_BUDGET_SPENT)
+        })
+        .cloned()
+        .collect();
+    let stopped = if opts.interrupted() {
+        Incomplete::Interrupted
+    } else {
+        Incomplete::Timeout {
+            millis: start.elapsed().as_millis() as u64,
+        }
+    };
+    if !kept.iter().any(|r| r.kind() == stopped.kind()) {
+        kept.push(stopped);
+    }
+    kept
+}
+
+/// The report when the time ran out (or Ctrl-C came) after the first search.
+fn cut_short(opts: &Options, first: Report, stats: Stats, start: Instant) -> Report {
+    let reasons = first_reasons(&first, opts, start);
     finish(
-        Verdict::PossiblyEquivalent(concolic_reasons),
+        Verdict::PossiblyEquivalent(reasons),
         stats,
         first.input_names,
-        paths,
+        first.paths,
         start,
     )
 }
@@ -189,6 +256,7 @@ fn add(a: &Stats, b: &Stats) -> Stats {
     s.restarts += a.restarts;
     s.partial_runs += a.partial_runs;
     s.stopped_runs += a.stopped_runs;
+    s.longest_run = s.longest_run.max(a.longest_run);
     s.out_of_fuel_paths = (
         s.out_of_fuel_paths.0.max(a.out_of_fuel_paths.0),
         s.out_of_fuel_paths.1.max(a.out_of_fuel_paths.1),
@@ -202,6 +270,7 @@ fn add(a: &Stats, b: &Stats) -> Stats {
     s.solver.unsat += a.solver.unsat;
     s.solver.unknown += a.solver.unknown;
     s.solver.time += a.solver.time;
+    s.solver.work += a.solver.work;
     s.paths = a.paths;
     s.warnings.extend(a.warnings.iter().cloned());
     if s.solver_failure.is_none() {

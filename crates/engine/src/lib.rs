@@ -79,7 +79,10 @@ pub use tamarin_mips as mips;
 pub use assume::{AssumeError, Precondition};
 pub use check::{CheckReport, Finding, FindingKind};
 pub use concolic::Exploration;
-pub use equiv::AUTO_PATHS;
+pub use equiv::{
+    AUTO_ENCODING_TERMS, AUTO_ENCODING_WORK, AUTO_PATHS, AUTO_PROBE_RUNS, AUTO_PROBE_WORK,
+    AUTO_SEARCH_PATHS,
+};
 pub use error::Error;
 pub use explain::{
     explain, row_sides, Change, Divergence, Explanation, Row, RunInputs, Step, MAX_EXPLAINED_STEPS,
@@ -92,7 +95,7 @@ pub use options::Options;
 pub use report::{Observer, PathReport, Progress, Quiet, Report, Side, Stats};
 pub use solver::{
     ProcessSolver, SolverConfig, SolverStats, Z3Mode, DEFAULT_QUERY_TIMEOUT,
-    DEFAULT_RESOURCE_LIMIT, ESCALATION, TIME_LIMIT_PASSED,
+    DEFAULT_RESOURCE_LIMIT, ESCALATION, TIME_LIMIT_PASSED, WORK_BUDGET_SPENT,
 };
 pub use trace::TraceLimits;
 pub use verdict::{

@@ -154,8 +154,9 @@ fn auto_hands_multiplying_paths_to_the_merged_encoding() {
         panic!("{:?}", report.verdict);
     };
     assert_eq!(p.engine, Engine::Bmc);
-    // The path search stopped at its budget of paths, long before 1024.
-    let cap = tamarin::equiv::AUTO_PATHS;
+    // The first search enumerated the 1024 paths a side within its budget, and
+    // handed the 1024 x 1024 pairs, too many to check, to the merged encoding.
+    let cap = tamarin::equiv::AUTO_SEARCH_PATHS;
     assert!(
         report.stats.paths.0 <= cap && report.stats.paths.1 <= cap,
         "{:?}",
@@ -222,4 +223,62 @@ fn an_undecided_difference_is_split_along_the_merged_paths() {
         );
         assert_eq!(whole.stats.split_queries, 0);
     }
+}
+
+/// The "maximum of an array" class under preconditions: each correct program has 255
+/// paths a side, and each query of their enumeration is slow under the element
+/// bounds. `auto`'s first search stops after a few runs and the merged encoding proves
+/// the pair; the unsigned mutant is found. Both by counts, never by the clock: the
+/// comparison has no time limit.
+#[test]
+fn auto_proves_an_array_class_by_the_encoding_after_a_short_search() {
+    let load = common::proof_example;
+    let (fwd, bwd, mutant) = (
+        load("amax-fwd.asm"),
+        load("amax-bwd.asm"),
+        load("amax-bwd-mutant.asm"),
+    );
+    let mut opts = Options::default();
+    opts.solver.portfolio.clear();
+    opts.inputs = tamarin::io::InputSpec::Array {
+        max_len: 8,
+        base: None,
+    };
+    opts.assume = ["len >= 1", "all x: -1000 <= x <= 1000"]
+        .iter()
+        .map(|a| tamarin::Precondition::parse(a).expect("a precondition"))
+        .collect();
+    let report = tamarin::equiv::compare(&fwd, &bwd, &opts, &mut Quiet);
+    let Verdict::Equivalent(p) = &report.verdict else {
+        panic!("{:?}", report.verdict);
+    };
+    assert_eq!(p.engine, Engine::Bmc);
+    assert!(
+        report.stats.runs <= tamarin::equiv::AUTO_PROBE_RUNS,
+        "the full search never ran: {} runs",
+        report.stats.runs
+    );
+    let report = tamarin::equiv::compare(&fwd, &mutant, &opts, &mut Quiet);
+    assert!(
+        matches!(report.verdict, Verdict::Disequivalent(_)),
+        "{:?}",
+        report.verdict
+    );
+}
+
+/// With register inputs, `auto`'s first search goes on while its queries are cheap: a
+/// loop of up to 1000 trips against its closed form (1002 paths, whose merged encoding
+/// would spend seconds and fail) is proved by paths.
+#[test]
+fn auto_gives_a_long_loop_to_the_path_search() {
+    let load = common::proof_example;
+    let (l, r) = (load("sum1000-loop.asm"), load("sum1000-closed.asm"));
+    let mut opts = Options::default();
+    opts.solver.portfolio.clear();
+    let report = tamarin::equiv::compare(&l, &r, &opts, &mut Quiet);
+    let Verdict::Equivalent(p) = &report.verdict else {
+        panic!("{:?}", report.verdict);
+    };
+    assert_eq!(p.engine, Engine::Concolic);
+    assert!(report.stats.paths.0 > 1000, "{:?}", report.stats.paths);
 }

@@ -98,7 +98,7 @@ impl<'o> Checker<'o> {
         let differ = difference(&mut self.store, &sl, &sr, self.opts.out_of_fuel);
         let mut found = None;
         let answer = match self.solver.check(&mut self.store, &[differ, covered]) {
-            Answer::Unknown(_) if self.opts.bmc_split && !self.stop().reached() => {
+            Answer::Unknown(ref why) if self.opts.bmc_split && self.may_go_on(why) => {
                 self.split(&sl, &sr, covered)
             }
             answer => {
@@ -199,7 +199,7 @@ impl<'o> Checker<'o> {
             self.split_queries += 1;
             let answer = self.solver.check(&mut self.store, &[differ, covered]);
             let halves = match answer {
-                Answer::Unknown(_) if !self.stop().reached() => case_split(&mut self.store, &p),
+                Answer::Unknown(ref why) if self.may_go_on(why) => case_split(&mut self.store, &p),
                 _ => None,
             };
             match halves {
@@ -282,6 +282,13 @@ impl<'o> Checker<'o> {
     /// When the comparison must stop: its time limit, or an interrupt.
     fn stop(&self) -> Stop {
         self.config().stop
+    }
+
+    /// Whether a query left unknown for `why` is worth asking again in parts: not
+    /// once the time is up, nor once the solver's work budget is spent (every part
+    /// would be unknown at once).
+    fn may_go_on(&self, why: &str) -> bool {
+        !self.stop().reached() && why != crate::solver::WORK_BUDGET_SPENT
     }
 
     /// Asks one of the comparison's own queries.

@@ -65,7 +65,7 @@ pub use self::portfolio::PortfolioSolver;
 pub use self::process::ProcessSolver;
 pub use self::propagate::PropagatingSolver;
 pub use self::split::SplittingSolver;
-pub use self::z3::{Z3Mode, Z3Solver, ESCALATION};
+pub use self::z3::{Z3Mode, Z3Solver, ESCALATION, WORK_BUDGET_SPENT};
 
 use std::time::{Duration, Instant};
 
@@ -178,6 +178,9 @@ pub struct SolverStats {
     pub first_unknown: Option<String>,
     /// Time spent in the chain.
     pub time: Duration,
+    /// The backend's work ([`Solver::backend_work`]): Z3's resource units, a count
+    /// that does not depend on the machine's load.
+    pub work: u64,
 }
 
 impl SolverStats {
@@ -218,6 +221,7 @@ impl<S: Solver> Solver for CountingSolver<S> {
         self.stats.time += start.elapsed();
         self.stats.count(&answer);
         self.stats.cache_hits = self.inner.cache_hits();
+        self.stats.work = self.inner.backend_work();
         answer
     }
     pass_on!(limit_time, failure, describe, warnings, backend_work);
@@ -256,6 +260,11 @@ pub struct SolverConfig {
     /// left unknown is put to in parallel; those not installed are skipped. Default:
     /// Yices 2 and cvc5.
     pub portfolio: Vec<String>,
+    /// The most work the backend may do over the chain's whole life, in the unit of
+    /// [`Solver::backend_work`] (default none). Past it every query is unknown
+    /// ([`WORK_BUDGET_SPENT`]). A count, not a clock, so a search bounded by it ends
+    /// the same way on any load: `auto` gives each engine but the last such a budget.
+    pub work_budget: Option<u64>,
 }
 
 /// The first try's resource limit by default: Z3 5.4 spends about a second on it
@@ -276,6 +285,7 @@ impl Default for SolverConfig {
             resource_limit: Some(DEFAULT_RESOURCE_LIMIT),
             escalate: true,
             portfolio: vec!["yices".into(), "cvc5".into()],
+            work_budget: None,
         }
     }
 }
@@ -328,10 +338,11 @@ pub fn build_chain(
         None => Box::new(
             Z3Solver::new(config.z3_mode, config.timeout)
                 .with_resource_limit(config.resource_limit)
-                .with_escalation(config.escalate),
+                .with_escalation(config.escalate)
+                .with_work_budget(config.work_budget),
         ),
         Some(cmd) => match ProcessSolver::from_name(cmd, config.timeout) {
-            Ok(p) => Box::new(p),
+            Ok(p) => Box::new(p.with_work_budget(config.work_budget)),
             Err(e) => Box::new(Unavailable(e)),
         },
     };

@@ -29,6 +29,8 @@ pub struct ProcessSolver {
     label: String,
     /// Queries asked.
     asked: u64,
+    /// The most work ([`super::NOMINAL_QUERY_WORK`] a query) all queries may cost.
+    work_budget: Option<u64>,
 }
 
 impl ProcessSolver {
@@ -60,6 +62,7 @@ impl ProcessSolver {
                     failure: None,
                     label: other.to_string(),
                     asked: 0,
+                    work_budget: None,
                 });
             }
         };
@@ -71,7 +74,15 @@ impl ProcessSolver {
             failure: None,
             label: name.trim().to_string(),
             asked: 0,
+            work_budget: None,
         })
+    }
+
+    /// Also bounds the queries' work together ([`super::SolverConfig::work_budget`]):
+    /// each query counts [`super::NOMINAL_QUERY_WORK`].
+    pub fn with_work_budget(mut self, budget: Option<u64>) -> ProcessSolver {
+        self.work_budget = budget;
+        self
     }
 
     /// Checks that the command starts at all (so a missing binary is a usage error,
@@ -329,6 +340,13 @@ impl Solver for ProcessSolver {
     }
 
     fn check(&mut self, store: &mut TermStore, assertions: &[Term]) -> Answer {
+        if self
+            .work_budget
+            .is_some_and(|b| self.backend_work() + super::NOMINAL_QUERY_WORK > b)
+        {
+            self.limit = None;
+            return Answer::Unknown(super::WORK_BUDGET_SPENT.into());
+        }
         self.asked += 1;
         let answer = self.run(store, assertions);
         self.limit = None;

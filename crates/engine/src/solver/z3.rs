@@ -67,6 +67,8 @@ pub struct Z3Solver {
     shared_uses: u32,
     /// Resource units (`rlimit`) spent on all queries so far.
     work: u64,
+    /// The most resource units all queries together may spend (`None`: no bound).
+    work_budget: Option<u64>,
 }
 
 /// Turns off Z3's own SIGINT handling for every solver, once, where this Z3 has
@@ -122,7 +124,39 @@ impl Z3Solver {
             shared: None,
             shared_uses: 0,
             work: 0,
+            work_budget: None,
         }
+    }
+
+    /// Also bounds the work of all queries together by `budget` resource units: each
+    /// try's limit is clamped to what is left, and once nothing is, every answer is
+    /// unknown ([`WORK_BUDGET_SPENT`]) without asking Z3. A count, not a clock: the
+    /// same queries meet it the same way on any load.
+    pub fn with_work_budget(mut self, budget: Option<u64>) -> Z3Solver {
+        self.work_budget = budget;
+        self
+    }
+
+    /// The resource units left of the work budget (`None`: no budget).
+    fn work_left(&self) -> Option<u64> {
+        self.work_budget.map(|b| b.saturating_sub(self.work))
+    }
+
+    /// A try's resource limit: `rlimit`, clamped to the work budget's rest.
+    fn clamped(&self, rlimit: Option<u32>) -> Option<u32> {
+        match self.work_left() {
+            None => rlimit,
+            Some(left) => {
+                let left = u32::try_from(left).unwrap_or(u32::MAX).max(1);
+                Some(rlimit.map_or(left, |r| r.min(left)))
+            }
+        }
+    }
+
+    /// Whether an unknown answer is the work budget's doing (the try was clamped and
+    /// nothing is left).
+    fn budget_spent(&self) -> bool {
+        self.work_left() == Some(0)
     }
 
     /// Also bounds each query by Z3's deterministic resource count.
@@ -352,6 +386,9 @@ impl Solver for Z3Solver {
         let start = Instant::now();
         let timeout = self.query_timeout();
         self.limit = None;
+        if self.budget_spent() {
+            return Answer::Unknown(WORK_BUDGET_SPENT.into());
+        }
         let lowered = self.arrays.lower(store, assertions);
         let (store, assertions) = (&*store, lowered.as_slice());
         if !self.lower(store, assertions, start + timeout) {
@@ -379,18 +416,24 @@ impl Solver for Z3Solver {
             (true, None) => timeout / 4,
             _ => timeout,
         };
-        let first = self.try_once(store, &conjuncts, incremental, first_timeout, self.rlimit);
-        if !self.escalate || !matches!(first, Answer::Unknown(_)) {
+        let rlimit = self.clamped(self.rlimit);
+        let first = self.try_once(store, &conjuncts, incremental, first_timeout, rlimit);
+        if !matches!(first, Answer::Unknown(_)) {
             return first;
+        }
+        if self.budget_spent() {
+            return Answer::Unknown(WORK_BUDGET_SPENT.into());
         }
         let left = timeout.saturating_sub(start.elapsed());
-        if left < MIN_SECOND_TRY {
+        if !self.escalate || left < MIN_SECOND_TRY {
             return first;
         }
-        let rlimit = self.rlimit.map(|r| r.saturating_mul(ESCALATION));
+        let rlimit = self.clamped(self.rlimit.map(|r| r.saturating_mul(ESCALATION)));
         let second = self.try_once(store, &conjuncts, false, left, rlimit);
         if !matches!(second, Answer::Unknown(_)) {
             self.escalated += 1;
+        } else if self.budget_spent() {
+            return Answer::Unknown(WORK_BUDGET_SPENT.into());
         }
         second
     }
@@ -422,6 +465,10 @@ impl Solver for Z3Solver {
 
 /// How much more resource the second try of an escalated query gets than the first.
 pub const ESCALATION: u32 = 8;
+
+/// Why a query was left unknown once the chain's work budget
+/// ([`super::SolverConfig::work_budget`]) was spent.
+pub const WORK_BUDGET_SPENT: &str = "the solver work budget of this search was spent";
 
 /// A second try with less time than this left is not started.
 const MIN_SECOND_TRY: Duration = Duration::from_millis(20);
@@ -477,6 +524,35 @@ mod tests {
         let mut ev = Evaluator::new(&s, &m.values);
         assert!(q.iter().all(|&c| ev.holds(c)), "{m:?}");
         assert_eq!(twice.escalated(), 1);
+    }
+
+    /// The work budget clamps each try and then refuses: a query that needs about
+    /// 690,000 units is unknown within a budget of 300,000 (whatever the resource
+    /// limit), the budget is not overspent, and every later query is unknown at once
+    /// with the budget's reason. Within a budget that covers it, it is decided.
+    #[test]
+    fn the_work_budget_bounds_every_try_and_then_refuses() {
+        let mut s = TermStore::new();
+        let q = factoring(&mut s);
+        let budgeted = |budget| {
+            Z3Solver::new(Z3Mode::Auto, Duration::from_secs(600))
+                .with_resource_limit(Some(150_000))
+                .with_escalation(true)
+                .with_work_budget(Some(budget))
+        };
+        let mut small = budgeted(300_000);
+        assert_eq!(
+            small.check(&mut s, &q),
+            Answer::Unknown(WORK_BUDGET_SPENT.into())
+        );
+        assert!(small.backend_work() <= 300_000, "{}", small.backend_work());
+        let t = s.bool(true);
+        assert_eq!(
+            small.check(&mut s, &[t]),
+            Answer::Unknown(WORK_BUDGET_SPENT.into())
+        );
+        let mut large = budgeted(5_000_000);
+        assert!(matches!(large.check(&mut s, &q), Answer::Sat(_)));
     }
 
     #[test]
