@@ -256,7 +256,6 @@ fn add(a: &Stats, b: &Stats) -> Stats {
     s.restarts += a.restarts;
     s.partial_runs += a.partial_runs;
     s.stopped_runs += a.stopped_runs;
-    s.longest_run = s.longest_run.max(a.longest_run);
     s.out_of_fuel_paths = (
         s.out_of_fuel_paths.0.max(a.out_of_fuel_paths.0),
         s.out_of_fuel_paths.1.max(a.out_of_fuel_paths.1),

@@ -59,9 +59,6 @@ pub struct Stats {
     pub partial_runs: u64,
     /// Runs cut short by the time limit or an interrupt (their paths stay open).
     pub stopped_runs: u64,
-    /// Steps of the longest traced run of either program (`auto` reads from it how
-    /// large a merged encoding would grow).
-    pub longest_run: u64,
     /// Paths found so far, per side, on which every run is out of fuel.
     pub out_of_fuel_paths: (u64, u64),
     /// Distinct jump targets (classes) explored at input-dependent jumps, both sides.

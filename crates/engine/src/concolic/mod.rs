@@ -742,7 +742,6 @@ impl<'o> Search<'o> {
             tracer = tracer.with_checkpoints(CHECKPOINT_EVERY, from);
         }
         let outcome = s.machine.run_to_outcome(&mut tracer);
-        self.stats.longest_run = self.stats.longest_run.max(s.machine.steps());
         // A run cut short by the time limit or an interrupt is partial too, but says
         // nothing about trace limits: the search's own stop reason covers it.
         let cut_short =
