@@ -7,18 +7,8 @@
 //! results (SQLite), `groups` forms the groups of wrong submissions, `report` prints
 //! the text, JSON and CSV reports and `html` writes the page.
 
-mod collect;
-mod groups;
-mod html;
-/// HTML escaping, shared with the other pages the tool writes.
-pub use html::escape as escape_html;
 mod merge;
-mod report;
-mod run;
-mod shard;
 mod slurm;
-mod store;
-mod task;
 
 use std::collections::{BTreeMap, HashMap, HashSet};
 use std::io::IsTerminal;
@@ -31,19 +21,19 @@ use std::time::{Duration, Instant};
 use clap::{Args as ClapArgs, ValueEnum};
 use indicatif::{ProgressBar, ProgressStyle};
 use rayon::prelude::*;
-use serde::{Deserialize, Serialize};
-use tamarin::{Incomplete, InputLayout, Observed, Options, Quiet};
-use tamarin_mips::{InputFormat, LoadError, Outcome, Program, Status};
+use tamarin::Options;
+use tamarin_grade::parse::{parse_observables, ObservableList};
+use tamarin_grade::record::compare_one;
+use tamarin_grade::settings::{Line, Settings};
+use tamarin_grade::shard::Shard;
+use tamarin_grade::store::{self, Journal, Role, Store};
+use tamarin_grade::{collect, groups, html, report, run};
+use tamarin_grade::{Diagnostic, Record, Task, Verdict};
+use tamarin_mips::{InputFormat, LoadError, Program};
 
-use super::compare::{parse_observables, shown, EngineArg, ObservableList};
-use super::search::{
-    parse_reg_list, status_line, FrontendKind, FuelPolicyArg, SearchArgs, Searcher,
-};
+use super::compare::EngineArg;
+use super::search::SearchArgs;
 use crate::diag::{CliError, EXIT_FOUND, EXIT_INCOMPLETE, EXIT_OK};
-use crate::json::{CompareSide, FaultJson, ObservedJson, Reason};
-use shard::Shard;
-use store::{Journal, Role, Store};
-use task::Task;
 
 /// The default `--timeout` of `grade`, in seconds per submission (compare's is longer:
 /// a class should not stall on one submission).
@@ -98,10 +88,13 @@ pub struct Args {
     /// every path is a submission.
     #[arg(value_name = "PATH", required = true)]
     pub paths: Vec<PathBuf>,
-    /// A task file (TOML) with the settings of the assignment: reference (relative to
-    /// the file), frontend, inputs, observe, fuel, depth, max-len, stdin-len, timeout,
-    /// engine and assume. Options on the command line win over it; an unknown key is
-    /// an error.
+    /// A task file (TOML) with the settings of the assignment, its keys: reference
+    /// (relative to the file), frontend, inputs, observe, engine, fuel, depth, max-len,
+    /// array-base, stdin-len, init-inputs, timeout, max-runs, solver, solver-timeout,
+    /// solver-rlimit, portfolio, out-of-fuel, assume, input-format, termination,
+    /// dump-trace, dump-smt and force (each as the option of that name takes it).
+    /// Options on the command line win over it; an unknown key is an error. `compare
+    /// --task` takes the same file.
     #[arg(long, value_name = "FILE")]
     pub task: Option<PathBuf>,
     /// What is compared when both runs end, comma-separated: $N, hi, lo, output and
@@ -171,80 +164,6 @@ pub enum GradeFormat {
     Csv,
 }
 
-/// A submission's verdict.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
-pub enum Verdict {
-    Equivalent,
-    Disequivalent,
-    PossiblyEquivalent,
-    DoesNotAssemble,
-}
-
-impl Verdict {
-    pub const ALL: [Verdict; 4] = [
-        Verdict::Equivalent,
-        Verdict::Disequivalent,
-        Verdict::PossiblyEquivalent,
-        Verdict::DoesNotAssemble,
-    ];
-
-    pub fn name(self) -> &'static str {
-        match self {
-            Verdict::Equivalent => "equivalent",
-            Verdict::Disequivalent => "disequivalent",
-            Verdict::PossiblyEquivalent => "possibly-equivalent",
-            Verdict::DoesNotAssemble => "does-not-assemble",
-        }
-    }
-
-    pub fn parse(name: &str) -> Option<Verdict> {
-        Verdict::ALL.into_iter().find(|v| v.name() == name)
-    }
-}
-
-/// The result of one comparison, as stored.
-#[derive(Clone, Debug)]
-pub struct Record {
-    pub verdict: Verdict,
-    /// Disequivalent: the inputs and both runs.
-    pub witness: Option<Witness>,
-    /// Possibly-equivalent: the reasons, as the JSON reports give them.
-    pub reasons: Vec<serde_json::Value>,
-    /// How long the comparison took.
-    pub seconds: f64,
-    /// Does-not-assemble: the diagnostic, in one line.
-    pub message: Option<String>,
-    /// Does-not-assemble, when found in this run: the diagnostic in full.
-    pub diagnostic: Option<Diagnostic>,
-}
-
-/// Inputs on which a submission differs from the reference, and both runs on them.
-#[derive(Clone, Debug, Serialize, Deserialize)]
-pub struct Witness {
-    /// The input variables' values, in the layout's order.
-    pub values: Vec<u32>,
-    pub reference: WitnessSide,
-    pub submission: WitnessSide,
-}
-
-/// One program's run on a witness: in words, and as the JSON reports give it.
-#[derive(Clone, Debug, Serialize, Deserialize)]
-pub struct WitnessSide {
-    pub text: String,
-    pub json: serde_json::Value,
-}
-
-/// Why a submission could not be loaded.
-#[derive(Clone, Debug, Serialize)]
-pub struct Diagnostic {
-    #[serde(skip_serializing_if = "Option::is_none")]
-    pub line: Option<u32>,
-    #[serde(skip_serializing_if = "Option::is_none")]
-    pub column: Option<u32>,
-    /// The assembler's report in full (every error, with its source line).
-    pub text: String,
-}
-
 /// A submission as this run sees it.
 struct Submission {
     path: PathBuf,
@@ -294,7 +213,7 @@ pub fn execute(mut args: Args) -> Result<ExitCode, CliError> {
         .collect();
     let given = given_on_command_line();
     let task = args.task.as_deref().map(Task::read).transpose()?;
-    let settings = Settings::resolve(&mut args, task.as_ref(), &given)?;
+    let settings = resolve(&args, task.as_ref(), &given)?;
 
     // The reference: from the task file, or the first path.
     let mut paths = args.paths.clone();
@@ -309,7 +228,7 @@ pub fn execute(mut args: Args) -> Result<ExitCode, CliError> {
             paths.remove(0)
         }
     };
-    let format = args.search.input_format.format();
+    let format = settings.search.input_format;
     let (bytes, ref_format, program) = super::read_program(&reference_path, format)?;
     let reference = Reference {
         path: reference_path,
@@ -404,7 +323,7 @@ pub fn execute(mut args: Args) -> Result<ExitCode, CliError> {
         &subs_view(&subs),
         &groups,
         found.skipped,
-        &args.search,
+        &settings.search,
         &settings.layout,
         started.elapsed(),
         crate::interrupt::raised(),
@@ -420,74 +339,33 @@ pub fn execute(mut args: Args) -> Result<ExitCode, CliError> {
     print_report(&model, &args.report)
 }
 
-/// Everything that decides verdicts, resolved from the command line and the task
-/// file (the same for a run and for `grade merge`, which resolves a run's again).
-struct Settings {
-    opts: Options,
-    /// The settings in one string, as the store's keys take them.
-    canonical: String,
-    /// The inputs with the task's preconditions, lowered once (the groups check many
-    /// inputs against them).
-    layout: InputLayout,
-}
-
-impl Settings {
-    /// Fills `args` in from `task` where the command line (`given`) is silent, checks
-    /// them, and resolves the settings.
-    fn resolve(
-        args: &mut Args,
-        task: Option<&Task>,
-        given: &HashSet<String>,
-    ) -> Result<Settings, CliError> {
-        if let Some(task) = task {
-            apply_task(args, task, given)?;
-        }
-        args.search.check_applicable(&|id| {
-            if given.contains(id) {
-                return Some(format!("--{}", id.replace('_', "-")));
-            }
-            let task = task?;
-            let set = match id {
-                "max_len" => task.file.max_len.is_some(),
-                "inputs" => task.file.inputs.is_some(),
-                _ => false,
-            };
-            set.then(|| format!("`{}` in {}", id.replace('_', "-"), task.path.display()))
-        })?;
-        if args.search.dump_smt.is_some() || args.search.dump_trace {
-            return Err(CliError::Usage(
-                "--dump-smt and --dump-trace are for one comparison: use `tamarin compare`".into(),
-            ));
-        }
-        args.search.force = false;
-        let observe = args.observe.clone().unwrap_or_else(|| {
-            ObservableList(vec![tamarin::Observable::Reg(
-                tamarin_mips::Reg::from_bits(3),
-            )])
-        });
-        let engine = args.engine.unwrap_or(EngineArg::Auto);
-        let mut opts = args.search.options()?;
-        // A submission that does not end where the reference does is wrong.
-        if args.search.out_of_fuel.is_none() {
-            opts.out_of_fuel = tamarin::FuelPolicy::Different;
-        }
-        opts.observe = observe.0.clone();
-        opts.engine = engine.engine();
-        // Every setting that can change a verdict, in one string: the searching
-        // options (all of them, so that an option added later counts too), the
-        // observables and the engine.
-        let canonical = format!(
-            "{:?}|observe={:?}|engine={:?}",
-            args.search, observe.0, engine
-        );
-        let layout = InputLayout::assuming(&opts.inputs, opts.stdin_len, &opts.assume)
-            .map_err(|e| CliError::Usage(format!("--assume: {e}")))?;
-        Ok(Settings {
-            opts,
-            canonical,
-            layout,
-        })
+/// Resolves the settings of a run of grade (and of `grade merge`, which resolves a
+/// run's again): the task file first, the command line (`given`) on top.
+fn resolve(
+    args: &Args,
+    task: Option<&Task>,
+    given: &HashSet<String>,
+) -> Result<Settings, CliError> {
+    let mut search = args.search.search();
+    search.force = false;
+    let line = Line {
+        search,
+        observe: args.observe.as_ref().map(|o| o.0.clone()),
+        engine: args.engine.map(EngineArg::engine),
+    };
+    let settings = Settings::resolve(
+        line,
+        task,
+        &|id| given.contains(id),
+        true,
+        crate::interrupt::flag(),
+    )?;
+    if settings.search.dump_smt.is_some() || settings.search.dump_trace {
+        return Err(CliError::Usage(
+            "--dump-smt and --dump-trace are for one comparison: use `tamarin compare`".into(),
+        ));
     }
+    Ok(settings)
 }
 
 /// The record of this run: the class with each submission's shard.
@@ -515,7 +393,7 @@ fn run_record(
         .map(|(s, sha)| run::ClassEntry::shard_id(&s.name, sha.as_deref()))
         .collect();
     let id_refs: Vec<&str> = ids.iter().map(String::as_str).collect();
-    let shards = shard::assign(&id_refs, shard.count);
+    let shards = tamarin_grade::shard::assign(&id_refs, shard.count);
     let entries: Vec<run::ClassEntry> = subs
         .iter()
         .zip(shas)
@@ -533,7 +411,7 @@ fn run_record(
         .collect();
     run::RunRecord {
         version: run::RUN_RECORD_VERSION,
-        tool: env!("CARGO_PKG_VERSION").to_string(),
+        tool: tamarin_grade::VERSION.to_string(),
         shard,
         fingerprint: run::fingerprint(&settings.canonical, &reference_entry, &entries, shard.count),
         canonical: settings.canonical.clone(),
@@ -675,51 +553,6 @@ fn given_on_command_line() -> HashSet<String> {
     crate::cmd::search::given_on_command_line("grade")
 }
 
-/// Fills in from the task file what the command line did not give.
-fn apply_task(args: &mut Args, task: &Task, given: &HashSet<String>) -> Result<(), CliError> {
-    let f = &task.file;
-    let free = |id: &str| !given.contains(id);
-    if let (Some(v), true) = (&f.frontend, free("frontend")) {
-        args.search.frontend = FrontendKind::from_str(v, false)
-            .map_err(|_| task.bad_value("frontend", "expected \"twoints\" or \"array\""))?;
-    }
-    if let (Some(v), true) = (&f.inputs, free("inputs")) {
-        args.search.inputs =
-            parse_reg_list(&v.joined()).map_err(|e| task.bad_value("inputs", e))?;
-    }
-    if let (Some(v), true) = (&f.observe, free("observe")) {
-        args.observe =
-            Some(parse_observables(&v.joined()).map_err(|e| task.bad_value("observe", e))?);
-    }
-    if let (Some(v), true) = (&f.engine, free("engine")) {
-        args.engine =
-            Some(EngineArg::from_str(v, false).map_err(|_| {
-                task.bad_value("engine", "expected \"concolic\", \"bmc\" or \"auto\"")
-            })?);
-    }
-    for (id, value, field) in [
-        ("fuel", f.fuel, &mut args.search.fuel),
-        ("depth", f.depth, &mut args.search.depth),
-        ("max_len", f.max_len, &mut args.search.max_len),
-        ("stdin_len", f.stdin_len, &mut args.search.stdin_len),
-        ("timeout", f.timeout, &mut args.search.timeout),
-    ] {
-        if let (Some(v), true) = (value, free(id)) {
-            *field = v;
-        }
-    }
-    if let (Some(v), true) = (&f.out_of_fuel, free("out_of_fuel")) {
-        args.search.out_of_fuel =
-            Some(FuelPolicyArg::from_str(v, false).map_err(|_| {
-                task.bad_value("out-of-fuel", "expected \"same\" or \"different\"")
-            })?);
-    }
-    if free("assume") {
-        args.search.assume = f.assume.clone();
-    }
-    Ok(())
-}
-
 /// Reads and loads one submission; one that cannot be is `does-not-assemble` at once.
 fn read_submission(
     path: &Path,
@@ -833,125 +666,6 @@ fn does_not_assemble(e: &CliError) -> Record {
     }
 }
 
-/// Compares `program` with `reference`: `None` when the comparison was cut short by
-/// Ctrl-C (nothing to keep).
-fn compare_one(
-    reference: &Program,
-    program: &Program,
-    path: &Path,
-    opts: &Options,
-) -> Result<Option<Record>, CliError> {
-    let start = Instant::now();
-    let result = tamarin::compare(reference, program, opts, &mut Quiet);
-    let seconds = start.elapsed().as_secs_f64();
-    let report = match result {
-        Ok(report) => report,
-        Err(tamarin::Error::Setup(e)) => {
-            return Ok(Some(Record {
-                verdict: Verdict::DoesNotAssemble,
-                witness: None,
-                reasons: Vec::new(),
-                seconds,
-                message: Some(format!(
-                    "{}: cannot place the input array after it: {e}",
-                    path.display()
-                )),
-                diagnostic: None,
-            }))
-        }
-        Err(e) => return Err(CliError::engine(e, path)),
-    };
-    let record = match report.verdict {
-        tamarin::Verdict::Equivalent(_) => Record {
-            verdict: Verdict::Equivalent,
-            witness: None,
-            reasons: Vec::new(),
-            seconds,
-            message: None,
-            diagnostic: None,
-        },
-        tamarin::Verdict::Disequivalent(cx) => Record {
-            verdict: Verdict::Disequivalent,
-            witness: Some(Witness {
-                values: cx.inputs.iter().map(|(_, v)| *v).collect(),
-                reference: witness_side(&cx.left, &cx.observed, 0),
-                submission: witness_side(&cx.right, &cx.observed, 1),
-            }),
-            reasons: Vec::new(),
-            seconds,
-            message: None,
-            diagnostic: None,
-        },
-        tamarin::Verdict::PossiblyEquivalent(reasons) => {
-            if crate::interrupt::raised() || reasons.contains(&Incomplete::Interrupted) {
-                return Ok(None);
-            }
-            Record {
-                verdict: Verdict::PossiblyEquivalent,
-                witness: None,
-                reasons: reasons
-                    .iter()
-                    .map(|r| {
-                        serde_json::to_value(Reason::new(r, Searcher::Compare))
-                            .unwrap_or(serde_json::Value::Null)
-                    })
-                    .collect(),
-                seconds,
-                message: None,
-                diagnostic: None,
-            }
-        }
-    };
-    Ok(Some(record))
-}
-
-/// One side of a counterexample (`pick` 0 the left, 1 the right).
-fn witness_side(
-    o: &Outcome,
-    observed: &[(String, Observed, Observed)],
-    pick: usize,
-) -> WitnessSide {
-    let value = |entry: &(String, Observed, Observed)| -> Observed {
-        if pick == 0 {
-            entry.1.clone()
-        } else {
-            entry.2.clone()
-        }
-    };
-    let mut text = status_line(o);
-    if o.status == Status::Done {
-        let items: Vec<String> = observed
-            .iter()
-            .map(|e| format!("{} = {}", e.0, shown(&value(e))))
-            .collect();
-        text.push_str(&format!(", {}", items.join(", ")));
-    }
-    let side = CompareSide {
-        status: o.status.name(),
-        steps: o.steps,
-        observed: match o.status {
-            Status::Done => observed
-                .iter()
-                .map(|e| (e.0.clone(), observed_json(&value(e))))
-                .collect(),
-            _ => std::iter::empty().collect(),
-        },
-        fault: FaultJson::of(o.status),
-    };
-    WitnessSide {
-        text,
-        json: serde_json::to_value(side).unwrap_or(serde_json::Value::Null),
-    }
-}
-
-fn observed_json(o: &Observed) -> ObservedJson {
-    match o {
-        Observed::Word(v) => ObservedJson::Word(*v as i32),
-        Observed::Bytes(b) => ObservedJson::Text(String::from_utf8_lossy(b).into_owned()),
-        Observed::Words(ws) => ObservedJson::Words(ws.iter().map(|&w| w as i32).collect()),
-    }
-}
-
 /// The progress bar, on a terminal only.
 fn progress_bar(total: usize) -> ProgressBar {
     if !std::io::stderr().is_terminal() {
@@ -1053,7 +767,8 @@ fn grade_all(
                         if stop.load(Ordering::Relaxed) || crate::interrupt::raised() {
                             return;
                         }
-                        let result = compare_one(&reference.program, program, path, opts);
+                        let result = compare_one(&reference.program, program, path, opts)
+                            .map_err(CliError::from);
                         let _ = tx.send((i, result));
                     });
             });
@@ -1065,7 +780,7 @@ fn grade_all(
                     let loaded = s.loaded.as_ref().expect("loaded");
                     if let Err(e) = store.put(&loaded.key, Role::Submission, &s.name, &record) {
                         stop.store(true, Ordering::Relaxed);
-                        fatal.get_or_insert(e);
+                        fatal.get_or_insert(CliError::from(e));
                     }
                     *counts.entry(record.verdict).or_default() += 1;
                     results.push((i, record));
@@ -1125,7 +840,10 @@ fn compare_pairs(
                 .map(|&k| {
                     let (a, b) = pairs[k];
                     let (left, right) = (&loaded(a).program, &loaded(b).program);
-                    (k, compare_one(left, right, &subs[b].path, opts))
+                    (
+                        k,
+                        compare_one(left, right, &subs[b].path, opts).map_err(CliError::from),
+                    )
                 })
                 .collect()
         });
@@ -1139,13 +857,4 @@ fn compare_pairs(
         }
     }
     Ok(answers.into_iter().map(Option::unwrap_or_default).collect())
-}
-
-/// A reason of a stored record, in words.
-pub fn stored_reason_text(reason: &serde_json::Value) -> String {
-    let message = reason["message"].as_str().unwrap_or("").to_string();
-    match reason["advice"].as_str() {
-        Some(a) => format!("{message} ({a})"),
-        None => message,
-    }
 }
