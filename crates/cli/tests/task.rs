@@ -399,7 +399,7 @@ fn grade_help_lists_exactly_the_keys_a_task_file_takes() {
 }
 
 #[test]
-fn check_and_paths_take_the_task_too() {
+fn check_paths_and_run_take_the_task_too() {
     let dir = tempfile::tempdir().expect("tempdir");
     let task = task_file(dir.path());
     // Under the task, a run out of fuel where the task's rule says so is a finding.
@@ -437,4 +437,13 @@ fn check_and_paths_take_the_task_too() {
         .expect("run tamarin");
     let text = String::from_utf8_lossy(&out.stdout);
     assert!(text.contains("1000 steps"), "{text}");
+    // run too: it spins to the task's fuel, not run's own.
+    let out = tamarin()
+        .args(["run", "--task"])
+        .arg(&task)
+        .args([SPINS, "--r1", "0", "--r2", "0", "--report"])
+        .output()
+        .expect("run tamarin");
+    let text = String::from_utf8_lossy(&out.stdout);
+    assert!(text.contains("out-of-fuel after 1000 steps"), "{text}");
 }
