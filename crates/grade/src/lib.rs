@@ -8,6 +8,7 @@
 //! a command line: no argument parser, no exit status, no terminal. Its errors are one
 //! [`Error`] type, which the command-line tool turns into its own.
 
+pub mod class;
 pub mod collect;
 pub mod error;
 pub mod groups;

@@ -15,7 +15,7 @@ use tamarin_grade::settings::{Frontend, Line, Settings};
 
 use super::search::{
     explain_command, inputs_line, ms, reason_text, replay_command, shell_word, shown, status_line,
-    CliObserver, SearchArgs, Searcher,
+    CliObserver, EngineArg, SearchArgs, Searcher,
 };
 use crate::args::OutputFormat;
 use crate::diag::{CliError, EXIT_FOUND, EXIT_INCOMPLETE, EXIT_OK};
@@ -182,24 +182,6 @@ pub fn execute(mut args: Args) -> Result<ExitCode, CliError> {
         Verdict::Disequivalent(_) => EXIT_FOUND,
         Verdict::PossiblyEquivalent(_) => EXIT_INCOMPLETE,
     }))
-}
-
-/// The engines, as a clap value.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, clap::ValueEnum)]
-pub enum EngineArg {
-    Concolic,
-    Bmc,
-    Auto,
-}
-
-impl EngineArg {
-    pub fn engine(self) -> Engine {
-        match self {
-            EngineArg::Concolic => Engine::Concolic,
-            EngineArg::Bmc => Engine::Bmc,
-            EngineArg::Auto => Engine::Auto,
-        }
-    }
 }
 
 fn write_text(

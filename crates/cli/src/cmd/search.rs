@@ -263,6 +263,24 @@ where
         .collect()
 }
 
+/// The engines, as a clap value.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, clap::ValueEnum)]
+pub enum EngineArg {
+    Concolic,
+    Bmc,
+    Auto,
+}
+
+impl EngineArg {
+    pub fn engine(self) -> tamarin::Engine {
+        match self {
+            EngineArg::Concolic => tamarin::Engine::Concolic,
+            EngineArg::Bmc => tamarin::Engine::Bmc,
+            EngineArg::Auto => tamarin::Engine::Auto,
+        }
+    }
+}
+
 /// How inputs enter the programs.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, ValueEnum)]
 pub enum FrontendKind {

@@ -159,7 +159,14 @@ pub fn execute(args: Args) -> Result<ExitCode, CliError> {
         .collect();
 
     let pool = thread_pool(args.jobs)?;
-    let groups = form_groups(&pool, &subs, &reference.program, &settings, &mut store)?;
+    let groups = form_groups(
+        &pool,
+        &subs,
+        &reference.program,
+        &settings,
+        &mut store,
+        &mut super::Bars::default(),
+    )?;
     let mut model = report::Model::new(
         &reference.path,
         &subs_view(&subs),

@@ -10,29 +10,27 @@
 mod merge;
 mod slurm;
 
-use std::collections::{BTreeMap, HashMap, HashSet};
+use std::collections::{BTreeMap, HashSet};
 use std::io::IsTerminal;
 use std::path::{Path, PathBuf};
 use std::process::ExitCode;
-use std::sync::atomic::{AtomicBool, Ordering};
-use std::sync::mpsc;
 use std::time::{Duration, Instant};
 
 use clap::{Args as ClapArgs, ValueEnum};
 use indicatif::{ProgressBar, ProgressStyle};
-use rayon::prelude::*;
-use tamarin::Options;
+use tamarin_grade::class::{
+    form_groups, grade_all, run_record, subs_view, thread_pool, Loaded, Progress, Reference,
+    Submission,
+};
 use tamarin_grade::parse::{parse_observables, ObservableList};
-use tamarin_grade::record::compare_one;
 use tamarin_grade::settings::{Line, Settings};
 use tamarin_grade::shard::Shard;
-use tamarin_grade::store::{self, Journal, Role, Store};
-use tamarin_grade::{collect, groups, html, report, run};
+use tamarin_grade::store::{Journal, Store};
+use tamarin_grade::{collect, html, report, run};
 use tamarin_grade::{Diagnostic, Record, Task, Verdict};
-use tamarin_mips::{InputFormat, LoadError, Program};
+use tamarin_mips::{InputFormat, LoadError};
 
-use super::compare::EngineArg;
-use super::search::SearchArgs;
+use super::search::{EngineArg, SearchArgs};
 use crate::diag::{CliError, EXIT_FOUND, EXIT_INCOMPLETE, EXIT_OK};
 
 /// The default `--timeout` of `grade`, in seconds per submission (compare's is longer:
@@ -164,44 +162,6 @@ pub enum GradeFormat {
     Csv,
 }
 
-/// A submission as this run sees it.
-struct Submission {
-    path: PathBuf,
-    name: String,
-    loaded: Option<Loaded>,
-    /// The bytes of a submission that was read but does not load.
-    unloaded: Option<(Vec<u8>, InputFormat)>,
-    record: Option<Record>,
-    from_store: bool,
-}
-
-impl Submission {
-    /// Its bytes and their format, when it could be read.
-    fn source(&self) -> Option<(&[u8], InputFormat)> {
-        match (&self.loaded, &self.unloaded) {
-            (Some(l), _) => Some((&l.bytes, l.format)),
-            (None, Some((bytes, format))) => Some((bytes, *format)),
-            (None, None) => None,
-        }
-    }
-}
-
-/// A submission that loaded.
-struct Loaded {
-    bytes: Vec<u8>,
-    format: InputFormat,
-    program: Program,
-    key: String,
-}
-
-/// The reference, loaded.
-struct Reference {
-    path: PathBuf,
-    bytes: Vec<u8>,
-    format: InputFormat,
-    program: Program,
-}
-
 pub fn execute(mut args: Args) -> Result<ExitCode, CliError> {
     if let Some(GradeCommand::Merge(merge_args)) = args.command.take() {
         return merge::execute(merge_args);
@@ -305,7 +265,15 @@ pub fn execute(mut args: Args) -> Result<ExitCode, CliError> {
     }
 
     let pool = thread_pool(args.jobs)?;
-    grade_all(&pool, &mut subs, &reference, &settings.opts, &mut store)?;
+    let mut progress = Bars::default();
+    grade_all(
+        &pool,
+        &mut subs,
+        &reference,
+        &settings.opts,
+        &mut store,
+        &mut progress,
+    )?;
     if !crate::interrupt::raised() && subs.iter().all(|s| s.record.is_some()) {
         run.finished = Some(run::now());
         store.put_run(&run)?;
@@ -314,7 +282,14 @@ pub fn execute(mut args: Args) -> Result<ExitCode, CliError> {
     // The groups of wrong submissions: over the whole class only (a shard's are
     // formed when the shards are merged).
     let groups = if shard.is_whole() {
-        form_groups(&pool, &subs, &reference.program, &settings, &mut store)?
+        form_groups(
+            &pool,
+            &subs,
+            &reference.program,
+            &settings,
+            &mut store,
+            &mut progress,
+        )?
     } else {
         Vec::new()
     };
@@ -368,143 +343,6 @@ fn resolve(
     Ok(settings)
 }
 
-/// The record of this run: the class with each submission's shard.
-fn run_record(
-    argv: &[String],
-    task: Option<&Task>,
-    reference: &Reference,
-    subs: &[Submission],
-    found: &collect::Found,
-    settings: &Settings,
-    shard: Shard,
-) -> run::RunRecord {
-    let reference_entry = run::ProgramEntry {
-        name: reference.path.display().to_string(),
-        sha: store::content_id(&reference.bytes),
-        format: run::format_name(reference.format).to_string(),
-    };
-    let shas: Vec<Option<String>> = subs
-        .iter()
-        .map(|s| s.source().map(|(bytes, _)| store::content_id(bytes)))
-        .collect();
-    let ids: Vec<String> = subs
-        .iter()
-        .zip(&shas)
-        .map(|(s, sha)| run::ClassEntry::shard_id(&s.name, sha.as_deref()))
-        .collect();
-    let id_refs: Vec<&str> = ids.iter().map(String::as_str).collect();
-    let shards = tamarin_grade::shard::assign(&id_refs, shard.count);
-    let entries: Vec<run::ClassEntry> = subs
-        .iter()
-        .zip(shas)
-        .zip(shards)
-        .map(|((s, sha), shard)| run::ClassEntry {
-            name: s.name.clone(),
-            sha,
-            format: s.source().map(|(_, f)| run::format_name(f).to_string()),
-            shard,
-            unread: match s.source() {
-                Some(_) => None,
-                None => s.record.as_ref().and_then(|r| r.message.clone()),
-            },
-        })
-        .collect();
-    run::RunRecord {
-        version: run::RUN_RECORD_VERSION,
-        tool: tamarin_grade::VERSION.to_string(),
-        shard,
-        fingerprint: run::fingerprint(&settings.canonical, &reference_entry, &entries, shard.count),
-        canonical: settings.canonical.clone(),
-        argv: argv.to_vec(),
-        task: task.map(|t| run::TaskText {
-            path: t.path.display().to_string(),
-            text: t.text.clone(),
-        }),
-        reference: reference_entry,
-        submissions: entries,
-        skipped: found.skipped.clone(),
-        started: run::now(),
-        finished: None,
-    }
-}
-
-/// A pool of `jobs` threads (default: one per core).
-fn thread_pool(jobs: Option<usize>) -> Result<rayon::ThreadPool, CliError> {
-    let jobs = jobs
-        .filter(|&n| n > 0)
-        .unwrap_or_else(|| std::thread::available_parallelism().map_or(1, |n| n.get()));
-    rayon::ThreadPoolBuilder::new()
-        .num_threads(jobs)
-        .build()
-        .map_err(|e| CliError::Usage(format!("cannot start {jobs} threads: {e}")))
-}
-
-/// Forms the groups of the wrong submissions among `subs`, comparing pairs of them
-/// (and keeping those results in `store`). Nothing is formed after Ctrl-C: groups
-/// formed in part are not shown, and a rerun forms them from the store.
-fn form_groups(
-    pool: &rayon::ThreadPool,
-    subs: &[Submission],
-    reference: &Program,
-    settings: &Settings,
-    store: &mut Store,
-) -> Result<Vec<groups::Group>, CliError> {
-    if crate::interrupt::raised() {
-        return Ok(Vec::new());
-    }
-    let runner = groups::Runner::new(&settings.opts, &settings.layout, reference);
-    let items: Vec<groups::Item> = subs
-        .iter()
-        .enumerate()
-        .filter_map(|(index, s)| {
-            let loaded = s.loaded.as_ref()?;
-            let record = s.record.as_ref()?;
-            let witness = record.witness.as_ref()?;
-            (record.verdict == Verdict::Disequivalent).then_some(groups::Item {
-                index,
-                program: &loaded.program,
-                bytes: &loaded.bytes,
-                witness: &witness.values,
-            })
-        })
-        .collect();
-    let mut pair_error = None;
-    let mut compare_pairs = |pairs: &[(usize, usize)]| -> Vec<groups::PairOutcome> {
-        if pair_error.is_some() {
-            return vec![groups::PairOutcome::default(); pairs.len()];
-        }
-        match compare_pairs(
-            pool,
-            pairs,
-            subs,
-            &settings.opts,
-            &settings.canonical,
-            store,
-        ) {
-            Ok(v) => v,
-            Err(e) => {
-                pair_error.get_or_insert(e);
-                vec![groups::PairOutcome::default(); pairs.len()]
-            }
-        }
-    };
-    let spinner = spinner(&format!(
-        "grouping {} wrong submission{}",
-        items.len(),
-        if items.len() == 1 { "" } else { "s" }
-    ));
-    let groups = groups::form(&runner, &items, &mut compare_pairs);
-    spinner.finish_and_clear();
-    if let Some(e) = pair_error {
-        return Err(e);
-    }
-    Ok(if crate::interrupt::raised() {
-        Vec::new()
-    } else {
-        groups
-    })
-}
-
 /// Prints `model` as `to` says (on standard output, and the page), and says the exit
 /// status.
 fn print_report(model: &report::Model, to: &ReportArgs) -> Result<ExitCode, CliError> {
@@ -533,18 +371,6 @@ fn print_report(model: &report::Model, to: &ReportArgs) -> Result<ExitCode, CliE
             EXIT_OK
         },
     ))
-}
-
-/// What the report needs of each submission.
-fn subs_view(subs: &[Submission]) -> Vec<report::SubmissionView<'_>> {
-    subs.iter()
-        .map(|s| report::SubmissionView {
-            path: &s.path,
-            name: &s.name,
-            record: s.record.as_ref(),
-            from_store: s.from_store,
-        })
-        .collect()
 }
 
 /// The ids of the arguments given on the command line itself (not defaults), so that
@@ -585,26 +411,14 @@ fn load_submission(
 ) -> Submission {
     let path = PathBuf::from(&name);
     match super::parse_bytes(&name, &bytes, format) {
-        Ok(program) => {
-            let key = store::key(
-                (&reference.bytes, reference.format),
-                (&bytes, format),
-                canonical,
-            );
-            Submission {
-                path,
-                name,
-                loaded: Some(Loaded {
-                    bytes,
-                    format,
-                    program,
-                    key,
-                }),
-                unloaded: None,
-                record: None,
-                from_store: false,
-            }
-        }
+        Ok(program) => Submission {
+            path,
+            name,
+            loaded: Some(Loaded::new(bytes, format, program, reference, canonical)),
+            unloaded: None,
+            record: None,
+            from_store: false,
+        },
         Err(e) => Submission {
             path,
             name,
@@ -666,6 +480,45 @@ fn does_not_assemble(e: &CliError) -> Record {
     }
 }
 
+/// The progress bar of the comparisons and the spinner of the groups, on a terminal
+/// only.
+#[derive(Default)]
+pub(super) struct Bars {
+    bar: Option<ProgressBar>,
+}
+
+impl Progress for Bars {
+    fn grading(&mut self, total: usize, counts: &BTreeMap<Verdict, usize>) {
+        let bar = progress_bar(total);
+        bar.set_message(counts_message(counts));
+        self.bar = Some(bar);
+    }
+
+    fn graded(&mut self, counts: &BTreeMap<Verdict, usize>) {
+        if let Some(bar) = &self.bar {
+            bar.inc(1);
+            bar.set_message(counts_message(counts));
+        }
+    }
+
+    fn graded_all(&mut self) {
+        if let Some(bar) = self.bar.take() {
+            bar.finish_and_clear();
+        }
+    }
+
+    fn grouping(&mut self, wrong: usize) {
+        self.bar = Some(spinner(&format!(
+            "grouping {wrong} wrong submission{}",
+            if wrong == 1 { "" } else { "s" }
+        )));
+    }
+
+    fn grouped(&mut self) {
+        self.graded_all();
+    }
+}
+
 /// The progress bar, on a terminal only.
 fn progress_bar(total: usize) -> ProgressBar {
     if !std::io::stderr().is_terminal() {
@@ -702,159 +555,4 @@ fn counts_message(counts: &BTreeMap<Verdict, usize>) -> String {
         .filter_map(|v| counts.get(v).map(|n| format!("{n} {}", v.name())))
         .collect();
     parts.join(", ")
-}
-
-/// Grades every submission without a result, in parallel on `pool`; each result is
-/// stored as it comes. Ctrl-C stops the scheduling (the comparisons under way stop
-/// too, and are not stored). Fails with the first failure of the tool itself (a
-/// solver that stopped working, a store that cannot be written), after which nothing
-/// new was started.
-fn grade_all(
-    pool: &rayon::ThreadPool,
-    subs: &mut [Submission],
-    reference: &Reference,
-    opts: &Options,
-    store: &mut Store,
-) -> Result<(), CliError> {
-    // One comparison per distinct key (the same file handed in twice is graded once).
-    let mut first_of_key: HashMap<&str, usize> = HashMap::new();
-    let mut same_as: Vec<(usize, usize)> = Vec::new();
-    let mut pending: Vec<usize> = Vec::new();
-    for (i, s) in subs.iter().enumerate() {
-        let Some(loaded) = &s.loaded else { continue };
-        if s.record.is_some() {
-            continue;
-        }
-        match first_of_key.get(loaded.key.as_str()) {
-            Some(&first) => same_as.push((i, first)),
-            None => {
-                first_of_key.insert(&loaded.key, i);
-                pending.push(i);
-            }
-        }
-    }
-    let mut counts: BTreeMap<Verdict, usize> = BTreeMap::new();
-    for s in subs.iter() {
-        if let Some(r) = &s.record {
-            *counts.entry(r.verdict).or_default() += 1;
-        }
-    }
-    let bar = progress_bar(pending.len());
-    bar.set_message(counts_message(&counts));
-    let stop = AtomicBool::new(false);
-    let mut fatal = None;
-    let (tx, rx) = mpsc::channel::<(usize, Result<Option<Record>, CliError>)>();
-    let work: Vec<(usize, &Program, &Path)> = pending
-        .iter()
-        .map(|&i| {
-            let s = &subs[i];
-            (
-                i,
-                &s.loaded.as_ref().expect("pending means loaded").program,
-                s.path.as_path(),
-            )
-        })
-        .collect();
-    let mut results: Vec<(usize, Record)> = Vec::new();
-    std::thread::scope(|scope| {
-        let stop = &stop;
-        let work = &work;
-        scope.spawn(move || {
-            pool.install(|| {
-                work.par_iter()
-                    .with_max_len(1)
-                    .for_each_with(tx, |tx, &(i, program, path)| {
-                        if stop.load(Ordering::Relaxed) || crate::interrupt::raised() {
-                            return;
-                        }
-                        let result = compare_one(&reference.program, program, path, opts)
-                            .map_err(CliError::from);
-                        let _ = tx.send((i, result));
-                    });
-            });
-        });
-        for (i, result) in rx {
-            match result {
-                Ok(Some(record)) => {
-                    let s = &subs[i];
-                    let loaded = s.loaded.as_ref().expect("loaded");
-                    if let Err(e) = store.put(&loaded.key, Role::Submission, &s.name, &record) {
-                        stop.store(true, Ordering::Relaxed);
-                        fatal.get_or_insert(CliError::from(e));
-                    }
-                    *counts.entry(record.verdict).or_default() += 1;
-                    results.push((i, record));
-                    bar.inc(1);
-                    bar.set_message(counts_message(&counts));
-                }
-                Ok(None) => bar.inc(1),
-                Err(e) => {
-                    stop.store(true, Ordering::Relaxed);
-                    fatal.get_or_insert(e);
-                }
-            }
-        }
-    });
-    bar.finish_and_clear();
-    for (i, record) in results {
-        subs[i].record = Some(record);
-    }
-    for (i, first) in same_as {
-        subs[i].record = subs[first].record.clone();
-    }
-    fatal.map_or(Ok(()), Err)
-}
-
-/// Compares pairs of wrong submissions (`left` the group's representative), taking
-/// what the store has and storing what is new: whether each pair is proved
-/// equivalent, and the inputs that tell it apart when some were found.
-fn compare_pairs(
-    pool: &rayon::ThreadPool,
-    pairs: &[(usize, usize)],
-    subs: &[Submission],
-    opts: &Options,
-    canonical: &str,
-    store: &mut Store,
-) -> Result<Vec<groups::PairOutcome>, CliError> {
-    let loaded = |i: usize| subs[i].loaded.as_ref().expect("a wrong submission loaded");
-    let outcome = |r: &Record| groups::PairOutcome {
-        equivalent: r.verdict == Verdict::Equivalent,
-        witness: r.witness.as_ref().map(|w| w.values.clone()),
-    };
-    let keys: Vec<String> = pairs
-        .iter()
-        .map(|&(a, b)| {
-            let (a, b) = (loaded(a), loaded(b));
-            store::key((&a.bytes, a.format), (&b.bytes, b.format), canonical)
-        })
-        .collect();
-    let mut answers: Vec<Option<groups::PairOutcome>> = Vec::with_capacity(pairs.len());
-    for key in &keys {
-        answers.push(store.get(key)?.as_ref().map(outcome));
-    }
-    let todo: Vec<usize> = (0..pairs.len()).filter(|&k| answers[k].is_none()).collect();
-    if !crate::interrupt::raised() {
-        let computed: Vec<(usize, Result<Option<Record>, CliError>)> = pool.install(|| {
-            todo.par_iter()
-                .with_max_len(1)
-                .map(|&k| {
-                    let (a, b) = pairs[k];
-                    let (left, right) = (&loaded(a).program, &loaded(b).program);
-                    (
-                        k,
-                        compare_one(left, right, &subs[b].path, opts).map_err(CliError::from),
-                    )
-                })
-                .collect()
-        });
-        for (k, result) in computed {
-            if let Some(record) = result? {
-                let (a, b) = pairs[k];
-                let name = format!("{} | {}", subs[a].name, subs[b].name);
-                store.put(&keys[k], Role::Pair, &name, &record)?;
-                answers[k] = Some(outcome(&record));
-            }
-        }
-    }
-    Ok(answers.into_iter().map(Option::unwrap_or_default).collect())
 }
