@@ -15,7 +15,8 @@ use tamarin_mips::asm::{AsmError, AsmErrors};
 use tamarin_mips::cpu::SetupError;
 use tamarin_mips::LoadError;
 
-use crate::json::{AsmErrorJson, ErrorJson, ErrorReport};
+use tamarin_grade::json::{AsmErrorJson, ErrorJson, ErrorReport};
+use tamarin_grade::text::shell_word;
 
 // Exit statuses, as diff(1) has them plus one, the same in every command.
 /// Equivalent, no failure found, a run or translation done.
@@ -31,10 +32,10 @@ pub const EXIT_INCOMPLETE: u8 = 3;
 /// Stopped by Ctrl-C (after printing what it had).
 pub const EXIT_INTERRUPTED: u8 = 130;
 
-/// The version of every JSON report's layout (`"schema"`, the first field of each
-/// command's object): raised when a field changes meaning or goes away. The layouts are
-/// JSON Schemas in `docs/schema/`.
-pub const SCHEMA_VERSION: u32 = 1;
+pub use tamarin_grade::SCHEMA_VERSION;
+
+/// The name that standard input goes by in messages, where a file would be named.
+pub const STDIN_NAME: &str = "<stdin>";
 
 /// The help text's account of the exit statuses.
 pub const EXIT_HELP: &str = "Exit status: 0 equivalent / nothing found / done; 1 different / a \
@@ -133,6 +134,41 @@ pub enum CliError {
     Stdout(#[source] io::Error),
 }
 
+impl From<tamarin_grade::Error> for CliError {
+    fn from(e: tamarin_grade::Error) -> CliError {
+        use tamarin_grade::Error as E;
+        match e {
+            E::Read { what, path, source } => CliError::Read { what, path, source },
+            E::Write { path, source } => CliError::Write { path, source },
+            E::OutputDir { flag, path, source } => CliError::OutputDir { flag, path, source },
+            E::Usage(message) => CliError::Usage(message),
+            E::Store { path, message } => CliError::Store { path, message },
+            E::Task {
+                path,
+                line,
+                column,
+                message,
+            } => CliError::Task {
+                path,
+                line,
+                column,
+                message,
+            },
+            E::Precondition {
+                text,
+                span,
+                message,
+            } => CliError::Precondition {
+                text,
+                span,
+                message,
+            },
+            E::Output(e) => CliError::Stdout(e),
+            E::Engine { error, program } => CliError::engine(error, &program),
+        }
+    }
+}
+
 impl CliError {
     /// Wraps an error from writing to standard output.
     pub fn stdout(e: io::Error) -> CliError {
@@ -151,7 +187,7 @@ impl CliError {
             tamarin::Error::Observable { .. } => CliError::Usage(format!("--observe: {error}")),
             tamarin::Error::Solver { command, message } => CliError::Usage(format!(
                 "--solver {}: {message}",
-                crate::cmd::search::shell_word(command.trim())
+                shell_word(command.trim())
             )),
             tamarin::Error::SolverFailed { message, .. } => CliError::Solver(message),
             tamarin::Error::Precondition {
@@ -207,7 +243,7 @@ impl CliError {
                 Some((*line as u32, *column as u32)),
             ),
             CliError::Setup(_) => ("setup", None, None),
-            CliError::Inputs(_) => ("input", Some(crate::cmd::STDIN_NAME.to_string()), None),
+            CliError::Inputs(_) => ("input", Some(STDIN_NAME.to_string()), None),
             CliError::Precondition { text, span, .. } => (
                 "usage",
                 None,
@@ -343,7 +379,7 @@ pub fn render_asm_errors(w: &mut dyn Write, errors: &AsmErrors, colour: bool) {
     );
 }
 
-use crate::words::s as plural;
+use tamarin_grade::words::s as plural;
 
 /// How ariadne draws every diagnostic: Unicode and colours on a terminal, ASCII
 /// otherwise; spans in bytes.

@@ -13,8 +13,8 @@ use std::process::{Command, Stdio};
 use tamarin::{Options, PathReport, Report, Verdict};
 use tamarin_mips::{Program, Status};
 
-use crate::cmd::search::{signed, status_line};
 use crate::diag::CliError;
+use tamarin_grade::text::{short_inputs_line, signed, status_line};
 
 /// Text for a double-quoted DOT string: backslashes, quotes and line breaks escaped.
 pub fn escape(text: &str) -> String {
@@ -91,7 +91,7 @@ impl Trie {
                 "path {}\n{}\n{}",
                 k + 1,
                 result(&p.outcome),
-                crate::cmd::search::short_inputs_line(&p.values)
+                short_inputs_line(&p.values)
             );
             if p.partial {
                 label.push_str("\n(too long to trace to the end)");

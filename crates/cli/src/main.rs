@@ -17,8 +17,8 @@ mod docs;
 mod dot;
 mod hint;
 mod interrupt;
-mod json;
-mod words;
+
+use tamarin_grade::{json, words};
 
 use std::process::ExitCode;
 

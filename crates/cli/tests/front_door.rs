@@ -1,11 +1,15 @@
-//! The command-line tool reaches the engine through its crate root only: no
-//! `tamarin::<module>::` path in its source (the machine crate, `tamarin-mips`, is its
-//! own front door).
+//! The command-line tool and the grading library reach the engine through its crate
+//! root only: no `tamarin::<module>::` path in their source (the machine crate,
+//! `tamarin-mips`, is its own front door). The grading library knows no command line:
+//! neither clap nor the CLI crate is among its dependencies.
+
+use std::path::Path;
 
 #[test]
 fn the_cli_imports_only_the_engines_crate_root() {
-    let src = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("src");
-    let mut stack = vec![src];
+    let cli = Path::new(env!("CARGO_MANIFEST_DIR")).join("src");
+    let grade = Path::new(env!("CARGO_MANIFEST_DIR")).join("../grade/src");
+    let mut stack = vec![cli, grade];
     let mut offenders = Vec::new();
     while let Some(dir) = stack.pop() {
         for entry in std::fs::read_dir(&dir).expect("read src") {
@@ -40,4 +44,30 @@ fn the_cli_imports_only_the_engines_crate_root() {
         "module paths into the engine:\n{}",
         offenders.join("\n")
     );
+}
+
+#[test]
+fn the_grading_library_knows_no_command_line() {
+    let manifest = Path::new(env!("CARGO_MANIFEST_DIR")).join("../grade/Cargo.toml");
+    let text = std::fs::read_to_string(manifest).expect("read the library's manifest");
+    for line in text.lines() {
+        let name = line.split(['.', '=']).next().unwrap_or("").trim();
+        assert!(
+            !matches!(
+                name,
+                "clap" | "clap_complete" | "clap_mangen" | "tamarin-cli" | "indicatif" | "ariadne"
+            ),
+            "the grading library depends on {name}"
+        );
+    }
+    let src = Path::new(env!("CARGO_MANIFEST_DIR")).join("../grade/src");
+    for entry in std::fs::read_dir(src).expect("read src") {
+        let path = entry.expect("entry").path();
+        let text = std::fs::read_to_string(&path).expect("read");
+        assert!(
+            !text.contains("clap::") && !text.contains("tamarin_cli"),
+            "{} uses the command line",
+            path.display()
+        );
+    }
 }

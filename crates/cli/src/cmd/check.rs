@@ -29,20 +29,30 @@ pub struct Args {
     /// How to print the report.
     #[arg(long, value_enum, value_name = "FORMAT", default_value_t = OutputFormat::Text)]
     pub format: OutputFormat,
+    /// A task file (as `grade --task` takes it): its settings apply, options on the
+    /// command line winning over them (its reference is not used).
+    #[arg(long, value_name = "FILE")]
+    pub task: Option<PathBuf>,
     #[command(flatten)]
     pub search: SearchArgs,
+    /// The settings, resolved from the task file and the command line.
+    #[arg(skip)]
+    pub settings: tamarin_grade::Search,
 }
 
-pub fn execute(args: Args) -> Result<ExitCode, CliError> {
-    args.search.check_given("check")?;
-    let (bytes, _, program) =
-        super::read_program(&args.program, args.search.input_format.format())?;
+pub fn execute(mut args: Args) -> Result<ExitCode, CliError> {
+    let line = tamarin_grade::Line {
+        search: args.search.search(),
+        ..Default::default()
+    };
+    let (settings, _) = super::search::resolve("check", line, args.task.as_deref(), false)?;
+    args.settings = settings.search.clone();
+    let (bytes, _, program) = super::read_program(&args.program, args.settings.input_format)?;
     // The text as read (a program from stdin cannot be read again).
     let source = String::from_utf8(bytes).ok();
-    args.search.warn_overlap(&[(&args.program, &program)]);
-    let opts = args.search.options()?;
-    args.search
-        .prepare(&opts, &[&program], &args.program, false)?;
+    super::search::warn_overlap(&args.settings, &[(&args.program, &program)]);
+    let opts = settings.opts.clone();
+    super::search::prepare(&args.settings, &opts, &[&program], &args.program, false)?;
     let mut observer = CliObserver::new(args.format == OutputFormat::Text);
     let report = check(&program, &opts, &mut observer);
     observer.done();
@@ -90,7 +100,7 @@ fn write_text(
         writeln!(
             out,
             "  replay: {}",
-            replay_command(&args.search, &args.program, &f.values)
+            replay_command(&args.settings, &args.program, &f.values)
         )?;
     }
     if args.report_fuel {
@@ -98,7 +108,7 @@ fn write_text(
             writeln!(
                 out,
                 "out of fuel: no end within {} on {}",
-                count(args.search.fuel, "step"),
+                count(args.settings.fuel, "step"),
                 super::search::inputs_line(&p.values)
             )?;
         }
@@ -108,7 +118,7 @@ fn write_text(
         report.incomplete(),
         &format!(
             "every path within {} steps and {} conditions was explored",
-            args.search.fuel, args.search.depth
+            args.settings.fuel, args.settings.depth
         ),
         Searcher::Check,
     )?;

@@ -8,12 +8,14 @@ use std::process::ExitCode;
 use clap::Args as ClapArgs;
 use tamarin::Report;
 use tamarin::{Engine, FuelPolicy, Proof, Verdict};
-use tamarin::{Observable, Observed};
 use tamarin_mips::Status;
 
+use tamarin_grade::parse::{parse_observables, ObservableList};
+use tamarin_grade::settings::{Frontend, Line, Settings};
+
 use super::search::{
-    explain_command, inputs_line, ms, reason_text, replay_command, shell_word, signed, status_line,
-    word, CliObserver, FrontendKind, SearchArgs, Searcher,
+    explain_command, inputs_line, ms, reason_text, replay_command, shell_word, shown, status_line,
+    CliObserver, EngineArg, SearchArgs, Searcher,
 };
 use crate::args::OutputFormat;
 use crate::diag::{CliError, EXIT_FOUND, EXIT_INCOMPLETE, EXIT_OK};
@@ -21,14 +23,28 @@ use crate::words::count;
 
 /// Compare two programs: find inputs on which they differ, or prove that they agree.
 #[derive(Debug, ClapArgs)]
+#[command(override_usage = "tamarin compare [OPTIONS] LEFT RIGHT\n       \
+                            tamarin compare [OPTIONS] --task TASK.toml PROGRAM")]
 pub struct Args {
     /// The first program (.asm/.s assembly or .mips/.bin binary; `-`: standard input, read
-    /// as assembly unless --input-format bin).
+    /// as assembly unless --input-format bin). With --task: the program compared with
+    /// the task's reference.
     #[arg(value_name = "LEFT")]
     pub left: PathBuf,
-    /// The second program (at most one of the two may be `-`).
-    #[arg(value_name = "RIGHT")]
-    pub right: PathBuf,
+    /// The second program (at most one of the two may be `-`); none with --task.
+    #[arg(
+        value_name = "RIGHT",
+        required_unless_present = "task",
+        conflicts_with = "task"
+    )]
+    pub right: Option<PathBuf>,
+    /// A task file (as `grade --task` takes it): the reference is the task's (LEFT),
+    /// the one program given is compared with it (RIGHT), and every setting of the
+    /// task applies as in grade, options on the command line winning over it, so the
+    /// verdict is the one grade gives (out of fuel where the other ends is a
+    /// difference unless the task or --out-of-fuel says `same`).
+    #[arg(long, value_name = "FILE")]
+    pub task: Option<PathBuf>,
     /// What is compared when both runs end, comma-separated: $N, hi, lo, output (the
     /// bytes written to 0xFFFF000C) and mem:A..B (the words from A to B).
     #[arg(long, value_name = "LIST", value_parser = parse_observables, default_value = "$3")]
@@ -64,40 +80,83 @@ pub struct Args {
     pub search: SearchArgs,
 }
 
-pub fn execute(args: Args) -> Result<ExitCode, CliError> {
-    args.search.check_given("compare")?;
-    if args.no_split && args.engine == EngineArg::Concolic {
+pub fn execute(mut args: Args) -> Result<ExitCode, CliError> {
+    let array_base = args.search.array_base.is_some();
+    let given = super::search::given_on_command_line("compare");
+    let task = args
+        .task
+        .as_deref()
+        .map(tamarin_grade::Task::read)
+        .transpose()?;
+    // The programs: LEFT RIGHT, or the task's reference and the one program given.
+    match (&task, args.right.take()) {
+        (None, Some(right)) => args.right = Some(right),
+        (None, None) => {
+            return Err(CliError::Usage(
+                "give two programs to compare (or --task TASK.toml and one program)".into(),
+            ))
+        }
+        (Some(t), None) => {
+            let reference = t.reference().ok_or_else(|| {
+                CliError::Usage(format!(
+                    "the task file {} names no reference: give it as `reference = \"…\"`, or \
+                     compare two programs without --task",
+                    t.path.display()
+                ))
+            })?;
+            args.right = Some(std::mem::replace(&mut args.left, reference));
+        }
+        (Some(_), Some(_)) => {
+            return Err(CliError::Usage(
+                "with --task, give one program: the task's reference is the other".into(),
+            ))
+        }
+    }
+    let line = Line {
+        search: args.search.search(),
+        observe: Some(args.observe.0.clone()),
+        engine: Some(args.engine.engine()),
+    };
+    let settings = Settings::resolve(
+        line,
+        task.as_ref(),
+        &|id| given.contains(id) || (id == "array_base" && array_base),
+        false,
+        crate::interrupt::flag(),
+    )?;
+    let (left_path, right_path) = (args.left.clone(), args.right.clone().unwrap_or_default());
+    if args.no_split && settings.engine == Engine::Concolic {
         eprintln!("warning: --no-split applies to the merged encoding only; --engine concolic does not use it");
     }
     super::stdin_once(&[
-        ("the left program `-`", super::is_stdin(&args.left)),
-        ("the right program `-`", super::is_stdin(&args.right)),
+        ("the left program `-`", super::is_stdin(&left_path)),
+        ("the right program `-`", super::is_stdin(&right_path)),
     ])?;
-    let left = super::load_program(&args.left, args.search.input_format.format())?;
-    let right = super::load_program(&args.right, args.search.input_format.format())?;
-    args.search
-        .warn_overlap(&[(&args.left, &left), (&args.right, &right)]);
-    let mut opts = args.search.options()?;
-    opts.observe = args.observe.0.clone();
-    opts.engine = args.engine.engine();
+    let format = settings.search.input_format;
+    let left = super::load_program(&left_path, format)?;
+    let right = super::load_program(&right_path, format)?;
+    super::search::warn_overlap(
+        &settings.search,
+        &[(&left_path, &left), (&right_path, &right)],
+    );
+    let mut opts = settings.opts.clone();
     opts.bmc_split = !args.no_split;
     opts.keep_paths = args.tree_dot.is_some();
-    args.search
-        .prepare(&opts, &[&left, &right], &args.left, false)?;
+    super::search::prepare(&settings.search, &opts, &[&left, &right], &left_path, false)?;
     let mut observer = CliObserver::new(args.format == OutputFormat::Text);
     let report = tamarin::compare(&left, &right, &opts, &mut observer);
     observer.done();
-    let report = report.map_err(|e| CliError::engine(e, &args.left))?;
+    let report = report.map_err(|e| CliError::engine(e, &left_path))?;
     super::search::print_warnings(&report.stats);
     if let Some(dest) = &args.tree_dot {
-        let (programs, names) = ((&left, &right), (args.left.as_path(), args.right.as_path()));
+        let (programs, names) = ((&left, &right), (left_path.as_path(), right_path.as_path()));
         crate::dot::write_compare(dest, args.svg, programs, names, &opts, &report)?;
     }
     let hints = match &report.verdict {
         Verdict::Disequivalent(cx) => {
             let (l, r) = (
-                args.left.display().to_string(),
-                args.right.display().to_string(),
+                left_path.display().to_string(),
+                right_path.display().to_string(),
             );
             crate::hint::hints([(&l, &left), (&r, &right)], &opts, cx)
         }
@@ -108,6 +167,7 @@ pub fn execute(args: Args) -> Result<ExitCode, CliError> {
         OutputFormat::Text => write_text(
             &mut out,
             &args,
+            &settings,
             &opts,
             &report,
             &hints,
@@ -124,57 +184,21 @@ pub fn execute(args: Args) -> Result<ExitCode, CliError> {
     }))
 }
 
-/// The engines, as a clap value.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, clap::ValueEnum)]
-pub enum EngineArg {
-    Concolic,
-    Bmc,
-    Auto,
-}
-
-impl EngineArg {
-    pub fn engine(self) -> Engine {
-        match self {
-            EngineArg::Concolic => Engine::Concolic,
-            EngineArg::Bmc => Engine::Bmc,
-            EngineArg::Auto => Engine::Auto,
-        }
-    }
-}
-
-/// Observables, as one clap value.
-#[derive(Clone, Debug, PartialEq, Eq)]
-pub struct ObservableList(pub Vec<Observable>);
-
-pub fn parse_observables(text: &str) -> Result<ObservableList, String> {
-    let list = text
-        .split(',')
-        .map(Observable::parse)
-        .collect::<Result<Vec<Observable>, String>>()?;
-    Ok(ObservableList(list))
-}
-
-/// An observed value for people.
-pub fn shown(o: &Observed) -> String {
-    match o {
-        Observed::Word(v) => word(*v),
-        Observed::Bytes(b) => format!("{:?} ({} bytes)", String::from_utf8_lossy(b), b.len()),
-        Observed::Words(ws) => {
-            let items: Vec<String> = ws.iter().map(|&w| signed(w).to_string()).collect();
-            format!("[{}]", items.join(", "))
-        }
-    }
-}
-
 fn write_text(
     out: &mut impl Write,
     args: &Args,
+    settings: &Settings,
     opts: &tamarin::Options,
     report: &Report,
     hints: &[String],
     programs: Option<(&tamarin_mips::Program, &tamarin_mips::Program)>,
 ) -> std::io::Result<()> {
-    let observed: Vec<String> = args.observe.0.iter().map(|o| o.to_string()).collect();
+    let search = &settings.search;
+    let (left, right) = (
+        &args.left,
+        args.right.as_deref().unwrap_or(args.left.as_path()),
+    );
+    let observed: Vec<String> = settings.observe.iter().map(|o| o.to_string()).collect();
     let observed = observed.join(", ");
     match &report.verdict {
         Verdict::Disequivalent(cx) => {
@@ -183,10 +207,7 @@ fn write_text(
                 "disequivalent: the programs differ on {}",
                 inputs_line(&cx.values)
             )?;
-            let (l, r) = (
-                super::program_name(&args.left),
-                super::program_name(&args.right),
-            );
+            let (l, r) = (super::program_name(left), super::program_name(right));
             let width = l.len().max(r.len());
             for (side, name, o, pick) in [("left ", &l, &cx.left, 0), ("right", &r, &cx.right, 1)] {
                 write!(out, "  {side} {name:width$}  {}", status_line(o))?;
@@ -201,17 +222,9 @@ fn write_text(
                 writeln!(out)?;
             }
             writeln!(out, "  replay:")?;
-            writeln!(
-                out,
-                "    {}",
-                replay_command(&args.search, &args.left, &cx.values)
-            )?;
-            writeln!(
-                out,
-                "    {}",
-                replay_command(&args.search, &args.right, &cx.values)
-            )?;
-            let mut explain = explain_command(&args.search, &args.left, &args.right, &cx.values);
+            writeln!(out, "    {}", replay_command(search, left, &cx.values))?;
+            writeln!(out, "    {}", replay_command(search, right, &cx.values))?;
+            let mut explain = explain_command(search, left, right, &cx.values);
             if observed != "$3" {
                 explain.push_str(&format!(
                     " --observe {}",
@@ -227,9 +240,9 @@ fn write_text(
                     writeln!(out)?;
                     super::explain::write_inline(
                         out,
-                        (&args.left, &args.right),
+                        (left, right),
                         (l, r),
-                        &super::explain::run_inputs(&cx.values, args.search.array_base),
+                        &super::explain::run_inputs(&cx.values, search.array_base),
                         opts.machine_config(std::time::Instant::now()),
                         &opts.observe,
                         opts.out_of_fuel,
@@ -238,17 +251,12 @@ fn write_text(
             }
         }
         Verdict::Equivalent(p) => {
-            let inputs = match args.search.frontend {
-                FrontendKind::Array => {
-                    format!("arrays of up to {}", count(args.search.max_len, "word"))
-                }
-                FrontendKind::Twoints => format!("inputs {}", report.input_names.join(", ")),
+            let inputs = match search.frontend {
+                Frontend::Array => format!("arrays of up to {}", count(search.max_len, "word")),
+                Frontend::Twoints => format!("inputs {}", report.input_names.join(", ")),
             };
-            let stdin = if args.search.stdin_len > 0 {
-                format!(
-                    " and {} of standard input",
-                    count(args.search.stdin_len, "byte")
-                )
+            let stdin = if search.stdin_len > 0 {
+                format!(" and {} of standard input", count(search.stdin_len, "byte"))
             } else {
                 String::new()
             };
@@ -289,7 +297,7 @@ fn write_text(
                     "  note: {} of the left and {} of the right program ran out of fuel at {}; if the task's runs are shorter, lower --fuel",
                     count(l, "path"),
                     count(r, "path"),
-                    count(args.search.fuel, "step")
+                    count(search.fuel, "step")
                 )?;
             }
         }

@@ -11,8 +11,10 @@ use serde_json::Value;
 use tamarin::{Change, Divergence, Explanation, FuelPolicy, Row, RunInputs, Step};
 use tamarin_mips::{Config, Frontend, Stop};
 
-use super::compare::{parse_observables, shown, ObservableList};
-use super::search::{signed, status_line, FuelPolicyArg};
+use tamarin_grade::parse::{parse_observables, ObservableList};
+use tamarin_grade::text::{shell_word, shown, signed, status_line};
+
+use super::search::FuelPolicyArg;
 use crate::args::{parse_count, FrontendArgs, InputFormatOpt, OutputFormat, TerminationOpt};
 use crate::diag::{CliError, EXIT_FOUND, EXIT_OK};
 
@@ -76,8 +78,27 @@ pub fn execute(args: Args) -> Result<ExitCode, CliError> {
     let format = args.input_format.format();
     let left = super::load_program(&args.left, format)?;
     let right = super::load_program(&args.right, format)?;
+    let mut settings = ReplaySettings {
+        fuel: args.fuel,
+        observe: args.observe.0.clone(),
+        policy: match args.out_of_fuel {
+            Some(FuelPolicyArg::Different) => FuelPolicy::Different,
+            _ => FuelPolicy::Same,
+        },
+        termination: args.termination.termination,
+        array_base: args.frontend.array_base,
+    };
     let inputs = match &args.from {
-        Some(report) => inputs_from_report(report, &args)?,
+        Some(report) => {
+            let (v, inputs) = report_inputs(report, &args)?;
+            // Every setting the comparison was made under, unless the command line
+            // gives its own.
+            if let Some(task) = v.get("task").or_else(|| v.get("summary")?.get("task")) {
+                let given = super::search::given_on_command_line("explain");
+                settings.take(task, &|id| given.contains(id), report)?;
+            }
+            inputs_from_report(report, &inputs, settings.array_base)?
+        }
         None => RunInputs {
             frontend: args.frontend.frontend(),
             registers: args.frontend.regs.clone(),
@@ -87,14 +108,17 @@ pub fn execute(args: Args) -> Result<ExitCode, CliError> {
             },
         },
     };
-    let mut config = Config::with_fuel(args.fuel);
-    config.termination = args.termination.termination;
+    let mut config = Config::with_fuel(settings.fuel);
+    config.termination = settings.termination;
     config.stop = Stop::default().with_flag(crate::interrupt::flag());
-    let policy = match args.out_of_fuel {
-        Some(FuelPolicyArg::Different) => FuelPolicy::Different,
-        _ => FuelPolicy::Same,
-    };
-    let mut e = tamarin::explain(&left, &right, config, &inputs, &args.observe.0, policy)?;
+    let mut e = tamarin::explain(
+        &left,
+        &right,
+        config,
+        &inputs,
+        &settings.observe,
+        settings.policy,
+    )?;
     with_source(&mut e, (&args.left, &args.right));
     let conditions = conditions((&left, &right), &inputs, config);
     let view = View {
@@ -244,13 +268,78 @@ fn with_source(e: &mut Explanation, paths: (&Path, &Path)) {
     }
 }
 
-/// Reads the inputs of a compare counterexample or of a grade witness.
-fn inputs_from_report(path: &Path, args: &Args) -> Result<RunInputs, CliError> {
+/// What a replay is made under: from the options, or from the report's settings.
+struct ReplaySettings {
+    fuel: u64,
+    observe: Vec<tamarin::Observable>,
+    policy: FuelPolicy,
+    termination: u32,
+    array_base: Option<u32>,
+}
+
+impl ReplaySettings {
+    /// Takes the settings of a report's `task` object (a compare report's, or a grade
+    /// report's `summary.task`) that the command line (`given`) does not give.
+    fn take(
+        &mut self,
+        task: &Value,
+        given: &dyn Fn(&str) -> bool,
+        path: &Path,
+    ) -> Result<(), CliError> {
+        let bad = |why: String| {
+            CliError::Usage(format!(
+                "--from {}: {why}",
+                shell_word(&path.display().to_string())
+            ))
+        };
+        if let (Some(fuel), false) = (task.get("fuel").and_then(Value::as_u64), given("fuel")) {
+            self.fuel = fuel;
+        }
+        if let (Some(p), false) = (
+            task.get("out_of_fuel").and_then(Value::as_str),
+            given("out_of_fuel"),
+        ) {
+            self.policy = match p {
+                "different" => FuelPolicy::Different,
+                _ => FuelPolicy::Same,
+            };
+        }
+        if let (Some(list), false) = (
+            task.get("observe").and_then(Value::as_array),
+            given("observe"),
+        ) {
+            let text: Vec<&str> = list.iter().filter_map(Value::as_str).collect();
+            if !text.is_empty() {
+                self.observe = parse_observables(&text.join(","))
+                    .map_err(|e| bad(format!("its observables: {e}")))?
+                    .0;
+            }
+        }
+        if let (Some(t), false) = (
+            task.get("termination").and_then(Value::as_u64),
+            given("termination"),
+        ) {
+            self.termination =
+                u32::try_from(t).map_err(|_| bad(format!("termination {t} is not a word")))?;
+        }
+        if let Some(b) = task.get("array_base").and_then(Value::as_u64) {
+            if self.array_base.is_none() {
+                self.array_base = Some(
+                    u32::try_from(b).map_err(|_| bad(format!("array base {b} is not a word")))?,
+                );
+            }
+        }
+        Ok(())
+    }
+}
+
+/// Reads a compare or grade report, and the inputs of its counterexample or witness.
+fn report_inputs(path: &Path, args: &Args) -> Result<(Value, Value), CliError> {
     let text = super::read_data("the report", path, 64 << 20)?;
     let bad = |why: &str| {
         CliError::Usage(format!(
             "--from {}: {why}",
-            super::search::shell_word(&path.display().to_string())
+            shell_word(&path.display().to_string())
         ))
     };
     let v: Value = serde_json::from_slice(&text).map_err(|e| bad(&format!("not JSON: {e}")))?;
@@ -276,9 +365,26 @@ fn inputs_from_report(path: &Path, args: &Args) -> Result<RunInputs, CliError> {
     } else {
         None
     };
-    let inputs = inputs.ok_or_else(|| {
-        bad("no counterexample in it (expected a compare report that found a difference, or a grade report)")
-    })?;
+    let inputs = inputs
+        .ok_or_else(|| {
+            bad("no counterexample in it (expected a compare report that found a difference, or a grade report)")
+        })?
+        .clone();
+    Ok((v, inputs))
+}
+
+/// The inputs of a compare counterexample or of a grade witness, as a run takes them.
+fn inputs_from_report(
+    path: &Path,
+    inputs: &Value,
+    array_base: Option<u32>,
+) -> Result<RunInputs, CliError> {
+    let bad = |why: &str| {
+        CliError::Usage(format!(
+            "--from {}: {why}",
+            shell_word(&path.display().to_string())
+        ))
+    };
     let word = |x: &Value| -> Result<u32, CliError> {
         x.as_i64()
             .filter(|n| (-(1i64 << 31)..(1i64 << 32)).contains(n))
@@ -302,7 +408,7 @@ fn inputs_from_report(path: &Path, args: &Args) -> Result<RunInputs, CliError> {
                     .collect::<Result<Vec<u32>, CliError>>()?;
                 frontend = Frontend::Array {
                     elems,
-                    base: args.frontend.array_base,
+                    base: array_base,
                 };
             }
             "stdin" => {
@@ -669,7 +775,7 @@ impl View<'_> {
 
     fn html(&self) -> String {
         let j = self.json();
-        let esc = crate::cmd::grade::escape_html;
+        let esc = tamarin_grade::html::escape;
         let mut h = String::new();
         h.push_str("<!DOCTYPE html>\n<html lang=\"en\">\n<head>\n<meta charset=\"utf-8\">\n");
         h.push_str(&format!(

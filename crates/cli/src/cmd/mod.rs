@@ -33,8 +33,7 @@ pub const MAX_ASSEMBLY_BYTES: u64 = 256 << 20;
 /// The most bytes of program input (`run --stdin`) read, whatever the fuel.
 pub const MAX_INPUT_BYTES: u64 = 256 << 20;
 
-/// The name that standard input goes by in messages, where a file would be named.
-pub const STDIN_NAME: &str = "<stdin>";
+pub use crate::diag::STDIN_NAME;
 
 /// Whether a path argument is `-`: standard input (or output).
 pub fn is_stdin(path: &Path) -> bool {

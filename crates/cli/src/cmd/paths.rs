@@ -42,20 +42,37 @@ pub struct Args {
     /// Write the picture as SVG, rendered by Graphviz's `dot` program, instead of DOT.
     #[arg(long, requires = "dot")]
     pub svg: bool,
+    /// A task file (as `grade --task` takes it): its settings apply, options on the
+    /// command line winning over them (its reference is not used).
+    #[arg(long, value_name = "FILE")]
+    pub task: Option<PathBuf>,
     #[command(flatten)]
     pub search: SearchArgs,
+    /// The settings, resolved from the task file and the command line.
+    #[arg(skip)]
+    pub settings: tamarin_grade::Search,
 }
 
-pub fn execute(args: Args) -> Result<ExitCode, CliError> {
-    args.search.check_given("paths")?;
-    let program = super::load_program(&args.program, args.search.input_format.format())?;
-    args.search.warn_overlap(&[(&args.program, &program)]);
-    let mut opts = args.search.options()?;
+pub fn execute(mut args: Args) -> Result<ExitCode, CliError> {
+    let line = tamarin_grade::Line {
+        search: args.search.search(),
+        ..Default::default()
+    };
+    let (settings, _) = super::search::resolve("paths", line, args.task.as_deref(), false)?;
+    args.settings = settings.search.clone();
+    let program = super::load_program(&args.program, args.settings.input_format)?;
+    super::search::warn_overlap(&args.settings, &[(&args.program, &program)]);
+    let mut opts = settings.opts.clone();
     opts.max_paths = args.max_paths;
-    args.search
-        .prepare(&opts, &[&program], &args.program, args.emit_tests.is_some())?;
+    super::search::prepare(
+        &args.settings,
+        &opts,
+        &[&program],
+        &args.program,
+        args.emit_tests.is_some(),
+    )?;
     if let Some(dir) = &args.emit_tests {
-        super::search::prepare_dir(dir, "--emit-tests", args.search.force)?;
+        super::search::prepare_dir(dir, "--emit-tests", args.settings.force)?;
     }
     let mut observer = CliObserver::new(args.format == OutputFormat::Text);
     let e = explore(&program, &opts, &mut observer);
@@ -87,7 +104,7 @@ pub fn execute(args: Args) -> Result<ExitCode, CliError> {
 fn emit_tests(dir: &Path, args: &Args, e: &Exploration) -> Result<(), CliError> {
     for (k, p) in e.paths.iter().enumerate() {
         let case = TestCase {
-            command: replay_command(&args.search, &args.program, &p.values),
+            command: replay_command(&args.settings, &args.program, &p.values),
             inputs: Inputs::new(&p.values),
             expected: PathResult::new(p),
             conditions: p.conditions.clone(),
@@ -124,7 +141,7 @@ fn write_text(out: &mut impl Write, args: &Args, e: &Exploration) -> std::io::Re
         writeln!(
             out,
             "  replay: {}",
-            replay_command(&args.search, &args.program, &p.values)
+            replay_command(&args.settings, &args.program, &p.values)
         )?;
     }
     super::search::write_completeness(
@@ -132,7 +149,7 @@ fn write_text(out: &mut impl Write, args: &Args, e: &Exploration) -> std::io::Re
         &e.incomplete,
         &format!(
             "every path within {} steps and {} conditions is listed",
-            args.search.fuel, args.search.depth
+            args.settings.fuel, args.settings.depth
         ),
         Searcher::Paths,
     )?;

@@ -58,9 +58,45 @@ pub struct Args {
     pub input_format: InputFormatOpt,
     #[command(flatten)]
     pub termination: TerminationOpt,
+    /// A task file (as `grade --task` takes it): its fuel, termination address, input
+    /// format and array base apply, as in the task's comparisons, options on the
+    /// command line winning over them.
+    #[arg(long, value_name = "FILE")]
+    pub task: Option<PathBuf>,
 }
 
-pub fn execute(args: Args) -> Result<ExitCode, CliError> {
+/// Takes from the `--task` file the settings of a run that the command line does not
+/// give.
+fn apply_task(args: &mut Args) -> Result<(), CliError> {
+    let Some(path) = &args.task else {
+        return Ok(());
+    };
+    let task = tamarin_grade::Task::read(path)?;
+    let mut line = tamarin_grade::Line::default();
+    task.apply(&mut line, &|_| false)?;
+    let given = super::search::given_on_command_line("run");
+    let take = |key: &str| task.has(key) && !given.contains(&key.replace('-', "_"));
+    if take("fuel") {
+        args.fuel = line.search.fuel;
+    }
+    if take("termination") {
+        args.termination.termination = line.search.termination;
+    }
+    if take("input-format") {
+        args.input_format.input_format = match line.search.input_format {
+            Some(tamarin_mips::InputFormat::Bin) => Some(crate::args::InputFormatArg::Bin),
+            Some(tamarin_mips::InputFormat::Asm) => Some(crate::args::InputFormatArg::Asm),
+            None => None,
+        };
+    }
+    if take("array-base") && (args.frontend.array.is_some() || args.frontend.array_stdin) {
+        args.frontend.array_base = line.search.array_base;
+    }
+    Ok(())
+}
+
+pub fn execute(mut args: Args) -> Result<ExitCode, CliError> {
+    apply_task(&mut args)?;
     if args.report && args.format == OutputFormat::Json {
         return Err(CliError::Usage(
             "--report is for the text report; --format json prints everything on \

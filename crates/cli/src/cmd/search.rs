@@ -7,23 +7,19 @@ use std::time::Duration;
 
 use clap::{Args as ClapArgs, ValueEnum};
 use indicatif::{ProgressBar, ProgressStyle};
-use tamarin::Incomplete;
-use tamarin::{InputSpec, InputValues};
-use tamarin::{Observer, Options, Progress, Side};
-use tamarin::{SolverConfig, DEFAULT_QUERY_TIMEOUT, DEFAULT_RESOURCE_LIMIT};
-use tamarin_mips::cpu::DEFAULT_TERMINATION;
-use tamarin_mips::{Outcome, Reg, Status};
+use tamarin::{FuelPolicy, Incomplete, Observer, Progress, Side};
+use tamarin::{DEFAULT_QUERY_TIMEOUT, DEFAULT_RESOURCE_LIMIT};
+pub use tamarin_grade::parse::{parse_reg_list, RegList};
+pub use tamarin_grade::settings::DEFAULT_TIMEOUT_SECS;
+use tamarin_grade::settings::{Frontend, Line, Search, Settings};
+pub use tamarin_grade::text::*;
+use tamarin_grade::Task;
 
 use crate::args::{
-    parse_count, parse_reg, parse_word, parse_word_list, InputFormatOpt, TerminationOpt, WordList,
+    parse_count, parse_word, parse_word_list, InputFormatOpt, TerminationOpt, WordList,
 };
 use crate::diag::CliError;
 use crate::words::count;
-
-/// The longest array the array frontend explores.
-const MAX_ARRAY: u32 = 4096;
-/// The most standard input bytes that can be inputs.
-const MAX_STDIN: usize = 4096;
 
 /// Options of every search.
 #[derive(Debug, ClapArgs)]
@@ -132,187 +128,108 @@ pub enum FuelPolicyArg {
     Different,
 }
 
-/// The default `--timeout`: long enough for every proof in our benchmarks, short
-/// enough that a class of submissions cannot stall on one.
-pub const DEFAULT_TIMEOUT_SECS: u64 = 60;
-
 impl SearchArgs {
-    /// The engine's options these arguments describe.
-    pub fn options(&self) -> Result<Options, CliError> {
-        let args = self;
-        let mut opts = Options::default();
-        opts.fuel = args.fuel;
-        opts.depth = usize::try_from(args.depth).unwrap_or(usize::MAX);
-        let max_len = u32::try_from(args.max_len)
-            .ok()
-            .filter(|&n| n <= MAX_ARRAY)
-            .ok_or_else(|| CliError::Usage(format!("--max-len must be at most {MAX_ARRAY}")))?;
-        opts.inputs = match args.frontend {
-            FrontendKind::Twoints => InputSpec::Registers(args.inputs.0.clone()),
-            FrontendKind::Array => InputSpec::Array {
-                max_len,
-                base: args.array_base,
+    /// These options as plain settings.
+    pub fn search(&self) -> Search {
+        Search {
+            fuel: self.fuel,
+            depth: self.depth,
+            solver_timeout: self.solver_timeout,
+            solver_rlimit: self.solver_rlimit,
+            portfolio: self.portfolio.clone(),
+            init_inputs: self.init_inputs.as_ref().map(|w| w.0.clone()),
+            frontend: match self.frontend {
+                FrontendKind::Twoints => Frontend::Twoints,
+                FrontendKind::Array => Frontend::Array,
             },
-        };
-        if let Some(WordList(inputs)) = &args.init_inputs {
-            opts.init_inputs = match &opts.inputs {
-                InputSpec::Registers(regs) => {
-                    if inputs.len() != regs.len() {
-                        return Err(CliError::Usage(format!(
-                            "--init-inputs gives {} for {}",
-                            count(inputs.len() as u64, "number"),
-                            count(regs.len() as u64, "input register")
-                        )));
-                    }
-                    inputs.clone()
-                }
-                InputSpec::Array { .. } => {
-                    let mut v = vec![inputs.len() as u32];
-                    v.extend(inputs);
-                    v
-                }
-            };
+            inputs: self.inputs.0.clone(),
+            max_len: self.max_len,
+            array_base: self.array_base,
+            stdin_len: self.stdin_len,
+            solver: self.solver.clone(),
+            max_runs: self.max_runs,
+            timeout: self.timeout,
+            out_of_fuel: self.out_of_fuel.map(FuelPolicyArg::policy),
+            assume: self.assume.clone(),
+            dump_trace: self.dump_trace,
+            dump_smt: self.dump_smt.clone(),
+            force: self.force,
+            input_format: self.input_format.format(),
+            termination: self.termination.termination,
         }
-        opts.stdin_len = usize::try_from(args.stdin_len)
-            .ok()
-            .filter(|&n| n <= MAX_STDIN)
-            .ok_or_else(|| CliError::Usage(format!("--stdin-len must be at most {MAX_STDIN}")))?;
-        opts.max_runs = args.max_runs;
-        opts.timeout = (args.timeout > 0).then(|| Duration::from_secs(args.timeout));
-        opts.dump_trace = args.dump_trace;
-        opts.interrupt = crate::interrupt::flag();
-        opts.termination = args.termination.termination;
-        let mut solver = SolverConfig::default();
-        solver.timeout = Duration::from_millis(args.solver_timeout.max(1));
-        solver.resource_limit = match args.solver_rlimit {
-            0 => None,
-            n => Some(u32::try_from(n).map_err(|_| {
-                CliError::Usage(format!("--solver-rlimit must be at most {}", u32::MAX))
-            })?),
-        };
-        solver.portfolio = match args.portfolio.trim() {
-            "" | "none" => Vec::new(),
-            list => list
-                .split(',')
-                .map(|m| m.trim().to_string())
-                .filter(|m| !m.is_empty())
-                .collect(),
-        };
-        // Any other solver is a command, which the engine tries before the search.
-        if args.solver.trim() != "z3" {
-            solver.external = Some(args.solver.clone());
-        }
-        solver.dump_dir = args.dump_smt.clone();
-        opts.solver = solver;
-        opts.out_of_fuel = match args.out_of_fuel {
-            Some(FuelPolicyArg::Different) => tamarin::FuelPolicy::Different,
-            Some(FuelPolicyArg::Same) | None => tamarin::FuelPolicy::Same,
-        };
-        opts.assume = args
-            .assume
-            .iter()
-            .map(|text| {
-                tamarin::Precondition::parse(text).map_err(|e| CliError::Precondition {
-                    text: text.clone(),
-                    span: e.span,
-                    message: e.message,
-                })
-            })
-            .collect::<Result<_, _>>()?;
-        Ok(opts)
     }
+}
 
-    /// Refuses options that do not apply to the task: `--max-len` or `--array-base`
-    /// without `--frontend array`, `--inputs` with it, and an `--init-inputs` array
-    /// longer than `--max-len`. `given` tells, for an argument's id (`max_len`),
-    /// whether it was given and how to name it (`--max-len`, or a task file's key);
-    /// defaults are never refused.
-    pub fn check_applicable(&self, given: &dyn Fn(&str) -> Option<String>) -> Result<(), CliError> {
-        let not_array = |id: &str, what: &str| match given(id) {
-            Some(name) => Err(CliError::Usage(format!(
-                "{name} applies only to --frontend array ({what}); the inputs here are \
-                 registers (--frontend twoints)"
-            ))),
-            None => Ok(()),
-        };
-        match self.frontend {
-            FrontendKind::Twoints => {
-                not_array("max_len", "the longest input array")?;
-                not_array("array_base", "where the input array is placed")?;
-            }
-            FrontendKind::Array => {
-                if let Some(name) = given("inputs") {
-                    return Err(CliError::Usage(format!(
-                        "{name} applies only to --frontend twoints: with --frontend array, $1 \
-                         holds the array's address and $2 its length"
-                    )));
-                }
-                if let Some(WordList(elems)) = &self.init_inputs {
-                    if elems.len() as u64 > self.max_len {
-                        return Err(CliError::Usage(format!(
-                            "--init-inputs gives an array of {}, longer than the --max-len of {}",
-                            count(elems.len() as u64, "word"),
-                            self.max_len
-                        )));
-                    }
-                }
-            }
+impl FuelPolicyArg {
+    pub fn policy(self) -> FuelPolicy {
+        match self {
+            FuelPolicyArg::Same => FuelPolicy::Same,
+            FuelPolicyArg::Different => FuelPolicy::Different,
         }
-        Ok(())
     }
+}
 
-    /// [`check_applicable`](Self::check_applicable) for the options given on the
-    /// command line of subcommand `name`.
-    pub fn check_given(&self, name: &str) -> Result<(), CliError> {
-        let given = given_on_command_line(name);
-        let array_base = self.array_base.is_some();
-        self.check_applicable(&|id| {
-            let on_line = given.contains(id) || (id == "array_base" && array_base);
-            on_line.then(|| format!("--{}", id.replace('_', "-")))
-        })
-    }
+/// Resolves the settings of subcommand `name`: the `--task` file first (when given),
+/// the command line on top, as `grade` does (`grading`: grade's own defaults).
+pub fn resolve(
+    name: &str,
+    line: Line,
+    task: Option<&Path>,
+    grading: bool,
+) -> Result<(Settings, Option<Task>), CliError> {
+    let given = given_on_command_line(name);
+    let array_base = line.search.array_base.is_some();
+    let task = task.map(Task::read).transpose()?;
+    let settings = Settings::resolve(
+        line,
+        task.as_ref(),
+        &|id| given.contains(id) || (id == "array_base" && array_base),
+        grading,
+        crate::interrupt::flag(),
+    )?;
+    Ok((settings, task))
+}
 
-    /// Warns when `--array-base` places the array over a program's image: the engines
-    /// cover that (the array's words replace the program's there, and one executed is
-    /// code that depends on the inputs), but it is rarely what a task means.
-    pub fn warn_overlap(&self, programs: &[(&Path, &tamarin::mips::Program)]) {
-        let (FrontendKind::Array, Some(base)) = (self.frontend, self.array_base) else {
-            return;
-        };
-        for (path, program) in programs {
-            let end = program.byte_len();
-            if base < end {
-                let words = (end - base).div_ceil(4);
-                eprintln!(
-                    "warning: --array-base {base:#x} lies inside {}, whose image ends at \
-                     {end:#x}: the array's first {} overwrite the program there",
-                    path.display(),
-                    count(u64::from(words), "word")
-                );
-            }
+/// Warns when `--array-base` places the array over a program's image: the engines
+/// cover that (the array's words replace the program's there, and one executed is
+/// code that depends on the inputs), but it is rarely what a task means.
+pub fn warn_overlap(search: &Search, programs: &[(&Path, &tamarin::mips::Program)]) {
+    let (Frontend::Array, Some(base)) = (search.frontend, search.array_base) else {
+        return;
+    };
+    for (path, program) in programs {
+        let end = program.byte_len();
+        if base < end {
+            let words = (end - base).div_ceil(4);
+            eprintln!(
+                "warning: --array-base {base:#x} lies inside {}, whose image ends at \
+                 {end:#x}: the array's first {} overwrite the program there",
+                path.display(),
+                count(u64::from(words), "word")
+            );
         }
     }
+}
 
-    /// Before a folder is cleared (`--dump-smt`, or `--emit-tests` when `emits`), checks
-    /// the task with the engine, so that a refused one changes no file (otherwise the
-    /// entry's own check is enough: the solver is not started twice); then prepares
-    /// the `--dump-smt` folder. `first` names the program an error is about.
-    pub fn prepare(
-        &self,
-        opts: &tamarin::Options,
-        programs: &[&tamarin::mips::Program],
-        first: &Path,
-        emits: bool,
-    ) -> Result<(), CliError> {
-        if emits || self.dump_smt.is_some() {
-            opts.validate(programs)
-                .map_err(|e| CliError::engine(e, first))?;
-        }
-        if let Some(dir) = &self.dump_smt {
-            prepare_dir(dir, "--dump-smt", self.force)?;
-        }
-        Ok(())
+/// Before a folder is cleared (`--dump-smt`, or `--emit-tests` when `emits`), checks
+/// the task with the engine, so that a refused one changes no file (otherwise the
+/// entry's own check is enough: the solver is not started twice); then prepares the
+/// `--dump-smt` folder. `first` names the program an error is about.
+pub fn prepare(
+    search: &Search,
+    opts: &tamarin::Options,
+    programs: &[&tamarin::mips::Program],
+    first: &Path,
+    emits: bool,
+) -> Result<(), CliError> {
+    if emits || search.dump_smt.is_some() {
+        opts.validate(programs)
+            .map_err(|e| CliError::engine(e, first))?;
     }
+    if let Some(dir) = &search.dump_smt {
+        prepare_dir(dir, "--dump-smt", search.force)?;
+    }
+    Ok(())
 }
 
 /// The ids of the arguments of subcommand `name` given on the command line itself
@@ -346,6 +263,24 @@ where
         .collect()
 }
 
+/// The engines, as a clap value.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, clap::ValueEnum)]
+pub enum EngineArg {
+    Concolic,
+    Bmc,
+    Auto,
+}
+
+impl EngineArg {
+    pub fn engine(self) -> tamarin::Engine {
+        match self {
+            EngineArg::Concolic => tamarin::Engine::Concolic,
+            EngineArg::Bmc => tamarin::Engine::Bmc,
+            EngineArg::Auto => tamarin::Engine::Auto,
+        }
+    }
+}
+
 /// How inputs enter the programs.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, ValueEnum)]
 pub enum FrontendKind {
@@ -353,24 +288,6 @@ pub enum FrontendKind {
     Twoints,
     /// An array: $1 holds its address, $2 its length.
     Array,
-}
-
-/// Input registers, as one clap value.
-#[derive(Clone, Debug, PartialEq, Eq)]
-pub struct RegList(pub Vec<Reg>);
-
-pub fn parse_reg_list(text: &str) -> Result<RegList, String> {
-    let regs = text
-        .split(',')
-        .map(parse_reg)
-        .collect::<Result<Vec<Reg>, String>>()?;
-    let mut seen = regs.clone();
-    seen.sort();
-    seen.dedup();
-    if seen.len() != regs.len() {
-        return Err(format!("`{text}` names a register twice"));
-    }
-    Ok(RegList(regs))
 }
 
 /// Shows progress on a terminal after the first second, and traces on stderr.
@@ -433,159 +350,6 @@ impl Observer for CliObserver {
     }
 }
 
-pub fn signed(v: u32) -> i64 {
-    v as i32 as i64
-}
-
-pub fn word(v: u32) -> String {
-    format!("{} ({v:#010x})", signed(v))
-}
-
-/// `done after 5 steps` or the error.
-pub fn status_line(o: &Outcome) -> String {
-    let steps = count(o.steps, "step");
-    match o.status {
-        Status::Done => format!("done after {steps}"),
-        Status::OutOfFuel => format!("out of fuel after {steps}"),
-        Status::Error(f) => format!("error after {steps}: {} ({f})", f.kind),
-        Status::Stopped => format!("stopped by the time limit after {steps}"),
-    }
-}
-
-/// Quotes a word for a shell when it needs it.
-pub fn shell_word(s: &str) -> String {
-    if !s.is_empty()
-        && s.chars()
-            .all(|c| c.is_ascii_alphanumeric() || "/._-+,:@%=".contains(c))
-    {
-        s.to_string()
-    } else {
-        format!("'{}'", s.replace('\'', r"'\''"))
-    }
-}
-
-/// Standard input bytes as a `printf` format (octal escapes: POSIX printf has no `\x`).
-pub fn printf_bytes(bytes: &[u8]) -> String {
-    bytes.iter().map(|b| format!("\\{b:03o}")).collect()
-}
-
-/// The `tamarin run` command line that replays `values` on `prog`.
-pub fn replay_command(args: &SearchArgs, prog: &Path, values: &InputValues) -> String {
-    let program = shell_word(&prog.display().to_string());
-    with_inputs(args, &format!("tamarin run {program}"), values)
-}
-
-/// The `tamarin explain` command that shows where `left` and `right` part on `values`.
-pub fn explain_command(
-    args: &SearchArgs,
-    left: &Path,
-    right: &Path,
-    values: &InputValues,
-) -> String {
-    let (l, r) = (
-        shell_word(&left.display().to_string()),
-        shell_word(&right.display().to_string()),
-    );
-    let mut cmd = with_inputs(args, &format!("tamarin explain {l} {r}"), values);
-    if args.out_of_fuel == Some(FuelPolicyArg::Different) {
-        cmd.push_str(" --out-of-fuel different");
-    }
-    cmd
-}
-
-/// `command` with the options that give a run `values` (and the search's fuel,
-/// input format and termination address), piping standard input where it has some.
-fn with_inputs(args: &SearchArgs, command: &str, values: &InputValues) -> String {
-    let mut cmd = String::new();
-    if !values.stdin.is_empty() {
-        cmd.push_str(&format!("printf '{}' | ", printf_bytes(&values.stdin)));
-    }
-    cmd.push_str(command);
-    match &values.array {
-        Some(elems) => {
-            let items: Vec<String> = elems.iter().map(|&e| signed(e).to_string()).collect();
-            if items.is_empty() {
-                cmd.push_str(" --array ''");
-            } else {
-                cmd.push_str(&format!(" --array {}", items.join(",")));
-            }
-            if let Some(base) = args.array_base {
-                cmd.push_str(&format!(" --array-base {base:#x}"));
-            }
-        }
-        None => {
-            for (name, v) in &values.registers {
-                match name.as_str() {
-                    "$1" => cmd.push_str(&format!(" --r1 {}", signed(*v))),
-                    "$2" => cmd.push_str(&format!(" --r2 {}", signed(*v))),
-                    _ => cmd.push_str(&format!(
-                        " --reg {}",
-                        shell_word(&format!("{name}={}", signed(*v)))
-                    )),
-                }
-            }
-        }
-    }
-    if !values.stdin.is_empty() {
-        cmd.push_str(" --stdin -");
-    }
-    cmd.push_str(&format!(" --fuel {}", args.fuel));
-    if let Some(f) = args.input_format.input_format {
-        let f = match f {
-            crate::args::InputFormatArg::Asm => "asm",
-            crate::args::InputFormatArg::Bin => "bin",
-        };
-        cmd.push_str(&format!(" --input-format {f}"));
-    }
-    if args.termination.termination != DEFAULT_TERMINATION {
-        cmd.push_str(&format!(
-            " --termination {:#x}",
-            args.termination.termination
-        ));
-    }
-    cmd
-}
-
-/// The inputs of a counterexample, one line: `$1 = -1 (0xffffffff), …`.
-pub fn inputs_line(values: &InputValues) -> String {
-    inputs_shown(values, word)
-}
-
-/// The same, numbers in decimal only: `$1 = -1, $2 = 0`.
-pub fn short_inputs_line(values: &InputValues) -> String {
-    inputs_shown(values, |v| signed(v).to_string())
-}
-
-/// The inputs in one line, register values shown by `show`.
-fn inputs_shown(values: &InputValues, show: fn(u32) -> String) -> String {
-    let mut parts: Vec<String> = match &values.array {
-        Some(elems) => {
-            let items: Vec<String> = elems.iter().map(|&e| signed(e).to_string()).collect();
-            vec![format!(
-                "array = [{}] (length {})",
-                items.join(", "),
-                elems.len()
-            )]
-        }
-        None => values
-            .registers
-            .iter()
-            .map(|(n, v)| format!("{n} = {}", show(*v)))
-            .collect(),
-    };
-    if !values.stdin.is_empty() {
-        parts.push(format!(
-            "stdin = {:?}",
-            String::from_utf8_lossy(&values.stdin)
-        ));
-    }
-    parts.join(", ")
-}
-
-pub fn ms(d: Duration) -> f64 {
-    d.as_secs_f64() * 1000.0
-}
-
 /// The source line (number and text) of the word at `pc`, for assembled programs.
 pub fn source_line<'s>(
     program: &tamarin_mips::Program,
@@ -639,51 +403,6 @@ pub fn prepare_dir(dir: &Path, flag: &'static str, force: bool) -> Result<(), Cl
 pub fn print_warnings(stats: &tamarin::Stats) {
     for w in &stats.warnings {
         eprintln!("warning: {w}");
-    }
-}
-
-/// The searching commands, for advice that names only their own options.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum Searcher {
-    Compare,
-    Check,
-    Paths,
-}
-
-/// What a user of `cmd` can do about `reason`: an option of that command to change,
-/// or nothing when no option helps.
-pub fn advice(reason: &Incomplete, cmd: Searcher) -> Option<&'static str> {
-    if reason.is_time_limit() {
-        return Some("raise --timeout, or 0 for none");
-    }
-    match reason.kind() {
-        "depth-bound" => Some("raise --depth"),
-        // Z3 says `canceled` when it meets its resource limit.
-        "solver-unknown"
-            if matches!(reason, Incomplete::SolverUnknown { reason, .. }
-                if reason.contains("canceled") || reason.contains("resource")) =>
-        {
-            Some("raise --solver-rlimit, or 0 for none")
-        }
-        "solver-unknown" => Some("raise --solver-timeout"),
-        "run-budget" => Some("raise --max-runs"),
-        "path-budget" if cmd == Searcher::Paths => Some("raise --max-paths"),
-        "path-budget" => Some("raise --timeout, or 0 for none"),
-        "trace-limit" => Some("if the task's runs are shorter, lower --fuel"),
-        "uncovered-jump" | "code-write" | "symbolic-code" | "encoding-budget"
-            if cmd == Searcher::Compare =>
-        {
-            Some("--engine concolic may cover it")
-        }
-        _ => None,
-    }
-}
-
-/// One reason as text: what happened and, in parentheses, what to do about it.
-pub fn reason_text(reason: &Incomplete, cmd: Searcher) -> String {
-    match advice(reason, cmd) {
-        Some(a) => format!("{reason} ({a})"),
-        None => reason.to_string(),
     }
 }
 
@@ -821,5 +540,42 @@ mod tests {
             (3.into(), 50.into())
         );
         assert_eq!(depth["advice"], "raise --depth");
+    }
+
+    /// The plain settings start where the options do.
+    #[test]
+    fn the_settings_default_to_the_options_defaults() {
+        use clap::Parser;
+        #[derive(Debug, Parser)]
+        struct Only {
+            #[command(flatten)]
+            search: SearchArgs,
+        }
+        let parsed = Only::try_parse_from(["t"]).expect("the defaults parse");
+        assert_eq!(parsed.search.search(), Search::default());
+    }
+
+    /// Every search option is a key of task files, of the same name.
+    #[test]
+    fn every_search_option_is_a_task_key() {
+        use clap::CommandFactory;
+        let cli = crate::Cli::command();
+        for name in ["compare", "check", "paths", "grade"] {
+            let sub = cli.find_subcommand(name).expect("subcommand");
+            let ids: Vec<String> =
+                <SearchArgs as clap::Args>::augment_args(clap::Command::new("x"))
+                    .get_arguments()
+                    .filter_map(|a| a.get_long().map(str::to_string))
+                    .collect();
+            for long in ids {
+                assert!(
+                    tamarin_grade::task::KEYS.contains(&long.as_str()),
+                    "{name}: --{long} is not a task key"
+                );
+                assert!(sub
+                    .get_arguments()
+                    .any(|a| a.get_long() == Some(long.as_str())));
+            }
+        }
     }
 }

@@ -317,15 +317,18 @@ impl Solver for Unavailable {
 /// 5. [`PropagatingSolver`]: puts the value of every input a query fixes (`x == k`)
 ///    into its other conjuncts, so that the store folds them; many queries end here
 ///    (and one-input queries with few values are enumerated);
-/// 6. [`EliminatingSolver`]: replaces an input that occurs only in one sum by a fresh
+/// 6. [`OrderSolver`]: a query made only of comparisons between inputs and constants
+///    (all signed or all unsigned) and equalities is a set of difference constraints,
+///    decided by Bellman-Ford, its model checked by the evaluator;
+/// 7. [`EliminatingSolver`]: replaces an input that occurs only in one sum by a fresh
 ///    input and maps the model back. It sees the domain (an input the domain bounds is
 ///    not free), and it comes before the caches and the dump, so that they work on the
 ///    query the backend is asked and a dump shows it;
-/// 7. [`CachingSolver`] (with `config.caching`);
-/// 8. [`DumpingSolver`] (with `config.dump_dir`): writes what reaches the backend;
-/// 9. [`PortfolioSolver`] (with installed `config.portfolio` members other than the
-///    backend): what the backend leaves unknown goes to them in parallel;
-/// 10. the backend: [`Z3Solver`] in process (a first try bounded by the resource
+/// 8. [`CachingSolver`] (with `config.caching`);
+/// 9. [`DumpingSolver`] (with `config.dump_dir`): writes what reaches the backend;
+/// 10. [`PortfolioSolver`] (with installed `config.portfolio` members other than the
+///     backend): what the backend leaves unknown goes to them in parallel;
+/// 11. the backend: [`Z3Solver`] in process (a first try bounded by the resource
 ///     limit, then, with `config.escalate`, a fresh solver with more), or
 ///     [`ProcessSolver`] with `config.external`. All read memory through the one array
 ///     lowering ([`crate::term::lower_arrays`]).

@@ -15,12 +15,14 @@ use std::time::Instant;
 
 use clap::{Args as ClapArgs, Parser};
 
-use super::run::{parse_format, RunRecord};
-use super::store::{Journal, Store};
-use super::task::Task;
+use tamarin_grade::report;
+use tamarin_grade::run::{parse_format, RunRecord};
+use tamarin_grade::store::{Journal, Store};
+use tamarin_grade::{Record, Task, Verdict};
+
 use super::{
-    form_groups, load_submission, print_report, report, subs_view, thread_pool, Record, Reference,
-    ReportArgs, Settings, Submission, Verdict,
+    form_groups, load_submission, print_report, resolve, subs_view, thread_pool, Reference,
+    ReportArgs, Submission,
 };
 use crate::diag::CliError;
 
@@ -71,7 +73,7 @@ pub fn execute(args: Args) -> Result<ExitCode, CliError> {
     let origin = args.stores[0].display().to_string();
     let argv = std::iter::once("tamarin".to_string()).chain(base.argv.iter().cloned());
     let argv: Vec<String> = argv.collect();
-    let mut grade_args = match crate::Cli::try_parse_from(&argv) {
+    let grade_args = match crate::Cli::try_parse_from(&argv) {
         Ok(crate::Cli {
             command: crate::Command::Grade(a),
         }) => *a,
@@ -84,7 +86,7 @@ pub fn execute(args: Args) -> Result<ExitCode, CliError> {
         .as_ref()
         .map(|t| Task::from_text(Path::new(&t.path), t.text.clone()))
         .transpose()?;
-    let settings = Settings::resolve(&mut grade_args, task.as_ref(), &given)?;
+    let settings = resolve(&grade_args, task.as_ref(), &given)?;
     if settings.canonical != base.canonical {
         return Err(unreadable(
             &origin,
@@ -157,13 +159,20 @@ pub fn execute(args: Args) -> Result<ExitCode, CliError> {
         .collect();
 
     let pool = thread_pool(args.jobs)?;
-    let groups = form_groups(&pool, &subs, &reference.program, &settings, &mut store)?;
+    let groups = form_groups(
+        &pool,
+        &subs,
+        &reference.program,
+        &settings,
+        &mut store,
+        &mut super::Bars::default(),
+    )?;
     let mut model = report::Model::new(
         &reference.path,
         &subs_view(&subs),
         &groups,
         base.skipped.clone(),
-        &grade_args.search,
+        &settings.search,
         &settings.layout,
         started.elapsed(),
         crate::interrupt::raised(),

@@ -7,43 +7,31 @@
 //! results (SQLite), `groups` forms the groups of wrong submissions, `report` prints
 //! the text, JSON and CSV reports and `html` writes the page.
 
-mod collect;
-mod groups;
-mod html;
-/// HTML escaping, shared with the other pages the tool writes.
-pub use html::escape as escape_html;
 mod merge;
-mod report;
-mod run;
-mod shard;
 mod slurm;
-mod store;
-mod task;
 
-use std::collections::{BTreeMap, HashMap, HashSet};
+use std::collections::{BTreeMap, HashSet};
 use std::io::IsTerminal;
 use std::path::{Path, PathBuf};
 use std::process::ExitCode;
-use std::sync::atomic::{AtomicBool, Ordering};
-use std::sync::mpsc;
 use std::time::{Duration, Instant};
 
 use clap::{Args as ClapArgs, ValueEnum};
 use indicatif::{ProgressBar, ProgressStyle};
-use rayon::prelude::*;
-use serde::{Deserialize, Serialize};
-use tamarin::{Incomplete, InputLayout, Observed, Options, Quiet};
-use tamarin_mips::{InputFormat, LoadError, Outcome, Program, Status};
-
-use super::compare::{parse_observables, shown, EngineArg, ObservableList};
-use super::search::{
-    parse_reg_list, status_line, FrontendKind, FuelPolicyArg, SearchArgs, Searcher,
+use tamarin_grade::class::{
+    form_groups, grade_all, run_record, subs_view, thread_pool, Loaded, Progress, Reference,
+    Submission,
 };
+use tamarin_grade::parse::{parse_observables, ObservableList};
+use tamarin_grade::settings::{Line, Settings};
+use tamarin_grade::shard::Shard;
+use tamarin_grade::store::{Journal, Store};
+use tamarin_grade::{collect, html, report, run};
+use tamarin_grade::{Diagnostic, Record, Task, Verdict};
+use tamarin_mips::{InputFormat, LoadError};
+
+use super::search::{EngineArg, SearchArgs};
 use crate::diag::{CliError, EXIT_FOUND, EXIT_INCOMPLETE, EXIT_OK};
-use crate::json::{CompareSide, FaultJson, ObservedJson, Reason};
-use shard::Shard;
-use store::{Journal, Role, Store};
-use task::Task;
 
 /// The default `--timeout` of `grade`, in seconds per submission (compare's is longer:
 /// a class should not stall on one submission).
@@ -98,10 +86,13 @@ pub struct Args {
     /// every path is a submission.
     #[arg(value_name = "PATH", required = true)]
     pub paths: Vec<PathBuf>,
-    /// A task file (TOML) with the settings of the assignment: reference (relative to
-    /// the file), frontend, inputs, observe, fuel, depth, max-len, stdin-len, timeout,
-    /// engine and assume. Options on the command line win over it; an unknown key is
-    /// an error.
+    /// A task file (TOML) with the settings of the assignment, its keys: reference
+    /// (relative to the file), frontend, inputs, observe, engine, fuel, depth, max-len,
+    /// array-base, stdin-len, init-inputs, timeout, max-runs, solver, solver-timeout,
+    /// solver-rlimit, portfolio, out-of-fuel, assume, input-format, termination,
+    /// dump-trace, dump-smt and force (each as the option of that name takes it).
+    /// Options on the command line win over it; an unknown key is an error. `compare
+    /// --task` takes the same file.
     #[arg(long, value_name = "FILE")]
     pub task: Option<PathBuf>,
     /// What is compared when both runs end, comma-separated: $N, hi, lo, output and
@@ -171,118 +162,6 @@ pub enum GradeFormat {
     Csv,
 }
 
-/// A submission's verdict.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
-pub enum Verdict {
-    Equivalent,
-    Disequivalent,
-    PossiblyEquivalent,
-    DoesNotAssemble,
-}
-
-impl Verdict {
-    pub const ALL: [Verdict; 4] = [
-        Verdict::Equivalent,
-        Verdict::Disequivalent,
-        Verdict::PossiblyEquivalent,
-        Verdict::DoesNotAssemble,
-    ];
-
-    pub fn name(self) -> &'static str {
-        match self {
-            Verdict::Equivalent => "equivalent",
-            Verdict::Disequivalent => "disequivalent",
-            Verdict::PossiblyEquivalent => "possibly-equivalent",
-            Verdict::DoesNotAssemble => "does-not-assemble",
-        }
-    }
-
-    pub fn parse(name: &str) -> Option<Verdict> {
-        Verdict::ALL.into_iter().find(|v| v.name() == name)
-    }
-}
-
-/// The result of one comparison, as stored.
-#[derive(Clone, Debug)]
-pub struct Record {
-    pub verdict: Verdict,
-    /// Disequivalent: the inputs and both runs.
-    pub witness: Option<Witness>,
-    /// Possibly-equivalent: the reasons, as the JSON reports give them.
-    pub reasons: Vec<serde_json::Value>,
-    /// How long the comparison took.
-    pub seconds: f64,
-    /// Does-not-assemble: the diagnostic, in one line.
-    pub message: Option<String>,
-    /// Does-not-assemble, when found in this run: the diagnostic in full.
-    pub diagnostic: Option<Diagnostic>,
-}
-
-/// Inputs on which a submission differs from the reference, and both runs on them.
-#[derive(Clone, Debug, Serialize, Deserialize)]
-pub struct Witness {
-    /// The input variables' values, in the layout's order.
-    pub values: Vec<u32>,
-    pub reference: WitnessSide,
-    pub submission: WitnessSide,
-}
-
-/// One program's run on a witness: in words, and as the JSON reports give it.
-#[derive(Clone, Debug, Serialize, Deserialize)]
-pub struct WitnessSide {
-    pub text: String,
-    pub json: serde_json::Value,
-}
-
-/// Why a submission could not be loaded.
-#[derive(Clone, Debug, Serialize)]
-pub struct Diagnostic {
-    #[serde(skip_serializing_if = "Option::is_none")]
-    pub line: Option<u32>,
-    #[serde(skip_serializing_if = "Option::is_none")]
-    pub column: Option<u32>,
-    /// The assembler's report in full (every error, with its source line).
-    pub text: String,
-}
-
-/// A submission as this run sees it.
-struct Submission {
-    path: PathBuf,
-    name: String,
-    loaded: Option<Loaded>,
-    /// The bytes of a submission that was read but does not load.
-    unloaded: Option<(Vec<u8>, InputFormat)>,
-    record: Option<Record>,
-    from_store: bool,
-}
-
-impl Submission {
-    /// Its bytes and their format, when it could be read.
-    fn source(&self) -> Option<(&[u8], InputFormat)> {
-        match (&self.loaded, &self.unloaded) {
-            (Some(l), _) => Some((&l.bytes, l.format)),
-            (None, Some((bytes, format))) => Some((bytes, *format)),
-            (None, None) => None,
-        }
-    }
-}
-
-/// A submission that loaded.
-struct Loaded {
-    bytes: Vec<u8>,
-    format: InputFormat,
-    program: Program,
-    key: String,
-}
-
-/// The reference, loaded.
-struct Reference {
-    path: PathBuf,
-    bytes: Vec<u8>,
-    format: InputFormat,
-    program: Program,
-}
-
 pub fn execute(mut args: Args) -> Result<ExitCode, CliError> {
     if let Some(GradeCommand::Merge(merge_args)) = args.command.take() {
         return merge::execute(merge_args);
@@ -294,7 +173,7 @@ pub fn execute(mut args: Args) -> Result<ExitCode, CliError> {
         .collect();
     let given = given_on_command_line();
     let task = args.task.as_deref().map(Task::read).transpose()?;
-    let settings = Settings::resolve(&mut args, task.as_ref(), &given)?;
+    let settings = resolve(&args, task.as_ref(), &given)?;
 
     // The reference: from the task file, or the first path.
     let mut paths = args.paths.clone();
@@ -309,7 +188,7 @@ pub fn execute(mut args: Args) -> Result<ExitCode, CliError> {
             paths.remove(0)
         }
     };
-    let format = args.search.input_format.format();
+    let format = settings.search.input_format;
     let (bytes, ref_format, program) = super::read_program(&reference_path, format)?;
     let reference = Reference {
         path: reference_path,
@@ -386,7 +265,15 @@ pub fn execute(mut args: Args) -> Result<ExitCode, CliError> {
     }
 
     let pool = thread_pool(args.jobs)?;
-    grade_all(&pool, &mut subs, &reference, &settings.opts, &mut store)?;
+    let mut progress = Bars::default();
+    grade_all(
+        &pool,
+        &mut subs,
+        &reference,
+        &settings.opts,
+        &mut store,
+        &mut progress,
+    )?;
     if !crate::interrupt::raised() && subs.iter().all(|s| s.record.is_some()) {
         run.finished = Some(run::now());
         store.put_run(&run)?;
@@ -395,7 +282,14 @@ pub fn execute(mut args: Args) -> Result<ExitCode, CliError> {
     // The groups of wrong submissions: over the whole class only (a shard's are
     // formed when the shards are merged).
     let groups = if shard.is_whole() {
-        form_groups(&pool, &subs, &reference.program, &settings, &mut store)?
+        form_groups(
+            &pool,
+            &subs,
+            &reference.program,
+            &settings,
+            &mut store,
+            &mut progress,
+        )?
     } else {
         Vec::new()
     };
@@ -404,7 +298,7 @@ pub fn execute(mut args: Args) -> Result<ExitCode, CliError> {
         &subs_view(&subs),
         &groups,
         found.skipped,
-        &args.search,
+        &settings.search,
         &settings.layout,
         started.elapsed(),
         crate::interrupt::raised(),
@@ -420,211 +314,33 @@ pub fn execute(mut args: Args) -> Result<ExitCode, CliError> {
     print_report(&model, &args.report)
 }
 
-/// Everything that decides verdicts, resolved from the command line and the task
-/// file (the same for a run and for `grade merge`, which resolves a run's again).
-struct Settings {
-    opts: Options,
-    /// The settings in one string, as the store's keys take them.
-    canonical: String,
-    /// The inputs with the task's preconditions, lowered once (the groups check many
-    /// inputs against them).
-    layout: InputLayout,
-}
-
-impl Settings {
-    /// Fills `args` in from `task` where the command line (`given`) is silent, checks
-    /// them, and resolves the settings.
-    fn resolve(
-        args: &mut Args,
-        task: Option<&Task>,
-        given: &HashSet<String>,
-    ) -> Result<Settings, CliError> {
-        if let Some(task) = task {
-            apply_task(args, task, given)?;
-        }
-        args.search.check_applicable(&|id| {
-            if given.contains(id) {
-                return Some(format!("--{}", id.replace('_', "-")));
-            }
-            let task = task?;
-            let set = match id {
-                "max_len" => task.file.max_len.is_some(),
-                "inputs" => task.file.inputs.is_some(),
-                _ => false,
-            };
-            set.then(|| format!("`{}` in {}", id.replace('_', "-"), task.path.display()))
-        })?;
-        if args.search.dump_smt.is_some() || args.search.dump_trace {
-            return Err(CliError::Usage(
-                "--dump-smt and --dump-trace are for one comparison: use `tamarin compare`".into(),
-            ));
-        }
-        args.search.force = false;
-        let observe = args.observe.clone().unwrap_or_else(|| {
-            ObservableList(vec![tamarin::Observable::Reg(
-                tamarin_mips::Reg::from_bits(3),
-            )])
-        });
-        let engine = args.engine.unwrap_or(EngineArg::Auto);
-        let mut opts = args.search.options()?;
-        // A submission that does not end where the reference does is wrong.
-        if args.search.out_of_fuel.is_none() {
-            opts.out_of_fuel = tamarin::FuelPolicy::Different;
-        }
-        opts.observe = observe.0.clone();
-        opts.engine = engine.engine();
-        // Every setting that can change a verdict, in one string: the searching
-        // options (all of them, so that an option added later counts too), the
-        // observables and the engine.
-        let canonical = format!(
-            "{:?}|observe={:?}|engine={:?}",
-            args.search, observe.0, engine
-        );
-        let layout = InputLayout::assuming(&opts.inputs, opts.stdin_len, &opts.assume)
-            .map_err(|e| CliError::Usage(format!("--assume: {e}")))?;
-        Ok(Settings {
-            opts,
-            canonical,
-            layout,
-        })
-    }
-}
-
-/// The record of this run: the class with each submission's shard.
-fn run_record(
-    argv: &[String],
+/// Resolves the settings of a run of grade (and of `grade merge`, which resolves a
+/// run's again): the task file first, the command line (`given`) on top.
+fn resolve(
+    args: &Args,
     task: Option<&Task>,
-    reference: &Reference,
-    subs: &[Submission],
-    found: &collect::Found,
-    settings: &Settings,
-    shard: Shard,
-) -> run::RunRecord {
-    let reference_entry = run::ProgramEntry {
-        name: reference.path.display().to_string(),
-        sha: store::content_id(&reference.bytes),
-        format: run::format_name(reference.format).to_string(),
+    given: &HashSet<String>,
+) -> Result<Settings, CliError> {
+    let mut search = args.search.search();
+    search.force = false;
+    let line = Line {
+        search,
+        observe: args.observe.as_ref().map(|o| o.0.clone()),
+        engine: args.engine.map(EngineArg::engine),
     };
-    let shas: Vec<Option<String>> = subs
-        .iter()
-        .map(|s| s.source().map(|(bytes, _)| store::content_id(bytes)))
-        .collect();
-    let ids: Vec<String> = subs
-        .iter()
-        .zip(&shas)
-        .map(|(s, sha)| run::ClassEntry::shard_id(&s.name, sha.as_deref()))
-        .collect();
-    let id_refs: Vec<&str> = ids.iter().map(String::as_str).collect();
-    let shards = shard::assign(&id_refs, shard.count);
-    let entries: Vec<run::ClassEntry> = subs
-        .iter()
-        .zip(shas)
-        .zip(shards)
-        .map(|((s, sha), shard)| run::ClassEntry {
-            name: s.name.clone(),
-            sha,
-            format: s.source().map(|(_, f)| run::format_name(f).to_string()),
-            shard,
-            unread: match s.source() {
-                Some(_) => None,
-                None => s.record.as_ref().and_then(|r| r.message.clone()),
-            },
-        })
-        .collect();
-    run::RunRecord {
-        version: run::RUN_RECORD_VERSION,
-        tool: env!("CARGO_PKG_VERSION").to_string(),
-        shard,
-        fingerprint: run::fingerprint(&settings.canonical, &reference_entry, &entries, shard.count),
-        canonical: settings.canonical.clone(),
-        argv: argv.to_vec(),
-        task: task.map(|t| run::TaskText {
-            path: t.path.display().to_string(),
-            text: t.text.clone(),
-        }),
-        reference: reference_entry,
-        submissions: entries,
-        skipped: found.skipped.clone(),
-        started: run::now(),
-        finished: None,
+    let settings = Settings::resolve(
+        line,
+        task,
+        &|id| given.contains(id),
+        true,
+        crate::interrupt::flag(),
+    )?;
+    if settings.search.dump_smt.is_some() || settings.search.dump_trace {
+        return Err(CliError::Usage(
+            "--dump-smt and --dump-trace are for one comparison: use `tamarin compare`".into(),
+        ));
     }
-}
-
-/// A pool of `jobs` threads (default: one per core).
-fn thread_pool(jobs: Option<usize>) -> Result<rayon::ThreadPool, CliError> {
-    let jobs = jobs
-        .filter(|&n| n > 0)
-        .unwrap_or_else(|| std::thread::available_parallelism().map_or(1, |n| n.get()));
-    rayon::ThreadPoolBuilder::new()
-        .num_threads(jobs)
-        .build()
-        .map_err(|e| CliError::Usage(format!("cannot start {jobs} threads: {e}")))
-}
-
-/// Forms the groups of the wrong submissions among `subs`, comparing pairs of them
-/// (and keeping those results in `store`). Nothing is formed after Ctrl-C: groups
-/// formed in part are not shown, and a rerun forms them from the store.
-fn form_groups(
-    pool: &rayon::ThreadPool,
-    subs: &[Submission],
-    reference: &Program,
-    settings: &Settings,
-    store: &mut Store,
-) -> Result<Vec<groups::Group>, CliError> {
-    if crate::interrupt::raised() {
-        return Ok(Vec::new());
-    }
-    let runner = groups::Runner::new(&settings.opts, &settings.layout, reference);
-    let items: Vec<groups::Item> = subs
-        .iter()
-        .enumerate()
-        .filter_map(|(index, s)| {
-            let loaded = s.loaded.as_ref()?;
-            let record = s.record.as_ref()?;
-            let witness = record.witness.as_ref()?;
-            (record.verdict == Verdict::Disequivalent).then_some(groups::Item {
-                index,
-                program: &loaded.program,
-                bytes: &loaded.bytes,
-                witness: &witness.values,
-            })
-        })
-        .collect();
-    let mut pair_error = None;
-    let mut compare_pairs = |pairs: &[(usize, usize)]| -> Vec<groups::PairOutcome> {
-        if pair_error.is_some() {
-            return vec![groups::PairOutcome::default(); pairs.len()];
-        }
-        match compare_pairs(
-            pool,
-            pairs,
-            subs,
-            &settings.opts,
-            &settings.canonical,
-            store,
-        ) {
-            Ok(v) => v,
-            Err(e) => {
-                pair_error.get_or_insert(e);
-                vec![groups::PairOutcome::default(); pairs.len()]
-            }
-        }
-    };
-    let spinner = spinner(&format!(
-        "grouping {} wrong submission{}",
-        items.len(),
-        if items.len() == 1 { "" } else { "s" }
-    ));
-    let groups = groups::form(&runner, &items, &mut compare_pairs);
-    spinner.finish_and_clear();
-    if let Some(e) = pair_error {
-        return Err(e);
-    }
-    Ok(if crate::interrupt::raised() {
-        Vec::new()
-    } else {
-        groups
-    })
+    Ok(settings)
 }
 
 /// Prints `model` as `to` says (on standard output, and the page), and says the exit
@@ -657,67 +373,10 @@ fn print_report(model: &report::Model, to: &ReportArgs) -> Result<ExitCode, CliE
     ))
 }
 
-/// What the report needs of each submission.
-fn subs_view(subs: &[Submission]) -> Vec<report::SubmissionView<'_>> {
-    subs.iter()
-        .map(|s| report::SubmissionView {
-            path: &s.path,
-            name: &s.name,
-            record: s.record.as_ref(),
-            from_store: s.from_store,
-        })
-        .collect()
-}
-
 /// The ids of the arguments given on the command line itself (not defaults), so that
 /// a task file fills in the others.
 fn given_on_command_line() -> HashSet<String> {
     crate::cmd::search::given_on_command_line("grade")
-}
-
-/// Fills in from the task file what the command line did not give.
-fn apply_task(args: &mut Args, task: &Task, given: &HashSet<String>) -> Result<(), CliError> {
-    let f = &task.file;
-    let free = |id: &str| !given.contains(id);
-    if let (Some(v), true) = (&f.frontend, free("frontend")) {
-        args.search.frontend = FrontendKind::from_str(v, false)
-            .map_err(|_| task.bad_value("frontend", "expected \"twoints\" or \"array\""))?;
-    }
-    if let (Some(v), true) = (&f.inputs, free("inputs")) {
-        args.search.inputs =
-            parse_reg_list(&v.joined()).map_err(|e| task.bad_value("inputs", e))?;
-    }
-    if let (Some(v), true) = (&f.observe, free("observe")) {
-        args.observe =
-            Some(parse_observables(&v.joined()).map_err(|e| task.bad_value("observe", e))?);
-    }
-    if let (Some(v), true) = (&f.engine, free("engine")) {
-        args.engine =
-            Some(EngineArg::from_str(v, false).map_err(|_| {
-                task.bad_value("engine", "expected \"concolic\", \"bmc\" or \"auto\"")
-            })?);
-    }
-    for (id, value, field) in [
-        ("fuel", f.fuel, &mut args.search.fuel),
-        ("depth", f.depth, &mut args.search.depth),
-        ("max_len", f.max_len, &mut args.search.max_len),
-        ("stdin_len", f.stdin_len, &mut args.search.stdin_len),
-        ("timeout", f.timeout, &mut args.search.timeout),
-    ] {
-        if let (Some(v), true) = (value, free(id)) {
-            *field = v;
-        }
-    }
-    if let (Some(v), true) = (&f.out_of_fuel, free("out_of_fuel")) {
-        args.search.out_of_fuel =
-            Some(FuelPolicyArg::from_str(v, false).map_err(|_| {
-                task.bad_value("out-of-fuel", "expected \"same\" or \"different\"")
-            })?);
-    }
-    if free("assume") {
-        args.search.assume = f.assume.clone();
-    }
-    Ok(())
 }
 
 /// Reads and loads one submission; one that cannot be is `does-not-assemble` at once.
@@ -752,26 +411,14 @@ fn load_submission(
 ) -> Submission {
     let path = PathBuf::from(&name);
     match super::parse_bytes(&name, &bytes, format) {
-        Ok(program) => {
-            let key = store::key(
-                (&reference.bytes, reference.format),
-                (&bytes, format),
-                canonical,
-            );
-            Submission {
-                path,
-                name,
-                loaded: Some(Loaded {
-                    bytes,
-                    format,
-                    program,
-                    key,
-                }),
-                unloaded: None,
-                record: None,
-                from_store: false,
-            }
-        }
+        Ok(program) => Submission {
+            path,
+            name,
+            loaded: Some(Loaded::new(bytes, format, program, reference, canonical)),
+            unloaded: None,
+            record: None,
+            from_store: false,
+        },
         Err(e) => Submission {
             path,
             name,
@@ -833,122 +480,42 @@ fn does_not_assemble(e: &CliError) -> Record {
     }
 }
 
-/// Compares `program` with `reference`: `None` when the comparison was cut short by
-/// Ctrl-C (nothing to keep).
-fn compare_one(
-    reference: &Program,
-    program: &Program,
-    path: &Path,
-    opts: &Options,
-) -> Result<Option<Record>, CliError> {
-    let start = Instant::now();
-    let result = tamarin::compare(reference, program, opts, &mut Quiet);
-    let seconds = start.elapsed().as_secs_f64();
-    let report = match result {
-        Ok(report) => report,
-        Err(tamarin::Error::Setup(e)) => {
-            return Ok(Some(Record {
-                verdict: Verdict::DoesNotAssemble,
-                witness: None,
-                reasons: Vec::new(),
-                seconds,
-                message: Some(format!(
-                    "{}: cannot place the input array after it: {e}",
-                    path.display()
-                )),
-                diagnostic: None,
-            }))
-        }
-        Err(e) => return Err(CliError::engine(e, path)),
-    };
-    let record = match report.verdict {
-        tamarin::Verdict::Equivalent(_) => Record {
-            verdict: Verdict::Equivalent,
-            witness: None,
-            reasons: Vec::new(),
-            seconds,
-            message: None,
-            diagnostic: None,
-        },
-        tamarin::Verdict::Disequivalent(cx) => Record {
-            verdict: Verdict::Disequivalent,
-            witness: Some(Witness {
-                values: cx.inputs.iter().map(|(_, v)| *v).collect(),
-                reference: witness_side(&cx.left, &cx.observed, 0),
-                submission: witness_side(&cx.right, &cx.observed, 1),
-            }),
-            reasons: Vec::new(),
-            seconds,
-            message: None,
-            diagnostic: None,
-        },
-        tamarin::Verdict::PossiblyEquivalent(reasons) => {
-            if crate::interrupt::raised() || reasons.contains(&Incomplete::Interrupted) {
-                return Ok(None);
-            }
-            Record {
-                verdict: Verdict::PossiblyEquivalent,
-                witness: None,
-                reasons: reasons
-                    .iter()
-                    .map(|r| {
-                        serde_json::to_value(Reason::new(r, Searcher::Compare))
-                            .unwrap_or(serde_json::Value::Null)
-                    })
-                    .collect(),
-                seconds,
-                message: None,
-                diagnostic: None,
-            }
-        }
-    };
-    Ok(Some(record))
+/// The progress bar of the comparisons and the spinner of the groups, on a terminal
+/// only.
+#[derive(Default)]
+pub(super) struct Bars {
+    bar: Option<ProgressBar>,
 }
 
-/// One side of a counterexample (`pick` 0 the left, 1 the right).
-fn witness_side(
-    o: &Outcome,
-    observed: &[(String, Observed, Observed)],
-    pick: usize,
-) -> WitnessSide {
-    let value = |entry: &(String, Observed, Observed)| -> Observed {
-        if pick == 0 {
-            entry.1.clone()
-        } else {
-            entry.2.clone()
-        }
-    };
-    let mut text = status_line(o);
-    if o.status == Status::Done {
-        let items: Vec<String> = observed
-            .iter()
-            .map(|e| format!("{} = {}", e.0, shown(&value(e))))
-            .collect();
-        text.push_str(&format!(", {}", items.join(", ")));
+impl Progress for Bars {
+    fn grading(&mut self, total: usize, counts: &BTreeMap<Verdict, usize>) {
+        let bar = progress_bar(total);
+        bar.set_message(counts_message(counts));
+        self.bar = Some(bar);
     }
-    let side = CompareSide {
-        status: o.status.name(),
-        steps: o.steps,
-        observed: match o.status {
-            Status::Done => observed
-                .iter()
-                .map(|e| (e.0.clone(), observed_json(&value(e))))
-                .collect(),
-            _ => std::iter::empty().collect(),
-        },
-        fault: FaultJson::of(o.status),
-    };
-    WitnessSide {
-        text,
-        json: serde_json::to_value(side).unwrap_or(serde_json::Value::Null),
-    }
-}
 
-fn observed_json(o: &Observed) -> ObservedJson {
-    match o {
-        Observed::Word(v) => ObservedJson::Word(*v as i32),
-        Observed::Bytes(b) => ObservedJson::Text(String::from_utf8_lossy(b).into_owned()),
-        Observed::Words(ws) => ObservedJson::Words(ws.iter().map(|&w| w as i32).collect()),
+    fn graded(&mut self, counts: &BTreeMap<Verdict, usize>) {
+        if let Some(bar) = &self.bar {
+            bar.inc(1);
+            bar.set_message(counts_message(counts));
+        }
+    }
+
+    fn graded_all(&mut self) {
+        if let Some(bar) = self.bar.take() {
+            bar.finish_and_clear();
+        }
+    }
+
+    fn grouping(&mut self, wrong: usize) {
+        self.bar = Some(spinner(&format!(
+            "grouping {wrong} wrong submission{}",
+            if wrong == 1 { "" } else { "s" }
+        )));
+    }
+
+    fn grouped(&mut self) {
+        self.graded_all();
     }
 }
 
@@ -988,164 +555,4 @@ fn counts_message(counts: &BTreeMap<Verdict, usize>) -> String {
         .filter_map(|v| counts.get(v).map(|n| format!("{n} {}", v.name())))
         .collect();
     parts.join(", ")
-}
-
-/// Grades every submission without a result, in parallel on `pool`; each result is
-/// stored as it comes. Ctrl-C stops the scheduling (the comparisons under way stop
-/// too, and are not stored). Fails with the first failure of the tool itself (a
-/// solver that stopped working, a store that cannot be written), after which nothing
-/// new was started.
-fn grade_all(
-    pool: &rayon::ThreadPool,
-    subs: &mut [Submission],
-    reference: &Reference,
-    opts: &Options,
-    store: &mut Store,
-) -> Result<(), CliError> {
-    // One comparison per distinct key (the same file handed in twice is graded once).
-    let mut first_of_key: HashMap<&str, usize> = HashMap::new();
-    let mut same_as: Vec<(usize, usize)> = Vec::new();
-    let mut pending: Vec<usize> = Vec::new();
-    for (i, s) in subs.iter().enumerate() {
-        let Some(loaded) = &s.loaded else { continue };
-        if s.record.is_some() {
-            continue;
-        }
-        match first_of_key.get(loaded.key.as_str()) {
-            Some(&first) => same_as.push((i, first)),
-            None => {
-                first_of_key.insert(&loaded.key, i);
-                pending.push(i);
-            }
-        }
-    }
-    let mut counts: BTreeMap<Verdict, usize> = BTreeMap::new();
-    for s in subs.iter() {
-        if let Some(r) = &s.record {
-            *counts.entry(r.verdict).or_default() += 1;
-        }
-    }
-    let bar = progress_bar(pending.len());
-    bar.set_message(counts_message(&counts));
-    let stop = AtomicBool::new(false);
-    let mut fatal = None;
-    let (tx, rx) = mpsc::channel::<(usize, Result<Option<Record>, CliError>)>();
-    let work: Vec<(usize, &Program, &Path)> = pending
-        .iter()
-        .map(|&i| {
-            let s = &subs[i];
-            (
-                i,
-                &s.loaded.as_ref().expect("pending means loaded").program,
-                s.path.as_path(),
-            )
-        })
-        .collect();
-    let mut results: Vec<(usize, Record)> = Vec::new();
-    std::thread::scope(|scope| {
-        let stop = &stop;
-        let work = &work;
-        scope.spawn(move || {
-            pool.install(|| {
-                work.par_iter()
-                    .with_max_len(1)
-                    .for_each_with(tx, |tx, &(i, program, path)| {
-                        if stop.load(Ordering::Relaxed) || crate::interrupt::raised() {
-                            return;
-                        }
-                        let result = compare_one(&reference.program, program, path, opts);
-                        let _ = tx.send((i, result));
-                    });
-            });
-        });
-        for (i, result) in rx {
-            match result {
-                Ok(Some(record)) => {
-                    let s = &subs[i];
-                    let loaded = s.loaded.as_ref().expect("loaded");
-                    if let Err(e) = store.put(&loaded.key, Role::Submission, &s.name, &record) {
-                        stop.store(true, Ordering::Relaxed);
-                        fatal.get_or_insert(e);
-                    }
-                    *counts.entry(record.verdict).or_default() += 1;
-                    results.push((i, record));
-                    bar.inc(1);
-                    bar.set_message(counts_message(&counts));
-                }
-                Ok(None) => bar.inc(1),
-                Err(e) => {
-                    stop.store(true, Ordering::Relaxed);
-                    fatal.get_or_insert(e);
-                }
-            }
-        }
-    });
-    bar.finish_and_clear();
-    for (i, record) in results {
-        subs[i].record = Some(record);
-    }
-    for (i, first) in same_as {
-        subs[i].record = subs[first].record.clone();
-    }
-    fatal.map_or(Ok(()), Err)
-}
-
-/// Compares pairs of wrong submissions (`left` the group's representative), taking
-/// what the store has and storing what is new: whether each pair is proved
-/// equivalent, and the inputs that tell it apart when some were found.
-fn compare_pairs(
-    pool: &rayon::ThreadPool,
-    pairs: &[(usize, usize)],
-    subs: &[Submission],
-    opts: &Options,
-    canonical: &str,
-    store: &mut Store,
-) -> Result<Vec<groups::PairOutcome>, CliError> {
-    let loaded = |i: usize| subs[i].loaded.as_ref().expect("a wrong submission loaded");
-    let outcome = |r: &Record| groups::PairOutcome {
-        equivalent: r.verdict == Verdict::Equivalent,
-        witness: r.witness.as_ref().map(|w| w.values.clone()),
-    };
-    let keys: Vec<String> = pairs
-        .iter()
-        .map(|&(a, b)| {
-            let (a, b) = (loaded(a), loaded(b));
-            store::key((&a.bytes, a.format), (&b.bytes, b.format), canonical)
-        })
-        .collect();
-    let mut answers: Vec<Option<groups::PairOutcome>> = Vec::with_capacity(pairs.len());
-    for key in &keys {
-        answers.push(store.get(key)?.as_ref().map(outcome));
-    }
-    let todo: Vec<usize> = (0..pairs.len()).filter(|&k| answers[k].is_none()).collect();
-    if !crate::interrupt::raised() {
-        let computed: Vec<(usize, Result<Option<Record>, CliError>)> = pool.install(|| {
-            todo.par_iter()
-                .with_max_len(1)
-                .map(|&k| {
-                    let (a, b) = pairs[k];
-                    let (left, right) = (&loaded(a).program, &loaded(b).program);
-                    (k, compare_one(left, right, &subs[b].path, opts))
-                })
-                .collect()
-        });
-        for (k, result) in computed {
-            if let Some(record) = result? {
-                let (a, b) = pairs[k];
-                let name = format!("{} | {}", subs[a].name, subs[b].name);
-                store.put(&keys[k], Role::Pair, &name, &record)?;
-                answers[k] = Some(outcome(&record));
-            }
-        }
-    }
-    Ok(answers.into_iter().map(Option::unwrap_or_default).collect())
-}
-
-/// A reason of a stored record, in words.
-pub fn stored_reason_text(reason: &serde_json::Value) -> String {
-    let message = reason["message"].as_str().unwrap_or("").to_string();
-    match reason["advice"].as_str() {
-        Some(a) => format!("{message} ({a})"),
-        None => message,
-    }
 }

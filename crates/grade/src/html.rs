@@ -5,9 +5,9 @@
 use std::fmt::Write as _;
 use std::path::Path;
 
-use super::report::{join_words, plural, Model, Row};
-use super::Verdict;
-use crate::diag::CliError;
+use crate::report::{join_words, plural, Model, Row};
+use crate::Error;
+use crate::Verdict;
 
 /// Escapes text for HTML content and attribute values.
 pub fn escape(s: &str) -> String {
@@ -73,15 +73,15 @@ fn badge(v: Verdict) -> String {
 }
 
 /// Writes `dir/index.html` (creating `dir`).
-pub fn write(dir: &Path, m: &Model) -> Result<(), CliError> {
-    let fail = |source| CliError::OutputDir {
+pub fn write(dir: &Path, m: &Model) -> Result<(), Error> {
+    let fail = |source| Error::OutputDir {
         flag: "--html",
         path: dir.display().to_string(),
         source,
     };
     std::fs::create_dir_all(dir).map_err(fail)?;
     let path = dir.join("index.html");
-    std::fs::write(&path, page(m)).map_err(|source| CliError::Write {
+    std::fs::write(&path, page(m)).map_err(|source| Error::Write {
         path: path.display().to_string(),
         source,
     })
@@ -217,6 +217,15 @@ pub fn page(m: &Model) -> String {
             if let Some(w) = &m.rows[g.representative].witness {
                 witness(&mut h, w);
             }
+            // A member joined by the path of its witness fails on inputs of its own.
+            for (w, path) in g.own_witnesses(m) {
+                let _ = writeln!(
+                    h,
+                    "<p class=\"muted\"><code>{}</code> (same reference path) on its own witness:</p>",
+                    escape(path)
+                );
+                witness(&mut h, w);
+            }
             h.push_str("</div>\n");
         }
     }
@@ -276,7 +285,7 @@ pub fn page(m: &Model) -> String {
     h
 }
 
-fn witness(h: &mut String, w: &super::report::WitnessModel) {
+fn witness(h: &mut String, w: &crate::report::WitnessModel) {
     let _ = write!(
         h,
         "<div class=\"kv\"><div>differs on</div><div><code>{}</code></div>\

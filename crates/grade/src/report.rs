@@ -8,12 +8,13 @@ use std::time::Duration;
 use serde::Serialize;
 use tamarin::{InputLayout, InputValues};
 
-use super::collect::Skipped;
-use super::groups::Group;
-use super::{stored_reason_text, Diagnostic, Record, Verdict};
-use crate::cmd::search::{inputs_line, replay_command, SearchArgs};
-use crate::diag::SCHEMA_VERSION;
+use crate::collect::Skipped;
+use crate::groups::Group;
 use crate::json::Inputs;
+use crate::record::stored_reason_text;
+use crate::settings::Search;
+use crate::text::{inputs_line, replay_command, short_inputs_line};
+use crate::{Diagnostic, Record, Verdict, SCHEMA_VERSION};
 
 /// What the report needs of one submission.
 pub struct SubmissionView<'a> {
@@ -89,7 +90,9 @@ impl ShardsModel {
     }
 }
 
-/// The task's rules, as every report states them: what a verdict is about.
+/// The task's rules, as every report states them: what a verdict is about, and every
+/// setting it was given under, so that `explain --from` the report replays it as the
+/// comparison did.
 #[derive(Debug, Default, Serialize)]
 pub struct TaskModel {
     pub fuel: u64,
@@ -97,14 +100,71 @@ pub struct TaskModel {
     pub out_of_fuel: &'static str,
     /// The preconditions, as written.
     pub assume: Vec<String>,
+    /// What is compared when both runs end.
+    pub observe: Vec<String>,
+    /// `concolic`, `bmc` or `auto`.
+    pub engine: &'static str,
+    /// `twoints` or `array`.
+    pub frontend: &'static str,
+    /// The input registers (twoints only).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub inputs: Option<Vec<String>>,
+    /// The longest array (array only).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub max_len: Option<u32>,
+    /// Where the array is placed, when the task says.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub array_base: Option<u32>,
+    pub stdin_len: usize,
+    /// The address whose jump ends a run.
+    pub termination: u32,
+    pub depth: usize,
+    /// Seconds per comparison; 0 means none.
+    pub timeout: u64,
+    pub max_runs: u64,
+    /// `z3`, or the solver's command.
+    pub solver: String,
+    /// Milliseconds per solver query.
+    pub solver_timeout: u64,
+    /// Z3's resource limit for a query's first try; 0 means none.
+    pub solver_rlimit: u32,
+    pub portfolio: Vec<String>,
 }
 
 impl TaskModel {
     pub fn of(opts: &tamarin::Options) -> TaskModel {
+        let (frontend, inputs, max_len, array_base) = match &opts.inputs {
+            tamarin::InputSpec::Registers(regs) => (
+                "twoints",
+                Some(regs.iter().map(|r| r.to_string()).collect()),
+                None,
+                None,
+            ),
+            tamarin::InputSpec::Array { max_len, base } => ("array", None, Some(*max_len), *base),
+        };
         TaskModel {
             fuel: opts.fuel,
             out_of_fuel: opts.out_of_fuel.name(),
             assume: opts.assume.iter().map(|p| p.text().to_string()).collect(),
+            observe: opts.observe.iter().map(|o| o.to_string()).collect(),
+            engine: opts.engine.name(),
+            frontend,
+            inputs,
+            max_len,
+            array_base,
+            stdin_len: opts.stdin_len,
+            termination: opts.termination,
+            depth: opts.depth,
+            timeout: opts.timeout.map_or(0, |t| t.as_secs()),
+            max_runs: opts.max_runs,
+            solver: opts
+                .solver
+                .external
+                .clone()
+                .unwrap_or_else(|| "z3".to_string()),
+            solver_timeout: opts.solver.timeout.as_millis() as u64,
+            solver_rlimit: opts.solver.resource_limit.unwrap_or(0),
+            portfolio: opts.solver.portfolio.clone(),
         }
     }
 
@@ -214,9 +274,30 @@ pub struct GroupModel {
     pub id: usize,
     /// (path, how it joined, the submission it is linked to), the representative first.
     pub members: Vec<(String, &'static str, Option<String>)>,
+    /// Each member's row, in the order of `members`.
+    pub member_rows: Vec<usize>,
     pub formed_by: Vec<&'static str>,
     /// The representative's row.
     pub representative: usize,
+}
+
+/// How a member joined by the reference path of its witness is named.
+pub const SAME_PATH: &str = "same-reference-path";
+
+impl GroupModel {
+    /// The members joined by the reference's path, each with its own witness and
+    /// path, in the group's order.
+    pub fn own_witnesses<'m>(&self, m: &'m Model) -> Vec<(&'m WitnessModel, &'m str)> {
+        self.members
+            .iter()
+            .zip(&self.member_rows)
+            .filter(|((_, how, _), _)| *how == SAME_PATH)
+            .filter_map(|(_, &row)| {
+                let r = &m.rows[row];
+                Some((r.witness.as_ref()?, r.path.as_str()))
+            })
+            .collect()
+    }
 }
 
 impl Model {
@@ -226,7 +307,7 @@ impl Model {
         subs: &[SubmissionView],
         groups: &[Group],
         skipped: Vec<Skipped>,
-        search: &SearchArgs,
+        search: &Search,
         layout: &InputLayout,
         elapsed: Duration,
         interrupted: bool,
@@ -249,7 +330,7 @@ impl Model {
                 let values = layout.describe(&w.values);
                 WitnessModel {
                     inputs_line: inputs_line(&values),
-                    inputs_short: crate::cmd::search::short_inputs_line(&values),
+                    inputs_short: short_inputs_line(&values),
                     reference: w.reference.text.clone(),
                     submission: w.submission.text.clone(),
                     reference_json: w.reference.json.clone(),
@@ -287,6 +368,11 @@ impl Model {
                             join.with().map(|w| subs[w].name.to_string()),
                         )
                     })
+                    .collect(),
+                member_rows: group
+                    .members
+                    .iter()
+                    .map(|&(m, _)| row_of[m].expect("a graded submission"))
                     .collect(),
                 formed_by: group.formed_by(),
                 representative: row_of[group.representative()].expect("a graded submission"),
@@ -413,6 +499,13 @@ pub fn write_text(out: &mut impl Write, m: &Model) -> std::io::Result<()> {
             writeln!(out, "    {}", w.replay_reference)?;
             writeln!(out, "    {}", w.replay_submission)?;
         }
+        // A member joined by the path of its witness fails on inputs of its own.
+        for (w, path) in g.own_witnesses(m) {
+            writeln!(out, "  {path} differs on {}", w.inputs_line)?;
+            writeln!(out, "    reference   {}", w.reference)?;
+            writeln!(out, "    submission  {}", w.submission)?;
+            writeln!(out, "    replay: {}", w.replay_submission)?;
+        }
     }
     writeln!(out)?;
     writeln!(out, "submissions:")?;
@@ -529,6 +622,10 @@ pub struct MemberJson<'a> {
     /// The member it is linked to.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub with: Option<&'a str>,
+    /// A member joined by the reference's path (`same-reference-path`): its own
+    /// witness, inputs on which it differs from the reference.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub witness: Option<WitnessJson<'a>>,
 }
 
 #[derive(Debug, Serialize)]
@@ -613,10 +710,14 @@ impl<'a> GradeReport<'a> {
                         members: g
                             .members
                             .iter()
-                            .map(|(path, joined, with)| MemberJson {
+                            .zip(&g.member_rows)
+                            .map(|((path, joined, with), &row)| MemberJson {
                                 path,
                                 joined,
                                 with: with.as_deref(),
+                                witness: (*joined == SAME_PATH)
+                                    .then(|| m.rows[row].witness.as_ref().map(WitnessJson::new))
+                                    .flatten(),
                             })
                             .collect(),
                         witness: WitnessJson::new(

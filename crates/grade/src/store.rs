@@ -19,9 +19,9 @@ use rusqlite::{params, Connection, OptionalExtension};
 use sha2::{Digest, Sha256};
 use tamarin_mips::InputFormat;
 
-use super::run::RunRecord;
-use super::{Record, Verdict, Witness};
-use crate::diag::CliError;
+use crate::run::RunRecord;
+use crate::Error;
+use crate::{Record, Verdict, Witness};
 
 /// What a row is: a submission against the reference, or two wrong submissions
 /// against each other (for the groups).
@@ -80,9 +80,9 @@ impl Store {
     /// Opens an existing store (never creates one, nor changes it but for the
     /// results and programs that [`Store::absorb`] and [`Store::put`] add), for
     /// `grade merge`.
-    pub fn open_existing(path: &Path) -> Result<Store, CliError> {
+    pub fn open_existing(path: &Path) -> Result<Store, Error> {
         let name = path.display().to_string();
-        let fail = |message: String| CliError::Store {
+        let fail = |message: String| Error::Store {
             path: name.clone(),
             message,
         };
@@ -111,9 +111,9 @@ impl Store {
     }
 
     /// Opens (or creates) the store at `path`, with the journal `journal`.
-    pub fn open_with(path: &Path, journal: Journal) -> Result<Store, CliError> {
+    pub fn open_with(path: &Path, journal: Journal) -> Result<Store, Error> {
         let name = path.display().to_string();
-        let fail = |e: rusqlite::Error| CliError::Store {
+        let fail = |e: rusqlite::Error| Error::Store {
             path: name.clone(),
             message: e.to_string(),
         };
@@ -153,15 +153,15 @@ impl Store {
         Ok(Store { conn, path: name })
     }
 
-    fn fail(&self, e: impl std::fmt::Display) -> CliError {
-        CliError::Store {
+    fn fail(&self, e: impl std::fmt::Display) -> Error {
+        Error::Store {
             path: self.path.clone(),
             message: e.to_string(),
         }
     }
 
     /// The result stored under `key`, if any.
-    pub fn get(&self, key: &str) -> Result<Option<Record>, CliError> {
+    pub fn get(&self, key: &str) -> Result<Option<Record>, Error> {
         let row = self
             .conn
             .query_row(
@@ -211,13 +211,7 @@ impl Store {
     }
 
     /// Records `record` under `key`, in a transaction of its own.
-    pub fn put(
-        &mut self,
-        key: &str,
-        role: Role,
-        path: &str,
-        record: &Record,
-    ) -> Result<(), CliError> {
+    pub fn put(&mut self, key: &str, role: Role, path: &str, record: &Record) -> Result<(), Error> {
         let witness = record
             .witness
             .as_ref()
@@ -232,7 +226,7 @@ impl Store {
             .duration_since(std::time::UNIX_EPOCH)
             .map_or(0, |d| d.as_secs() as i64);
         let store_path = self.path.clone();
-        let tx = self.conn.transaction().map_err(|e| CliError::Store {
+        let tx = self.conn.transaction().map_err(|e| Error::Store {
             path: store_path,
             message: e.to_string(),
         })?;
@@ -253,11 +247,11 @@ impl Store {
                 recorded
             ],
         )
-        .map_err(|e| CliError::Store {
+        .map_err(|e| Error::Store {
             path: self.path.clone(),
             message: e.to_string(),
         })?;
-        tx.commit().map_err(|e| CliError::Store {
+        tx.commit().map_err(|e| Error::Store {
             path: self.path.clone(),
             message: e.to_string(),
         })
@@ -266,7 +260,7 @@ impl Store {
 
 impl Store {
     /// Records the run that writes this store from now on (replacing the last one's).
-    pub fn put_run(&mut self, run: &RunRecord) -> Result<(), CliError> {
+    pub fn put_run(&mut self, run: &RunRecord) -> Result<(), Error> {
         let text = serde_json::to_string(run).map_err(|e| self.fail(e))?;
         self.conn
             .execute(
@@ -278,7 +272,7 @@ impl Store {
     }
 
     /// The run that wrote this store last, if it is one this version can read.
-    pub fn run(&self) -> Result<Option<RunRecord>, CliError> {
+    pub fn run(&self) -> Result<Option<RunRecord>, Error> {
         let text: Option<String> = self
             .conn
             .query_row("SELECT value FROM run WHERE name = 'run'", [], |r| r.get(0))
@@ -291,9 +285,9 @@ impl Store {
     pub fn put_programs<'a>(
         &mut self,
         programs: impl IntoIterator<Item = (&'a str, &'a [u8])>,
-    ) -> Result<(), CliError> {
+    ) -> Result<(), Error> {
         let path = self.path.clone();
-        let fail = |e: rusqlite::Error| CliError::Store {
+        let fail = |e: rusqlite::Error| Error::Store {
             path: path.clone(),
             message: e.to_string(),
         };
@@ -310,7 +304,7 @@ impl Store {
     }
 
     /// The bytes kept under `sha`, checked against it.
-    pub fn program(&self, sha: &str) -> Result<Option<Vec<u8>>, CliError> {
+    pub fn program(&self, sha: &str) -> Result<Option<Vec<u8>>, Error> {
         let bytes: Option<Vec<u8>> = self
             .conn
             .query_row("SELECT bytes FROM programs WHERE sha = ?1", [sha], |r| {
@@ -323,7 +317,7 @@ impl Store {
 
     /// Copies every result and program of the store at `other` into this one (a
     /// result already here is kept: results under one key are equally valid).
-    pub fn absorb(&mut self, other: &Path) -> Result<(), CliError> {
+    pub fn absorb(&mut self, other: &Path) -> Result<(), Error> {
         let other_name = other.display().to_string();
         self.conn
             .execute("ATTACH DATABASE ?1 AS other", [&other_name])
@@ -339,7 +333,7 @@ impl Store {
             let _ = self.conn.execute_batch("ROLLBACK");
         }
         let detached = self.conn.execute_batch("DETACH DATABASE other");
-        copied.map_err(|e| CliError::Store {
+        copied.map_err(|e| Error::Store {
             path: other_name,
             message: e.to_string(),
         })?;

@@ -7,8 +7,8 @@ use serde::{Deserialize, Serialize};
 use sha2::{Digest, Sha256};
 use tamarin_mips::InputFormat;
 
-use super::collect::Skipped;
-use super::shard::Shard;
+use crate::collect::Skipped;
+use crate::shard::Shard;
 
 /// The version of [`RunRecord`]'s layout; a record of another is not read.
 pub const RUN_RECORD_VERSION: u32 = 1;

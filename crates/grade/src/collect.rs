@@ -6,7 +6,7 @@ use std::path::{Path, PathBuf};
 
 use serde::{Deserialize, Serialize};
 
-use crate::diag::CliError;
+use crate::Error;
 
 /// The extensions of program files, looked for in folders and glob matches.
 pub const PROGRAM_EXTENSIONS: [&str; 4] = ["asm", "s", "mips", "bin"];
@@ -39,7 +39,7 @@ fn has_glob_chars(s: &str) -> bool {
 /// it is (a file is a submission whatever its name; a folder is searched); one that
 /// does not and has `*`, `?` or `[` is a glob pattern. A name that is neither is an
 /// error, and so is a pattern that matches nothing. `reference` is never a submission.
-pub fn collect(args: &[PathBuf], reference: &Path) -> Result<Found, CliError> {
+pub fn collect(args: &[PathBuf], reference: &Path) -> Result<Found, Error> {
     let mut found = Found::default();
     let mut seen = HashSet::new();
     let reference = std::fs::canonicalize(reference).ok();
@@ -63,7 +63,7 @@ pub fn collect(args: &[PathBuf], reference: &Path) -> Result<Found, CliError> {
         if std::fs::symlink_metadata(arg).is_ok() {
             if arg.is_dir() {
                 let mut files = Vec::new();
-                walk(arg, &mut files, &mut found.skipped).map_err(|source| CliError::Read {
+                walk(arg, &mut files, &mut found.skipped).map_err(|source| Error::Read {
                     what: "the folder",
                     path: arg.display().to_string(),
                     source,
@@ -77,18 +77,18 @@ pub fn collect(args: &[PathBuf], reference: &Path) -> Result<Found, CliError> {
             }
         } else if has_glob_chars(&text) {
             let paths = glob::glob(&text)
-                .map_err(|e| CliError::Usage(format!("`{text}` is not a glob pattern: {e}")))?;
+                .map_err(|e| Error::Usage(format!("`{text}` is not a glob pattern: {e}")))?;
             let mut matched = 0;
             let mut files = Vec::new();
             for p in paths {
-                let p = p.map_err(|e| CliError::Read {
+                let p = p.map_err(|e| Error::Read {
                     what: "a match of",
                     path: e.path().display().to_string(),
                     source: std::io::Error::new(e.error().kind(), e.error().to_string()),
                 })?;
                 matched += 1;
                 if p.is_dir() {
-                    walk(&p, &mut files, &mut found.skipped).map_err(|source| CliError::Read {
+                    walk(&p, &mut files, &mut found.skipped).map_err(|source| Error::Read {
                         what: "the folder",
                         path: p.display().to_string(),
                         source,
@@ -103,14 +103,14 @@ pub fn collect(args: &[PathBuf], reference: &Path) -> Result<Found, CliError> {
                 }
             }
             if matched == 0 {
-                return Err(CliError::Usage(format!("no file matches `{text}`")));
+                return Err(Error::Usage(format!("no file matches `{text}`")));
             }
             files.sort();
             for f in files {
                 add(&mut found, f, false);
             }
         } else {
-            return Err(CliError::Read {
+            return Err(Error::Read {
                 what: "the submission",
                 path: text.into_owned(),
                 source: std::io::Error::from(std::io::ErrorKind::NotFound),

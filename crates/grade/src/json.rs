@@ -13,8 +13,8 @@ use tamarin::{Counterexample, Exploration, Incomplete, InputValues, Observed, Pa
 use tamarin_mips::cpu::{Fault, Registers};
 use tamarin_mips::{Outcome, Status};
 
-use crate::cmd::search::{advice, ms, Searcher};
-use crate::diag::SCHEMA_VERSION;
+use crate::text::{advice, ms, Searcher};
+use crate::SCHEMA_VERSION;
 
 /// A value as a signed 32-bit integer.
 fn signed(v: u32) -> i32 {
@@ -213,6 +213,9 @@ pub struct CompareReport {
     /// program reads memory at an address computed from `$1`). Absent when there is none.
     #[serde(skip_serializing_if = "Vec::is_empty")]
     pub hints: Vec<String>,
+    /// Every setting of the comparison (as grade's `summary.task` gives them), so that
+    /// `explain --from` the report replays it as the comparison did.
+    pub task: crate::report::TaskModel,
     pub stats: CompareStats,
 }
 
@@ -237,6 +240,7 @@ impl CompareReport {
             assume: opts.assume.iter().map(|p| p.text().to_string()).collect(),
             out_of_fuel: opts.out_of_fuel.name(),
             hints: Vec::new(),
+            task: crate::report::TaskModel::of(opts),
             stats: CompareStats {
                 runs: s.runs,
                 paths: PerSide::of(s.paths),

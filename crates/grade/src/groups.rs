@@ -127,6 +127,11 @@ impl<'a> Runner<'a> {
         }
     }
 
+    /// Whether the search was interrupted from outside (Ctrl-C).
+    pub fn interrupted(&self) -> bool {
+        self.opts.interrupted()
+    }
+
     /// Whether `values` make `program` differ from the reference.
     pub fn exposes(&self, values: &[u32], program: &Program) -> bool {
         self.differ(self.reference, program, values)
@@ -189,7 +194,7 @@ pub fn form(runner: &Runner, items: &[Item], compare: &mut PairProver) -> Vec<Gr
                                                            // Inputs on which an earlier comparison of two wrong submissions saw them differ.
     let mut separators: Vec<Vec<u32>> = Vec::new();
     for (k, item) in items.iter().enumerate() {
-        if crate::interrupt::raised() {
+        if runner.interrupted() {
             classes.push(vec![(k, Join::Representative)]);
             continue;
         }

@@ -1,0 +1,341 @@
+//! The settings of a search, as plain values: what the command line's search options
+//! and a task file both describe, and the engine's [`Options`] they give. Every
+//! command that searches (compare, check, paths, grade) and those that replay a
+//! verdict (explain, run) resolve their settings here, so one task gives one verdict
+//! whichever command asks.
+
+use std::path::PathBuf;
+use std::sync::atomic::AtomicBool;
+use std::time::Duration;
+
+use tamarin::{Engine, FuelPolicy, InputLayout, InputSpec, Observable, Options, SolverConfig};
+use tamarin::{DEFAULT_QUERY_TIMEOUT, DEFAULT_RESOURCE_LIMIT};
+use tamarin_mips::cpu::DEFAULT_TERMINATION;
+use tamarin_mips::{InputFormat, Reg};
+
+use crate::task::Task;
+use crate::words::count;
+use crate::Error;
+
+/// The longest array the array frontend explores.
+pub const MAX_ARRAY: u32 = 4096;
+/// The most standard input bytes that can be inputs.
+pub const MAX_STDIN: usize = 4096;
+/// The default time limit of a search, in seconds: long enough for every proof in our
+/// benchmarks, short enough that a class of submissions cannot stall on one.
+pub const DEFAULT_TIMEOUT_SECS: u64 = 60;
+
+/// How inputs enter the programs.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Frontend {
+    /// Input registers.
+    Twoints,
+    /// An array: $1 holds its address, $2 its length.
+    Array,
+}
+
+impl Frontend {
+    /// Its name, as options and task files write it.
+    pub fn name(self) -> &'static str {
+        match self {
+            Frontend::Twoints => "twoints",
+            Frontend::Array => "array",
+        }
+    }
+
+    /// The frontend named `name`.
+    pub fn parse(name: &str) -> Option<Frontend> {
+        match name {
+            "twoints" => Some(Frontend::Twoints),
+            "array" => Some(Frontend::Array),
+            _ => None,
+        }
+    }
+}
+
+/// The options of a search, one field per search option of the command line (the
+/// same names, in snake case), with the command line's defaults.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Search {
+    pub fuel: u64,
+    pub depth: u64,
+    /// Per solver query, in milliseconds.
+    pub solver_timeout: u64,
+    pub solver_rlimit: u64,
+    pub portfolio: String,
+    pub init_inputs: Option<Vec<u32>>,
+    pub frontend: Frontend,
+    pub inputs: Vec<Reg>,
+    pub max_len: u64,
+    pub array_base: Option<u32>,
+    pub stdin_len: u64,
+    pub solver: String,
+    pub max_runs: u64,
+    /// For the whole search, in seconds; 0 means none.
+    pub timeout: u64,
+    /// `None`: the command's default.
+    pub out_of_fuel: Option<FuelPolicy>,
+    pub assume: Vec<String>,
+    pub dump_trace: bool,
+    pub dump_smt: Option<PathBuf>,
+    pub force: bool,
+    pub input_format: Option<InputFormat>,
+    pub termination: u32,
+}
+
+impl Default for Search {
+    fn default() -> Search {
+        Search {
+            fuel: 10_000,
+            depth: 50,
+            solver_timeout: DEFAULT_QUERY_TIMEOUT.as_millis() as u64,
+            solver_rlimit: DEFAULT_RESOURCE_LIMIT as u64,
+            portfolio: "yices,cvc5".into(),
+            init_inputs: None,
+            frontend: Frontend::Twoints,
+            inputs: vec![Reg::from_bits(1), Reg::from_bits(2)],
+            max_len: 16,
+            array_base: None,
+            stdin_len: 0,
+            solver: "z3".into(),
+            max_runs: 10_000,
+            timeout: DEFAULT_TIMEOUT_SECS,
+            out_of_fuel: None,
+            assume: Vec::new(),
+            dump_trace: false,
+            dump_smt: None,
+            force: false,
+            input_format: None,
+            termination: DEFAULT_TERMINATION,
+        }
+    }
+}
+
+impl Search {
+    /// The engine's options these settings describe (observables and engine left at
+    /// their defaults); `interrupt` is the flag that stops the search from outside.
+    pub fn options(&self, interrupt: Option<&'static AtomicBool>) -> Result<Options, Error> {
+        let args = self;
+        let mut opts = Options::default();
+        opts.fuel = args.fuel;
+        opts.depth = usize::try_from(args.depth).unwrap_or(usize::MAX);
+        let max_len = u32::try_from(args.max_len)
+            .ok()
+            .filter(|&n| n <= MAX_ARRAY)
+            .ok_or_else(|| Error::Usage(format!("--max-len must be at most {MAX_ARRAY}")))?;
+        opts.inputs = match args.frontend {
+            Frontend::Twoints => InputSpec::Registers(args.inputs.clone()),
+            Frontend::Array => InputSpec::Array {
+                max_len,
+                base: args.array_base,
+            },
+        };
+        if let Some(inputs) = &args.init_inputs {
+            opts.init_inputs = match &opts.inputs {
+                InputSpec::Registers(regs) => {
+                    if inputs.len() != regs.len() {
+                        return Err(Error::Usage(format!(
+                            "--init-inputs gives {} for {}",
+                            count(inputs.len() as u64, "number"),
+                            count(regs.len() as u64, "input register")
+                        )));
+                    }
+                    inputs.clone()
+                }
+                InputSpec::Array { .. } => {
+                    let mut v = vec![inputs.len() as u32];
+                    v.extend(inputs);
+                    v
+                }
+            };
+        }
+        opts.stdin_len = usize::try_from(args.stdin_len)
+            .ok()
+            .filter(|&n| n <= MAX_STDIN)
+            .ok_or_else(|| Error::Usage(format!("--stdin-len must be at most {MAX_STDIN}")))?;
+        opts.max_runs = args.max_runs;
+        opts.timeout = (args.timeout > 0).then(|| Duration::from_secs(args.timeout));
+        opts.dump_trace = args.dump_trace;
+        opts.interrupt = interrupt;
+        opts.termination = args.termination;
+        let mut solver = SolverConfig::default();
+        solver.timeout = Duration::from_millis(args.solver_timeout.max(1));
+        solver.resource_limit = match args.solver_rlimit {
+            0 => None,
+            n => Some(u32::try_from(n).map_err(|_| {
+                Error::Usage(format!("--solver-rlimit must be at most {}", u32::MAX))
+            })?),
+        };
+        solver.portfolio = match args.portfolio.trim() {
+            "" | "none" => Vec::new(),
+            list => list
+                .split(',')
+                .map(|m| m.trim().to_string())
+                .filter(|m| !m.is_empty())
+                .collect(),
+        };
+        // Any other solver is a command, which the engine tries before the search.
+        if args.solver.trim() != "z3" {
+            solver.external = Some(args.solver.clone());
+        }
+        solver.dump_dir = args.dump_smt.clone();
+        opts.solver = solver;
+        opts.out_of_fuel = args.out_of_fuel.unwrap_or(FuelPolicy::Same);
+        opts.assume = args
+            .assume
+            .iter()
+            .map(|text| {
+                tamarin::Precondition::parse(text).map_err(|e| Error::Precondition {
+                    text: text.clone(),
+                    span: e.span,
+                    message: e.message,
+                })
+            })
+            .collect::<Result<_, _>>()?;
+        Ok(opts)
+    }
+
+    /// Refuses options that do not apply to the task: `--max-len` or `--array-base`
+    /// without `--frontend array`, `--inputs` with it, and an `--init-inputs` array
+    /// longer than `--max-len`. `given` tells, for an option's id (`max_len`), whether
+    /// it was given and how to name it (`--max-len`, or a task file's key); defaults
+    /// are never refused.
+    pub fn check_applicable(&self, given: &dyn Fn(&str) -> Option<String>) -> Result<(), Error> {
+        let not_array = |id: &str, what: &str| match given(id) {
+            Some(name) => Err(Error::Usage(format!(
+                "{name} applies only to --frontend array ({what}); the inputs here are \
+                 registers (--frontend twoints)"
+            ))),
+            None => Ok(()),
+        };
+        match self.frontend {
+            Frontend::Twoints => {
+                not_array("max_len", "the longest input array")?;
+                not_array("array_base", "where the input array is placed")?;
+            }
+            Frontend::Array => {
+                if let Some(name) = given("inputs") {
+                    return Err(Error::Usage(format!(
+                        "{name} applies only to --frontend twoints: with --frontend array, $1 \
+                         holds the array's address and $2 its length"
+                    )));
+                }
+                if let Some(elems) = &self.init_inputs {
+                    if elems.len() as u64 > self.max_len {
+                        return Err(Error::Usage(format!(
+                            "--init-inputs gives an array of {}, longer than the --max-len of {}",
+                            count(elems.len() as u64, "word"),
+                            self.max_len
+                        )));
+                    }
+                }
+            }
+        }
+        Ok(())
+    }
+}
+
+/// What a command line says besides its search options: the observables and the
+/// engine, when it gives them.
+#[derive(Clone, Debug, Default)]
+pub struct Line {
+    pub search: Search,
+    pub observe: Option<Vec<Observable>>,
+    pub engine: Option<Engine>,
+}
+
+/// Everything that decides a verdict, resolved once: the task file first, the command
+/// line on top. `compare --task`, `grade`, `check`, `paths`, `explain` and `run`
+/// resolve theirs here, so the same task gives the same verdict in every command.
+#[derive(Debug)]
+pub struct Settings {
+    pub search: Search,
+    pub observe: Vec<Observable>,
+    pub engine: Engine,
+    /// The engine's options.
+    pub opts: Options,
+    /// Every setting that can change a verdict, in one string (a store's keys take it).
+    pub canonical: String,
+    /// The inputs with the task's preconditions, lowered once.
+    pub layout: InputLayout,
+}
+
+/// How the command line's options were given: for an option's id (`max_len`), whether
+/// it was given on the command line itself rather than left at its default.
+pub type Given<'a> = &'a dyn Fn(&str) -> bool;
+
+impl Settings {
+    /// Resolves the settings: `task`'s values fill in what the command line (`given`)
+    /// left at its default, the whole is checked, and the engine's options built.
+    /// Under a task (and in `grade`, `grading`), a run out of fuel where the other
+    /// ends is a difference unless the task or the command line says `same`.
+    pub fn resolve(
+        mut line: Line,
+        task: Option<&Task>,
+        given: Given<'_>,
+        grading: bool,
+        interrupt: Option<&'static AtomicBool>,
+    ) -> Result<Settings, Error> {
+        if let Some(task) = task {
+            task.apply(&mut line, given)?;
+        }
+        line.search.check_applicable(&|id| {
+            if given(id) {
+                return Some(format!("--{}", id.replace('_', "-")));
+            }
+            let task = task?;
+            task.has(&id.replace('_', "-"))
+                .then(|| format!("`{}` in {}", id.replace('_', "-"), task.path.display()))
+        })?;
+        let Line {
+            mut search,
+            observe,
+            engine,
+        } = line;
+        if grading {
+            // Nothing of grade's is cleared: the option would only change its key.
+            search.force = false;
+        }
+        // A submission that does not end where the reference does is wrong.
+        if search.out_of_fuel.is_none() && (grading || task.is_some()) {
+            search.out_of_fuel = Some(FuelPolicy::Different);
+        }
+        let observe = observe.unwrap_or_else(|| vec![Observable::Reg(Reg::from_bits(3))]);
+        let engine = engine.unwrap_or(Engine::Auto);
+        let mut opts = search.options(interrupt)?;
+        opts.observe = observe.clone();
+        opts.engine = engine;
+        // Every setting that can change a verdict, in one string: the searching
+        // options (all of them, so that an option added later counts too), the
+        // observables and the engine.
+        let canonical = format!("{search:?}|observe={observe:?}|engine={engine:?}");
+        let layout = match InputLayout::assuming(&opts.inputs, opts.stdin_len, &opts.assume) {
+            Ok(layout) => layout,
+            // grade names the option; a single comparison points at the precondition
+            // at fault, as the engine's own check of the task does.
+            Err(e) if grading => return Err(Error::Usage(format!("--assume: {e}"))),
+            Err(e) => {
+                for p in &opts.assume {
+                    if let Err(e) =
+                        InputLayout::assuming(&opts.inputs, opts.stdin_len, std::slice::from_ref(p))
+                    {
+                        return Err(Error::Precondition {
+                            text: p.text().to_string(),
+                            span: e.span,
+                            message: e.message,
+                        });
+                    }
+                }
+                return Err(Error::Usage(format!("--assume: {e}")));
+            }
+        };
+        Ok(Settings {
+            search,
+            observe,
+            engine,
+            opts,
+            canonical,
+            layout,
+        })
+    }
+}

@@ -1,0 +1,390 @@
+//! Task files (`--task task.toml`): the settings of one assignment, kept beside its
+//! reference so that every run of a course grades it the same way, and so that a
+//! student's `tamarin compare --task task.toml mine.asm` gets the verdict `grade` gives.
+//!
+//! ```toml
+//! reference = "reference.asm"   # relative to the task file
+//! frontend = "twoints"          # or "array"
+//! inputs = ["$1", "$2"]         # or "$1,$2"
+//! observe = ["$3"]              # or "$3,output"
+//! fuel = 1000
+//! max-len = 16
+//! timeout = 30                  # seconds per submission
+//! engine = "auto"
+//! solver-rlimit = 2000000       # Z3's resource limit, once for the task
+//! assume = []                   # input assumptions, as --assume takes them
+//! ```
+//!
+//! Every search option of the command line is a key, with the same name ([`KEYS`]);
+//! a key given on the command line wins over the file; an unknown key is an error that
+//! names its line.
+
+use std::path::{Path, PathBuf};
+
+use serde::Deserialize;
+use tamarin::{Engine, FuelPolicy};
+use tamarin_mips::InputFormat;
+
+use crate::parse::{parse_observables, parse_reg_list, parse_word, parse_word_list};
+use crate::settings::{Frontend, Line};
+use crate::Error;
+
+/// Every key a task file may hold, in the order `grade --help` lists them.
+pub const KEYS: &[&str] = &[
+    "reference",
+    "frontend",
+    "inputs",
+    "observe",
+    "engine",
+    "fuel",
+    "depth",
+    "max-len",
+    "array-base",
+    "stdin-len",
+    "init-inputs",
+    "timeout",
+    "max-runs",
+    "solver",
+    "solver-timeout",
+    "solver-rlimit",
+    "portfolio",
+    "out-of-fuel",
+    "assume",
+    "input-format",
+    "termination",
+    "dump-trace",
+    "dump-smt",
+    "force",
+];
+
+/// A task file, as written.
+#[derive(Debug, Default, Deserialize)]
+#[serde(deny_unknown_fields, rename_all = "kebab-case")]
+pub struct TaskFile {
+    /// The reference solution, relative to the task file.
+    pub reference: Option<PathBuf>,
+    pub frontend: Option<String>,
+    pub inputs: Option<List>,
+    pub observe: Option<List>,
+    pub engine: Option<String>,
+    pub fuel: Option<u64>,
+    pub depth: Option<u64>,
+    pub max_len: Option<u64>,
+    pub array_base: Option<Word>,
+    pub stdin_len: Option<u64>,
+    pub init_inputs: Option<Words>,
+    pub timeout: Option<u64>,
+    pub max_runs: Option<u64>,
+    pub solver: Option<String>,
+    pub solver_timeout: Option<u64>,
+    pub solver_rlimit: Option<u64>,
+    pub portfolio: Option<List>,
+    /// `same` or `different` (the default under a task).
+    pub out_of_fuel: Option<String>,
+    /// Preconditions on the inputs, in the language of `--assume`.
+    #[serde(default)]
+    pub assume: Vec<String>,
+    pub input_format: Option<String>,
+    pub termination: Option<Word>,
+    pub dump_trace: Option<bool>,
+    /// Relative to the task file.
+    pub dump_smt: Option<PathBuf>,
+    pub force: Option<bool>,
+}
+
+/// A list written as one comma-separated string or as an array of strings.
+#[derive(Debug, Deserialize)]
+#[serde(untagged)]
+pub enum List {
+    One(String),
+    Many(Vec<String>),
+}
+
+impl List {
+    /// The comma-separated form the command line takes.
+    pub fn joined(&self) -> String {
+        match self {
+            List::One(s) => s.clone(),
+            List::Many(items) => items.join(","),
+        }
+    }
+}
+
+/// A machine word written as a number or as a string the command line takes
+/// (`"0x10000"`, `"-7"`).
+#[derive(Debug, Deserialize)]
+#[serde(untagged)]
+pub enum Word {
+    Number(i64),
+    Text(String),
+}
+
+impl Word {
+    fn value(&self) -> Result<u32, String> {
+        match self {
+            Word::Number(n) => parse_word(&n.to_string()),
+            Word::Text(t) => parse_word(t),
+        }
+    }
+}
+
+/// Words written as an array of numbers or as one comma-separated string.
+#[derive(Debug, Deserialize)]
+#[serde(untagged)]
+pub enum Words {
+    Numbers(Vec<i64>),
+    Text(String),
+}
+
+impl Words {
+    fn values(&self) -> Result<Vec<u32>, String> {
+        match self {
+            Words::Numbers(ns) => ns.iter().map(|n| parse_word(&n.to_string())).collect(),
+            Words::Text(t) => parse_word_list(t).map(|l| l.0),
+        }
+    }
+}
+
+/// A task file, read, with where it lies.
+#[derive(Debug)]
+pub struct Task {
+    pub path: PathBuf,
+    pub file: TaskFile,
+    /// The file's text, as read (a sharded run's store keeps it).
+    pub text: String,
+    /// The keys the file sets.
+    keys: Vec<String>,
+}
+
+impl Task {
+    /// Reads and parses `path`.
+    pub fn read(path: &Path) -> Result<Task, Error> {
+        let name = path.display().to_string();
+        let text = std::fs::read_to_string(path).map_err(|source| Error::Read {
+            what: "the task file",
+            path: name.clone(),
+            source,
+        })?;
+        Task::from_text(path, text)
+    }
+
+    /// A task file whose text was read before (from a store).
+    pub fn from_text(path: &Path, text: String) -> Result<Task, Error> {
+        let file = parse(&path.display().to_string(), &text)?;
+        let keys = toml::from_str::<toml::Table>(&text)
+            .map(|t| t.keys().cloned().collect())
+            .unwrap_or_default();
+        Ok(Task {
+            path: path.to_path_buf(),
+            file,
+            text,
+            keys,
+        })
+    }
+
+    /// Whether the file sets `key` (kebab-case).
+    pub fn has(&self, key: &str) -> bool {
+        self.keys.iter().any(|k| k == key)
+    }
+
+    /// `path` of the file, relative to the task file's folder.
+    fn relative(&self, r: &Path) -> PathBuf {
+        let dir = self.path.parent().unwrap_or(Path::new(""));
+        if r.is_absolute() {
+            r.to_path_buf()
+        } else {
+            dir.join(r)
+        }
+    }
+
+    /// The reference's path, relative to the task file's folder.
+    pub fn reference(&self) -> Option<PathBuf> {
+        Some(self.relative(self.file.reference.as_ref()?))
+    }
+
+    /// Fills in `line` from the file where the command line (`given`, by option id)
+    /// is silent.
+    pub fn apply(&self, line: &mut Line, given: &dyn Fn(&str) -> bool) -> Result<(), Error> {
+        let f = &self.file;
+        let free = |id: &str| !given(id);
+        let s = &mut line.search;
+        if let (Some(v), true) = (&f.frontend, free("frontend")) {
+            s.frontend = Frontend::parse(v)
+                .ok_or_else(|| self.bad_value("frontend", "expected \"twoints\" or \"array\""))?;
+        }
+        if let (Some(v), true) = (&f.inputs, free("inputs")) {
+            s.inputs = parse_reg_list(&v.joined())
+                .map_err(|e| self.bad_value("inputs", e))?
+                .0;
+        }
+        if let (Some(v), true) = (&f.observe, free("observe")) {
+            line.observe = Some(
+                parse_observables(&v.joined())
+                    .map_err(|e| self.bad_value("observe", e))?
+                    .0,
+            );
+        }
+        if let (Some(v), true) = (&f.engine, free("engine")) {
+            line.engine = Some(match v.as_str() {
+                "concolic" => Engine::Concolic,
+                "bmc" => Engine::Bmc,
+                "auto" => Engine::Auto,
+                _ => {
+                    return Err(
+                        self.bad_value("engine", "expected \"concolic\", \"bmc\" or \"auto\"")
+                    )
+                }
+            });
+        }
+        for (id, value, field) in [
+            ("fuel", f.fuel, &mut s.fuel),
+            ("depth", f.depth, &mut s.depth),
+            ("max_len", f.max_len, &mut s.max_len),
+            ("stdin_len", f.stdin_len, &mut s.stdin_len),
+            ("timeout", f.timeout, &mut s.timeout),
+            ("max_runs", f.max_runs, &mut s.max_runs),
+            ("solver_timeout", f.solver_timeout, &mut s.solver_timeout),
+            ("solver_rlimit", f.solver_rlimit, &mut s.solver_rlimit),
+        ] {
+            if let (Some(v), true) = (value, free(id)) {
+                *field = v;
+            }
+        }
+        if let (Some(v), true) = (&f.array_base, free("array_base")) {
+            s.array_base = Some(v.value().map_err(|e| self.bad_value("array-base", e))?);
+        }
+        if let (Some(v), true) = (&f.termination, free("termination")) {
+            s.termination = v.value().map_err(|e| self.bad_value("termination", e))?;
+        }
+        if let (Some(v), true) = (&f.init_inputs, free("init_inputs")) {
+            s.init_inputs = Some(v.values().map_err(|e| self.bad_value("init-inputs", e))?);
+        }
+        if let (Some(v), true) = (&f.solver, free("solver")) {
+            s.solver = v.clone();
+        }
+        if let (Some(v), true) = (&f.portfolio, free("portfolio")) {
+            s.portfolio = v.joined();
+        }
+        if let (Some(v), true) = (&f.out_of_fuel, free("out_of_fuel")) {
+            s.out_of_fuel = Some(match v.as_str() {
+                "same" => FuelPolicy::Same,
+                "different" => FuelPolicy::Different,
+                _ => {
+                    return Err(self.bad_value("out-of-fuel", "expected \"same\" or \"different\""))
+                }
+            });
+        }
+        if let (Some(v), true) = (&f.input_format, free("input_format")) {
+            s.input_format = Some(match v.as_str() {
+                "asm" => InputFormat::Asm,
+                "bin" => InputFormat::Bin,
+                _ => return Err(self.bad_value("input-format", "expected \"asm\" or \"bin\"")),
+            });
+        }
+        if let (Some(v), true) = (f.dump_trace, free("dump_trace")) {
+            s.dump_trace = v;
+        }
+        if let (Some(v), true) = (&f.dump_smt, free("dump_smt")) {
+            s.dump_smt = Some(self.relative(v));
+        }
+        if let (Some(v), true) = (f.force, free("force")) {
+            s.force = v;
+        }
+        if free("assume") && (self.has("assume") || !f.assume.is_empty()) {
+            s.assume = f.assume.clone();
+        }
+        Ok(())
+    }
+
+    /// A value of the file that is not valid, as an error at the key's line.
+    pub fn bad_value(&self, key: &str, message: impl std::fmt::Display) -> Error {
+        let text = std::fs::read_to_string(&self.path).unwrap_or_default();
+        let (line, column) = text
+            .lines()
+            .enumerate()
+            .find(|(_, l)| {
+                let l = l.trim_start();
+                l.strip_prefix(key)
+                    .is_some_and(|rest| rest.trim_start().starts_with('='))
+            })
+            .map(|(n, l)| (n + 1, l.len() - l.trim_start().len() + 1))
+            .unwrap_or((1, 1));
+        Error::Task {
+            path: self.path.display().to_string(),
+            line,
+            column,
+            message: format!("`{key}`: {message}"),
+        }
+    }
+}
+
+/// Parses a task file's text; errors name the line and column.
+pub fn parse(name: &str, text: &str) -> Result<TaskFile, Error> {
+    toml::from_str(text).map_err(|e: toml::de::Error| {
+        let offset = e.span().map_or(0, |s| s.start).min(text.len());
+        let before = &text[..offset];
+        let line = before.matches('\n').count() + 1;
+        let line_start = before.rfind('\n').map_or(0, |i| i + 1);
+        let column = before[line_start..].chars().count() + 1;
+        Error::Task {
+            path: name.to_string(),
+            line,
+            column,
+            message: e.message().to_string(),
+        }
+    })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn every_key_is_read() {
+        let t = parse(
+            "t.toml",
+            "reference = \"r.asm\"\nfrontend = \"array\"\ninputs = [\"$1\", \"$4\"]\n\
+             observe = \"$3,output\"\nfuel = 100\ndepth = 9\nmax-len = 4\nstdin-len = 2\n\
+             timeout = 5\nengine = \"bmc\"\nassume = [\"$1 > 0\"]\n",
+        )
+        .expect("a valid task");
+        assert_eq!(t.reference, Some(PathBuf::from("r.asm")));
+        assert_eq!(t.inputs.map(|l| l.joined()), Some("$1,$4".to_string()));
+        assert_eq!(t.observe.map(|l| l.joined()), Some("$3,output".to_string()));
+        assert_eq!(
+            (t.fuel, t.depth, t.max_len, t.stdin_len, t.timeout),
+            (Some(100), Some(9), Some(4), Some(2), Some(5))
+        );
+        assert_eq!(t.engine.as_deref(), Some("bmc"));
+        assert_eq!(t.assume, ["$1 > 0"]);
+    }
+
+    #[test]
+    fn an_unknown_key_is_an_error_at_its_line() {
+        let e = parse("t.toml", "fuel = 10\n\n  fuell = 3\n").unwrap_err();
+        match e {
+            Error::Task {
+                line,
+                column,
+                message,
+                ..
+            } => {
+                assert_eq!((line, column), (3, 3));
+                assert!(message.contains("fuell"), "{message}");
+            }
+            other => panic!("{other:?}"),
+        }
+        let e = parse("t.toml", "fuel = \"many\"\n").unwrap_err();
+        assert!(e.to_string().starts_with("t.toml:1:"), "{e}");
+    }
+
+    #[test]
+    fn the_reference_is_relative_to_the_task_file() {
+        let task = Task::from_text(
+            Path::new("course/a1/task.toml"),
+            "reference = \"ref.asm\"".into(),
+        )
+        .expect("valid");
+        assert_eq!(task.reference(), Some(PathBuf::from("course/a1/ref.asm")));
+    }
+}

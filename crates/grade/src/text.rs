@@ -1,0 +1,214 @@
+//! Values in words, as every report shows them: numbers, a run's status, inputs, the
+//! commands that replay a verdict, and the advice for each kind of incompleteness.
+
+use std::path::Path;
+use std::time::Duration;
+
+use tamarin::{FuelPolicy, Incomplete, InputValues, Observed};
+use tamarin_mips::cpu::DEFAULT_TERMINATION;
+use tamarin_mips::{InputFormat, Outcome, Status};
+
+use crate::settings::Search;
+use crate::words::count;
+
+pub fn signed(v: u32) -> i64 {
+    v as i32 as i64
+}
+
+pub fn word(v: u32) -> String {
+    format!("{} ({v:#010x})", signed(v))
+}
+
+/// `done after 5 steps` or the error.
+pub fn status_line(o: &Outcome) -> String {
+    let steps = count(o.steps, "step");
+    match o.status {
+        Status::Done => format!("done after {steps}"),
+        Status::OutOfFuel => format!("out of fuel after {steps}"),
+        Status::Error(f) => format!("error after {steps}: {} ({f})", f.kind),
+        Status::Stopped => format!("stopped by the time limit after {steps}"),
+    }
+}
+
+/// Quotes a word for a shell when it needs it.
+pub fn shell_word(s: &str) -> String {
+    if !s.is_empty()
+        && s.chars()
+            .all(|c| c.is_ascii_alphanumeric() || "/._-+,:@%=".contains(c))
+    {
+        s.to_string()
+    } else {
+        format!("'{}'", s.replace('\'', r"'\''"))
+    }
+}
+
+/// Standard input bytes as a `printf` format (octal escapes: POSIX printf has no `\x`).
+pub fn printf_bytes(bytes: &[u8]) -> String {
+    bytes.iter().map(|b| format!("\\{b:03o}")).collect()
+}
+
+/// The `tamarin run` command line that replays `values` on `prog`.
+pub fn replay_command(args: &Search, prog: &Path, values: &InputValues) -> String {
+    let program = shell_word(&prog.display().to_string());
+    with_inputs(args, &format!("tamarin run {program}"), values)
+}
+
+/// The `tamarin explain` command that shows where `left` and `right` part on `values`.
+pub fn explain_command(args: &Search, left: &Path, right: &Path, values: &InputValues) -> String {
+    let (l, r) = (
+        shell_word(&left.display().to_string()),
+        shell_word(&right.display().to_string()),
+    );
+    let mut cmd = with_inputs(args, &format!("tamarin explain {l} {r}"), values);
+    if args.out_of_fuel == Some(FuelPolicy::Different) {
+        cmd.push_str(" --out-of-fuel different");
+    }
+    cmd
+}
+
+/// `command` with the options that give a run `values` (and the search's fuel,
+/// input format and termination address), piping standard input where it has some.
+fn with_inputs(args: &Search, command: &str, values: &InputValues) -> String {
+    let mut cmd = String::new();
+    if !values.stdin.is_empty() {
+        cmd.push_str(&format!("printf '{}' | ", printf_bytes(&values.stdin)));
+    }
+    cmd.push_str(command);
+    match &values.array {
+        Some(elems) => {
+            let items: Vec<String> = elems.iter().map(|&e| signed(e).to_string()).collect();
+            if items.is_empty() {
+                cmd.push_str(" --array ''");
+            } else {
+                cmd.push_str(&format!(" --array {}", items.join(",")));
+            }
+            if let Some(base) = args.array_base {
+                cmd.push_str(&format!(" --array-base {base:#x}"));
+            }
+        }
+        None => {
+            for (name, v) in &values.registers {
+                match name.as_str() {
+                    "$1" => cmd.push_str(&format!(" --r1 {}", signed(*v))),
+                    "$2" => cmd.push_str(&format!(" --r2 {}", signed(*v))),
+                    _ => cmd.push_str(&format!(
+                        " --reg {}",
+                        shell_word(&format!("{name}={}", signed(*v)))
+                    )),
+                }
+            }
+        }
+    }
+    if !values.stdin.is_empty() {
+        cmd.push_str(" --stdin -");
+    }
+    cmd.push_str(&format!(" --fuel {}", args.fuel));
+    if let Some(f) = args.input_format {
+        let f = match f {
+            InputFormat::Asm => "asm",
+            InputFormat::Bin => "bin",
+        };
+        cmd.push_str(&format!(" --input-format {f}"));
+    }
+    if args.termination != DEFAULT_TERMINATION {
+        cmd.push_str(&format!(" --termination {:#x}", args.termination));
+    }
+    cmd
+}
+
+/// The inputs of a counterexample, one line: `$1 = -1 (0xffffffff), …`.
+pub fn inputs_line(values: &InputValues) -> String {
+    inputs_shown(values, word)
+}
+
+/// The same, numbers in decimal only: `$1 = -1, $2 = 0`.
+pub fn short_inputs_line(values: &InputValues) -> String {
+    inputs_shown(values, |v| signed(v).to_string())
+}
+
+/// The inputs in one line, register values shown by `show`.
+fn inputs_shown(values: &InputValues, show: fn(u32) -> String) -> String {
+    let mut parts: Vec<String> = match &values.array {
+        Some(elems) => {
+            let items: Vec<String> = elems.iter().map(|&e| signed(e).to_string()).collect();
+            vec![format!(
+                "array = [{}] (length {})",
+                items.join(", "),
+                elems.len()
+            )]
+        }
+        None => values
+            .registers
+            .iter()
+            .map(|(n, v)| format!("{n} = {}", show(*v)))
+            .collect(),
+    };
+    if !values.stdin.is_empty() {
+        parts.push(format!(
+            "stdin = {:?}",
+            String::from_utf8_lossy(&values.stdin)
+        ));
+    }
+    parts.join(", ")
+}
+
+pub fn ms(d: Duration) -> f64 {
+    d.as_secs_f64() * 1000.0
+}
+
+/// An observed value for people.
+pub fn shown(o: &Observed) -> String {
+    match o {
+        Observed::Word(v) => word(*v),
+        Observed::Bytes(b) => format!("{:?} ({} bytes)", String::from_utf8_lossy(b), b.len()),
+        Observed::Words(ws) => {
+            let items: Vec<String> = ws.iter().map(|&w| signed(w).to_string()).collect();
+            format!("[{}]", items.join(", "))
+        }
+    }
+}
+
+/// The searching commands, for advice that names only their own options.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Searcher {
+    Compare,
+    Check,
+    Paths,
+}
+
+/// What a user of `cmd` can do about `reason`: an option of that command to change,
+/// or nothing when no option helps.
+pub fn advice(reason: &Incomplete, cmd: Searcher) -> Option<&'static str> {
+    if reason.is_time_limit() {
+        return Some("raise --timeout, or 0 for none");
+    }
+    match reason.kind() {
+        "depth-bound" => Some("raise --depth"),
+        // Z3 says `canceled` when it meets its resource limit.
+        "solver-unknown"
+            if matches!(reason, Incomplete::SolverUnknown { reason, .. }
+                if reason.contains("canceled") || reason.contains("resource")) =>
+        {
+            Some("raise --solver-rlimit, or 0 for none")
+        }
+        "solver-unknown" => Some("raise --solver-timeout"),
+        "run-budget" => Some("raise --max-runs"),
+        "path-budget" if cmd == Searcher::Paths => Some("raise --max-paths"),
+        "path-budget" => Some("raise --timeout, or 0 for none"),
+        "trace-limit" => Some("if the task's runs are shorter, lower --fuel"),
+        "uncovered-jump" | "code-write" | "symbolic-code" | "encoding-budget"
+            if cmd == Searcher::Compare =>
+        {
+            Some("--engine concolic may cover it")
+        }
+        _ => None,
+    }
+}
+
+/// One reason as text: what happened and, in parentheses, what to do about it.
+pub fn reason_text(reason: &Incomplete, cmd: Searcher) -> String {
+    match advice(reason, cmd) {
+        Some(a) => format!("{reason} ({a})"),
+        None => reason.to_string(),
+    }
+}
