@@ -228,7 +228,7 @@ impl CompareReport {
             Verdict::Disequivalent(cx) => counterexample = Some(CounterexampleJson::new(cx)),
             Verdict::Equivalent(p) => proof = Some(ProofJson::new(p, &s.solver_name)),
             Verdict::PossiblyEquivalent(reasons) => {
-                incomplete = Some(Reason::list(reasons, Searcher::Compare))
+                incomplete = Some(Reason::list(reasons, Searcher::Compare(opts.engine)))
             }
         }
         CompareReport {

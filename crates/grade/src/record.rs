@@ -150,7 +150,7 @@ pub fn compare_one(
                 reasons: reasons
                     .iter()
                     .map(|r| {
-                        serde_json::to_value(Reason::new(r, Searcher::Compare))
+                        serde_json::to_value(Reason::new(r, Searcher::Compare(opts.engine)))
                             .unwrap_or(serde_json::Value::Null)
                     })
                     .collect(),

@@ -4,6 +4,7 @@
 use std::path::Path;
 use std::time::Duration;
 
+use tamarin::{Engine, WORK_BUDGET_SPENT};
 use tamarin::{FuelPolicy, Incomplete, InputValues, Observed};
 use tamarin_mips::cpu::DEFAULT_TERMINATION;
 use tamarin_mips::{InputFormat, Outcome, Status};
@@ -168,10 +169,12 @@ pub fn shown(o: &Observed) -> String {
     }
 }
 
-/// The searching commands, for advice that names only their own options.
+/// The searching commands, for advice that names only their own options; a
+/// comparison's advice depends on the engine that ran (`auto` ran both, within
+/// budgets of its own).
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum Searcher {
-    Compare,
+    Compare(Engine),
     Check,
     Paths,
 }
@@ -179,11 +182,28 @@ pub enum Searcher {
 /// What a user of `cmd` can do about `reason`: an option of that command to change,
 /// or nothing when no option helps.
 pub fn advice(reason: &Incomplete, cmd: Searcher) -> Option<&'static str> {
+    let engine = match cmd {
+        Searcher::Compare(e) => Some(e),
+        _ => None,
+    };
     if reason.is_time_limit() {
-        return Some("raise --timeout, or 0 for none");
+        return Some(match engine {
+            Some(Engine::Concolic | Engine::Bmc) => {
+                "raise --timeout (0 for none), or try --engine auto"
+            }
+            _ => "raise --timeout, or 0 for none",
+        });
     }
     match reason.kind() {
         "depth-bound" => Some("raise --depth"),
+        // Only auto's phases have a work budget: the engine alone has none.
+        "solver-unknown"
+            if matches!(reason, Incomplete::SolverUnknown { reason, .. }
+                if reason == WORK_BUDGET_SPENT) =>
+        {
+            (engine == Some(Engine::Auto))
+                .then_some("--engine bmc may decide it without auto's budget")
+        }
         // Z3 says `canceled` when it meets its resource limit.
         "solver-unknown"
             if matches!(reason, Incomplete::SolverUnknown { reason, .. }
@@ -196,8 +216,12 @@ pub fn advice(reason: &Incomplete, cmd: Searcher) -> Option<&'static str> {
         "path-budget" if cmd == Searcher::Paths => Some("raise --max-paths"),
         "path-budget" => Some("raise --timeout, or 0 for none"),
         "trace-limit" => Some("if the task's runs are shorter, lower --fuel"),
+        // auto bounds the encoding's size; the path search has run in full already.
+        "encoding-budget" if engine == Some(Engine::Auto) => {
+            Some("--engine bmc may cover it without auto's budget")
+        }
         "uncovered-jump" | "code-write" | "symbolic-code" | "encoding-budget"
-            if cmd == Searcher::Compare =>
+            if engine == Some(Engine::Bmc) =>
         {
             Some("--engine concolic may cover it")
         }

@@ -286,7 +286,11 @@ fn write_text(
                 "possibly-equivalent: no difference found, but the search was incomplete:"
             )?;
             for r in reasons {
-                writeln!(out, "  - {}", reason_text(r, Searcher::Compare))?;
+                writeln!(
+                    out,
+                    "  - {}",
+                    reason_text(r, Searcher::Compare(opts.engine))
+                )?;
             }
             let (l, r) = report.stats.out_of_fuel_paths;
             if l + r > 0 {

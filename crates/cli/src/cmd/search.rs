@@ -442,6 +442,10 @@ mod tests {
                 queries: 1,
                 reason: tamarin::TIME_LIMIT_PASSED.into(),
             },
+            Incomplete::SolverUnknown {
+                queries: 1,
+                reason: tamarin::WORK_BUDGET_SPENT.into(),
+            },
             Incomplete::Diverged { runs: 1 },
             Incomplete::PathBudget { paths: 256 },
             Incomplete::RunBudget { runs: 10_000 },
@@ -469,20 +473,21 @@ mod tests {
         let mut distinct = kinds.clone();
         distinct.sort_unstable();
         distinct.dedup();
-        // The two solver-unknown reasons share their kind.
-        assert_eq!(distinct.len(), kinds.len() - 1);
+        // The three solver-unknown reasons share their kind.
+        assert_eq!(distinct.len(), kinds.len() - 2);
     }
 
     #[test]
     fn advice_names_only_options_the_command_has() {
         use clap::CommandFactory;
         let cli = crate::Cli::command();
-        for (name, cmd) in [
-            ("compare", Searcher::Compare),
-            ("check", Searcher::Check),
-            ("paths", Searcher::Paths),
-            ("grade", Searcher::Compare),
-        ] {
+        use tamarin::Engine;
+        let mut commands = vec![("check", Searcher::Check), ("paths", Searcher::Paths)];
+        for engine in [Engine::Auto, Engine::Concolic, Engine::Bmc] {
+            commands.push(("compare", Searcher::Compare(engine)));
+            commands.push(("grade", Searcher::Compare(engine)));
+        }
+        for (name, cmd) in commands {
             let sub = cli.find_subcommand(name).expect("subcommand");
             let longs: Vec<String> = sub
                 .get_arguments()
@@ -509,20 +514,44 @@ mod tests {
         }
     }
 
+    /// The advice names the engine that may help: the other engine when one ran
+    /// alone, and bmc when auto's budget for it was spent.
+    #[test]
+    fn advice_names_the_engine_that_may_help() {
+        use tamarin::Engine;
+        let spent = Incomplete::SolverUnknown {
+            queries: 1,
+            reason: tamarin::WORK_BUDGET_SPENT.into(),
+        };
+        let terms = Incomplete::Encoding {
+            what: tamarin::Uncovered::ALL
+                .iter()
+                .copied()
+                .find(|u| u.kind() == "encoding-budget")
+                .expect("the encoding budget is an uncovered part"),
+        };
+        let timeout = Incomplete::Timeout { millis: 1000 };
+        let of = |r: &Incomplete, e| advice(r, Searcher::Compare(e)).unwrap_or("");
+        assert!(of(&spent, Engine::Auto).contains("--engine bmc"));
+        assert!(of(&terms, Engine::Auto).contains("--engine bmc"));
+        assert!(of(&terms, Engine::Bmc).contains("--engine concolic"));
+        assert!(of(&timeout, Engine::Concolic).contains("--engine auto"));
+        assert!(of(&timeout, Engine::Bmc).contains("--engine auto"));
+        assert!(!of(&timeout, Engine::Auto).contains("--engine"));
+    }
+
     #[test]
     fn a_time_limit_is_never_advised_as_a_solver_timeout() {
         let r = Incomplete::SolverUnknown {
             queries: 1,
             reason: tamarin::TIME_LIMIT_PASSED.into(),
         };
-        assert_eq!(
-            advice(&r, Searcher::Compare),
-            Some("raise --timeout, or 0 for none")
-        );
+        let auto = Searcher::Compare(tamarin::Engine::Auto);
+        assert_eq!(advice(&r, auto), Some("raise --timeout, or 0 for none"));
         let json = |r: &Incomplete, cmd| {
             serde_json::to_value(crate::json::Reason::new(r, cmd)).expect("a reason serializes")
         };
-        let v = json(&r, Searcher::Compare);
+        let v = json(&r, auto);
         assert_eq!(v["kind"], "solver-unknown");
         assert_eq!(v["queries"], 1);
         let depth = json(
