@@ -8,7 +8,7 @@
 //! time that is left; and if that ends without one too while the path budget was what
 //! stopped the search, the search runs again without it.
 
-use std::time::{Duration, Instant};
+use std::time::Instant;
 
 use tamarin_mips::Program;
 
@@ -90,6 +90,8 @@ pub(crate) fn comparer(engine: Engine) -> &'static dyn Comparer {
 
 fn auto(left: &Program, right: &Program, opts: &Options, observer: &mut dyn Observer) -> Report {
     let start = Instant::now();
+    // Every phase draws from the one budget (anchored here if the caller did not).
+    let opts = &opts.started();
     let capped = opts.max_paths.is_none();
     let mut first_opts = opts.clone();
     if capped {
@@ -111,10 +113,10 @@ fn auto(left: &Program, right: &Program, opts: &Options, observer: &mut dyn Obse
     // a share of the time: a loop of a few thousand trips finishes there (the
     // encoding of such a loop is what times out). Without a limit it would never
     // hand over, so the encoding goes first.
-    let search_first = cut_by_cap && opts.timeout.is_some();
+    let search_first = cut_by_cap && opts.budget().deadline().is_some();
     if search_first {
         if let Some(mut rest) = remaining(opts, start) {
-            rest.timeout = rest.timeout.map(|t| t / AUTO_SEARCH_SHARE);
+            rest.budget = rest.budget.map(|b| b.share(AUTO_SEARCH_SHARE));
             let second = comparer(Engine::Concolic).compare(left, right, &rest, observer);
             stats = add(&stats, &second.stats);
             stats.paths = second.stats.paths;
@@ -165,19 +167,15 @@ fn auto(left: &Program, right: &Program, opts: &Options, observer: &mut dyn Obse
     )
 }
 
-/// `opts` with the time left of its limit (`None` when none is left).
-fn remaining(opts: &Options, start: Instant) -> Option<Options> {
-    if opts.interrupted() {
+/// `opts` for the next phase, drawing from the same budget (`None` when it is spent:
+/// past its deadline or interrupted).
+fn remaining(opts: &Options, _start: Instant) -> Option<Options> {
+    let budget = opts.budget();
+    if budget.exhausted() {
         return None;
     }
     let mut rest = opts.clone();
-    if let Some(limit) = opts.timeout {
-        let left_over = limit.checked_sub(start.elapsed()).unwrap_or(Duration::ZERO);
-        if left_over.is_zero() {
-            return None;
-        }
-        rest.timeout = Some(left_over);
-    }
+    rest.budget = Some(budget);
     Some(rest)
 }
 

@@ -70,13 +70,14 @@ macro_rules! internal_modules {
 }
 
 internal_modules!(
-    assume, bmc, check, concolic, equiv, error, explain, io, minimise, options, report, semantics,
+    assume, bmc, budget, check, concolic, equiv, error, explain, io, minimise, options, report, semantics,
     solver, term, trace, verdict
 );
 
 pub use tamarin_mips as mips;
 
 pub use assume::{AssumeError, Precondition};
+pub use budget::Budget;
 pub use check::{CheckReport, Finding, FindingKind};
 pub use concolic::Exploration;
 pub use equiv::AUTO_PATHS;
@@ -118,6 +119,9 @@ pub fn compare(
     opts: &Options,
     observer: &mut dyn Observer,
 ) -> Result<Report, Error> {
+    // The budget starts here (unless the caller anchored it earlier): the check of
+    // the task and every engine draw from it.
+    let opts = &opts.started();
     opts.validate(&[left, right])?;
     let report = equiv::compare(left, right, opts, observer);
     opts.solver_failure(&report.stats)?;
@@ -135,6 +139,7 @@ pub fn check(
     opts: &Options,
     observer: &mut dyn Observer,
 ) -> Result<CheckReport, Error> {
+    let opts = &opts.started();
     opts.validate(&[program])?;
     let report = check::check(program, opts, observer);
     opts.solver_failure(&report.exploration.stats)?;
@@ -152,6 +157,7 @@ pub fn explore(
     opts: &Options,
     observer: &mut dyn Observer,
 ) -> Result<Exploration, Error> {
+    let opts = &opts.started();
     opts.validate(&[program])?;
     let exploration = concolic::explore(program, opts, observer);
     opts.solver_failure(&exploration.stats)?;

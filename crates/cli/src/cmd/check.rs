@@ -40,7 +40,8 @@ pub fn execute(args: Args) -> Result<ExitCode, CliError> {
     // The text as read (a program from stdin cannot be read again).
     let source = String::from_utf8(bytes).ok();
     args.search.warn_overlap(&[(&args.program, &program)]);
-    let opts = args.search.options()?;
+    // The command's one budget, anchored as its work begins.
+    let opts = args.search.options()?.started();
     args.search
         .prepare(&opts, &[&program], &args.program, false)?;
     let mut observer = CliObserver::new(args.format == OutputFormat::Text);

@@ -82,10 +82,13 @@ pub fn execute(args: Args) -> Result<ExitCode, CliError> {
     opts.engine = args.engine.engine();
     opts.bmc_split = !args.no_split;
     opts.keep_paths = args.tree_dot.is_some();
+    // The command's one budget, anchored as its work begins: the task's check and the
+    // comparison draw from it (the runs shown after it get their own).
+    let started = opts.started();
     args.search
-        .prepare(&opts, &[&left, &right], &args.left, false)?;
+        .prepare(&started, &[&left, &right], &args.left, false)?;
     let mut observer = CliObserver::new(args.format == OutputFormat::Text);
-    let report = tamarin::compare(&left, &right, &opts, &mut observer);
+    let report = tamarin::compare(&left, &right, &started, &mut observer);
     observer.done();
     let report = report.map_err(|e| CliError::engine(e, &args.left))?;
     super::search::print_warnings(&report.stats);
@@ -230,7 +233,7 @@ fn write_text(
                         (&args.left, &args.right),
                         (l, r),
                         &super::explain::run_inputs(&cx.values, args.search.array_base),
-                        opts.machine_config(std::time::Instant::now()),
+                        opts.machine_config(),
                         &opts.observe,
                         opts.out_of_fuel,
                     )?;

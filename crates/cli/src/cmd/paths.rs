@@ -52,6 +52,8 @@ pub fn execute(args: Args) -> Result<ExitCode, CliError> {
     args.search.warn_overlap(&[(&args.program, &program)]);
     let mut opts = args.search.options()?;
     opts.max_paths = args.max_paths;
+    // The command's one budget, anchored as its work begins.
+    let opts = opts.started();
     args.search
         .prepare(&opts, &[&program], &args.program, args.emit_tests.is_some())?;
     if let Some(dir) = &args.emit_tests {
