@@ -138,6 +138,9 @@ impl<'o> Checker<'o> {
                 reason: self.asked.first_unknown.clone().unwrap_or_default(),
             });
         }
+        if self.budget.interrupted() {
+            incomplete.push(Incomplete::Interrupted);
+        }
         let proof = Proof {
             engine: Engine::Bmc,
             paths: (sl.stats.ends, sr.stats.ends),

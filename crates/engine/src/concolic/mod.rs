@@ -419,6 +419,14 @@ impl<'o> Search<'o> {
             });
         } else if self.budget.interrupted() {
             self.stopped = Some(Incomplete::Interrupted);
+        } else if self.trace_bytes_left() < self.budget.trace_bytes() / 64
+            && self.stats.partial_runs > 0
+        {
+            // What the runs recorded all but fills the trace memory: a run now could
+            // hardly be traced.
+            self.stopped = Some(Incomplete::TraceLimit {
+                runs: self.stats.partial_runs,
+            });
         } else if self.budget.expired() {
             self.stopped = Some(Incomplete::Timeout {
                 millis: self.budget.started().elapsed().as_millis() as u64,
@@ -434,6 +442,11 @@ impl<'o> Search<'o> {
             };
             self.observer.progress(&p);
         }
+    }
+
+    /// The bytes of the trace memory that the runs so far left.
+    fn trace_bytes_left(&self) -> usize {
+        self.budget.trace_bytes().saturating_sub(self.trace_bytes)
     }
 
     fn path_counts(&self) -> (u64, u64) {
@@ -701,6 +714,7 @@ impl<'o> Search<'o> {
                 self.checkpoint_for(side, n)
                     .map(|(at, c)| (c, at, self.sides[side].tree.node(n).depth))
             });
+        let trace_room = self.trace_bytes_left();
         let s = &mut self.sides[side];
         s.machine.reset();
         if self.layout.load(&mut s.machine, inputs).is_err() {
@@ -712,7 +726,9 @@ impl<'o> Search<'o> {
         }
         let limits = TraceLimits {
             stop: self.budget.stop(),
-            max_bytes: self.budget.trace_bytes().saturating_sub(self.trace_bytes),
+            // Half of what is left, so that one long run leaves room for the short
+            // runs on other inputs that may still find a difference.
+            max_bytes: trace_room / 2,
             ..self.opts.trace_limits
         };
         let image = s.program.words().clone();
@@ -1191,7 +1207,8 @@ impl<'o> Search<'o> {
                 runs: self.stats.restarts.max(diverged),
             });
         }
-        if self.stats.partial_runs > 0 {
+        let stopped_by_trace = matches!(self.stopped, Some(Incomplete::TraceLimit { .. }));
+        if self.stats.partial_runs > 0 && !stopped_by_trace {
             incomplete.push(Incomplete::TraceLimit {
                 runs: self.stats.partial_runs,
             });

@@ -328,10 +328,11 @@ pub fn build_chain(
         None => Box::new(
             Z3Solver::new(config.z3_mode, config.timeout)
                 .with_resource_limit(config.resource_limit)
-                .with_escalation(config.escalate),
+                .with_escalation(config.escalate)
+                .with_interrupt(stop.flag),
         ),
         Some(cmd) => match ProcessSolver::from_name(cmd, config.timeout) {
-            Ok(p) => Box::new(p),
+            Ok(p) => Box::new(p.with_interrupt(stop.flag)),
             Err(e) => Box::new(Unavailable(e)),
         },
     };

@@ -106,15 +106,15 @@ pub const DEFAULT_TRACE_BYTES: usize = 512 << 20;
 
 /// What one new term costs, as [`TraceLimits::max_bytes`] counts it (its node, width
 /// and hash-consing entry, with the tables' spare room).
-pub const TERM_BYTES: usize = 64;
+pub const TERM_BYTES: usize = 160;
 
 /// What one recorded path condition costs (its entry in the persistent vector and set,
 /// and its node in the search's path tree).
-pub const COND_BYTES: usize = 160;
+pub const COND_BYTES: usize = 400;
 
 /// What one checkpoint costs beyond its conditions (the copied state, and the
 /// persistent structures' nodes that the next conditions copy on write).
-pub const CHECKPOINT_BYTES: usize = 2048;
+pub const CHECKPOINT_BYTES: usize = 5120;
 
 impl Default for TraceLimits {
     fn default() -> Self {
