@@ -116,6 +116,26 @@ pub const COND_BYTES: usize = 400;
 /// persistent structures' nodes that the next conditions copy on write).
 pub const CHECKPOINT_BYTES: usize = 5120;
 
+/// What the traces of all the comparisons that run at once may hold together, by
+/// default: [`TraceLimits::for_jobs`] divides it among them.
+pub const TOTAL_TRACE_BYTES: usize = 2 << 30;
+
+/// The least trace memory a comparison gets however many run at once.
+pub const MIN_TRACE_BYTES: usize = 64 << 20;
+
+impl TraceLimits {
+    /// These limits for one of `jobs` comparisons that run at once (`grade --jobs`):
+    /// the trace memory is [`TOTAL_TRACE_BYTES`] shared among them, at least
+    /// [`MIN_TRACE_BYTES`] and at most [`DEFAULT_TRACE_BYTES`] each, so that the jobs
+    /// together stay within a few GiB.
+    pub fn for_jobs(self, jobs: usize) -> TraceLimits {
+        TraceLimits {
+            max_bytes: (TOTAL_TRACE_BYTES / jobs.max(1)).clamp(MIN_TRACE_BYTES, DEFAULT_TRACE_BYTES),
+            ..self
+        }
+    }
+}
+
 impl Default for TraceLimits {
     fn default() -> Self {
         TraceLimits {

@@ -473,6 +473,8 @@ impl Settings {
         }
         opts.observe = observe.0.clone();
         opts.engine = engine.engine();
+        // The comparisons that run at once share the trace memory.
+        opts.trace_limits = opts.trace_limits.for_jobs(job_count(args.jobs));
         // Every setting that can change a verdict, in one string: the searching
         // options (all of them, so that an option added later counts too), the
         // observables and the engine.
@@ -550,11 +552,15 @@ fn run_record(
     }
 }
 
+/// How many comparisons `--jobs` runs at once (default: one per core).
+fn job_count(jobs: Option<usize>) -> usize {
+    jobs.filter(|&n| n > 0)
+        .unwrap_or_else(|| std::thread::available_parallelism().map_or(1, |n| n.get()))
+}
+
 /// A pool of `jobs` threads (default: one per core).
 fn thread_pool(jobs: Option<usize>) -> Result<rayon::ThreadPool, CliError> {
-    let jobs = jobs
-        .filter(|&n| n > 0)
-        .unwrap_or_else(|| std::thread::available_parallelism().map_or(1, |n| n.get()));
+    let jobs = job_count(jobs);
     rayon::ThreadPoolBuilder::new()
         .num_threads(jobs)
         .build()
