@@ -105,6 +105,10 @@ const MAX_DISJUNCTS: usize = 64;
 /// the final proof step asks disjunctions first.
 const PAIR_BACKEND_BUDGET: u64 = 1_000_000;
 
+/// The least trace memory worth a run: with less left, the search stops (a short run
+/// of a few dozen steps records about this much).
+const MIN_RUN_TRACE_BYTES: usize = 16 << 10;
+
 /// How many path conditions apart the tracer takes checkpoints.
 const CHECKPOINT_EVERY: usize = 8;
 
@@ -419,9 +423,7 @@ impl<'o> Search<'o> {
             });
         } else if self.budget.interrupted() {
             self.stopped = Some(Incomplete::Interrupted);
-        } else if self.trace_bytes_left() < self.budget.trace_bytes() / 64
-            && self.stats.partial_runs > 0
-        {
+        } else if self.trace_bytes_left() < MIN_RUN_TRACE_BYTES && self.stats.partial_runs > 0 {
             // What the runs recorded all but fills the trace memory: a run now could
             // hardly be traced.
             self.stopped = Some(Incomplete::TraceLimit {
