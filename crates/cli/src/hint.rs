@@ -4,7 +4,6 @@
 //! reads memory at an address computed from `$1`, is most likely a program that takes
 //! an array (`$1` its address, `$2` its length) compared with the wrong frontend.
 
-
 use tamarin::{Counterexample, InputLayout, InputSpec, Options};
 use tamarin_mips::cpu::{Event, Fault, FaultKind, Machine, Tracer};
 use tamarin_mips::Instr;

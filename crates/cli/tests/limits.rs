@@ -132,7 +132,14 @@ fn a_loop_at_a_fuel_of_ten_to_the_eight_stops_at_its_trace_memory_bound() {
         counting_loop(&dir, "l.asm", false),
         counting_loop(&dir, "r.asm", true),
     );
-    let args = ["--fuel", "100000000", "--engine", "concolic", "--timeout", "0"];
+    let args = [
+        "--fuel",
+        "100000000",
+        "--engine",
+        "concolic",
+        "--timeout",
+        "0",
+    ];
     let since = Instant::now();
     let child = start(&args, &[&l, &r]);
     let (code, v, took, peak) = finish(child, since, Duration::from_secs(120));
@@ -201,7 +208,14 @@ fn ctrl_c_acts_within_a_second_while_the_solver_works() {
     let (l, r) = products(&dir);
     for engine in ["concolic", "bmc"] {
         // No time limit: only Ctrl-C ends the precondition check's long query.
-        let args = ["--timeout", "0", "--engine", engine, "--assume", HARD_ASSUME];
+        let args = [
+            "--timeout",
+            "0",
+            "--engine",
+            engine,
+            "--assume",
+            HARD_ASSUME,
+        ];
         let child = start(&args, &[&l, &r]);
         std::thread::sleep(Duration::from_secs(1));
         interrupt(&child);
@@ -221,7 +235,14 @@ fn ctrl_c_acts_within_a_second_while_a_long_run_is_traced() {
         counting_loop(&dir, "l.asm", false),
         counting_loop(&dir, "r.asm", true),
     );
-    let args = ["--fuel", "100000000", "--engine", "concolic", "--timeout", "0"];
+    let args = [
+        "--fuel",
+        "100000000",
+        "--engine",
+        "concolic",
+        "--timeout",
+        "0",
+    ];
     let child = start(&args, &[&l, &r]);
     std::thread::sleep(Duration::from_secs(1));
     interrupt(&child);

@@ -70,8 +70,8 @@ macro_rules! internal_modules {
 }
 
 internal_modules!(
-    assume, bmc, budget, check, concolic, equiv, error, explain, io, minimise, options, report, semantics,
-    solver, term, trace, verdict
+    assume, bmc, budget, check, concolic, equiv, error, explain, io, minimise, options, report,
+    semantics, solver, term, trace, verdict
 );
 
 pub use tamarin_mips as mips;
