@@ -224,11 +224,16 @@ mod tests {
     #[test]
     fn a_share_keeps_the_flag_fuel_and_trace_bound() {
         static FLAG: AtomicBool = AtomicBool::new(false);
-        let mut o = Options::default();
-        o.timeout = Some(Duration::from_secs(30));
-        o.interrupt = Some(&FLAG);
-        o.fuel = 1234;
-        o.trace_limits.max_bytes = 4321;
+        let o = Options {
+            timeout: Some(Duration::from_secs(30)),
+            interrupt: Some(&FLAG),
+            fuel: 1234,
+            trace_limits: crate::TraceLimits {
+                max_bytes: 4321,
+                ..Default::default()
+            },
+            ..Default::default()
+        };
         let b = o.budget();
         let s = b.share(3).share_for(Some(Duration::from_secs(1)));
         assert_eq!(s.fuel(), 1234);
