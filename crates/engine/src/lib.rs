@@ -15,6 +15,11 @@
 //! - [`explore`] one program's paths, one input per path;
 //! - [`path_conditions`] of one run: which of those paths some inputs take.
 //!
+//! Each entry starts the task's [`Budget`] (unless [`Options::budget`] holds one already):
+//! its time limit becomes one deadline there, and the check of the task, every engine,
+//! query and run draw from it, with the interrupt flag, the fuel and the bound on what
+//! the traces may hold in memory.
+//!
 //! Each returns an [`Error`] instead when the task cannot be carried out as given: an
 //! input array that cannot be placed, an observable no run can show, or a solver
 //! command that is not a solver (or stops answering like one). A search that merely

@@ -90,10 +90,10 @@ pub struct TraceLimits {
     pub max_new_terms: usize,
     /// Bytes that what the traced runs record may hold: new terms, conditions (with
     /// their nodes in the search's path tree) and checkpoints, counted at the sizes
-    /// [`TERM_BYTES`], [`COND_BYTES`] and [`CHECKPOINT_BYTES`] (measured, so that the
+    /// `TERM_BYTES`, `COND_BYTES` and `CHECKPOINT_BYTES` (measured, so that the
     /// count follows the process's peak memory). The search gives each run what its
     /// earlier runs left of it, so the bound holds for a whole comparison (default
-    /// [`DEFAULT_TRACE_BYTES`]; `grade` divides its total among its parallel jobs).
+    /// `DEFAULT_TRACE_BYTES`; `grade` divides its total among its parallel jobs).
     pub max_bytes: usize,
     /// When to give up: the budget's deadline and interrupt flag (default none).
     pub stop: Stop,
@@ -125,8 +125,8 @@ pub const MIN_TRACE_BYTES: usize = 64 << 20;
 
 impl TraceLimits {
     /// These limits for one of `jobs` comparisons that run at once (`grade --jobs`):
-    /// the trace memory is [`TOTAL_TRACE_BYTES`] shared among them, at least
-    /// [`MIN_TRACE_BYTES`] and at most [`DEFAULT_TRACE_BYTES`] each, so that the jobs
+    /// the trace memory is `TOTAL_TRACE_BYTES` shared among them, at least
+    /// `MIN_TRACE_BYTES` and at most `DEFAULT_TRACE_BYTES` each, so that the jobs
     /// together stay within a few GiB.
     pub fn for_jobs(self, jobs: usize) -> TraceLimits {
         TraceLimits {
