@@ -4,8 +4,6 @@
 //! reads memory at an address computed from `$1`, is most likely a program that takes
 //! an array (`$1` its address, `$2` its length) compared with the wrong frontend.
 
-use std::time::Instant;
-
 use tamarin::{Counterexample, InputLayout, InputSpec, Options};
 use tamarin_mips::cpu::{Event, Fault, FaultKind, Machine, Tracer};
 use tamarin_mips::Instr;
@@ -65,7 +63,7 @@ fn reads_from_r1(
 /// included.
 fn loads(program: &Program, opts: &Options, values: &[u32]) -> Option<Vec<(u32, u32)>> {
     let layout = InputLayout::new(&opts.inputs, opts.stdin_len);
-    let mut machine = Machine::new(program, opts.machine_config(Instant::now()));
+    let mut machine = Machine::new(program, opts.machine_config());
     layout.load(&mut machine, values).ok()?;
     let mut watch = Loads(Vec::new());
     machine.run_to_outcome(&mut watch);

@@ -104,9 +104,10 @@ impl CheckReport {
 /// Finds inputs that make `program` fail. The crate root's `check`, the front door,
 /// checks the task first and turns a solver failure into an error.
 pub fn check(program: &Program, opts: &Options, observer: &mut dyn Observer) -> CheckReport {
-    let start = std::time::Instant::now();
+    // One budget for the exploration and the replays after it.
+    let opts = &opts.started();
     let exploration = explore(program, opts, observer);
-    let config = opts.machine_config(start);
+    let config = opts.machine_config();
     // The layout `explore` used: only the order of the inputs and the frontend matter
     // for a replay, so a scratch store serves.
     let mut store = TermStore::new();

@@ -21,7 +21,7 @@
 //! The time limit bounds the whole as a safety net; where it cuts a phase, the reasons
 //! say so.
 
-use std::time::{Duration, Instant};
+use std::time::Instant;
 
 use tamarin_mips::Program;
 
@@ -118,13 +118,15 @@ pub(crate) fn comparer(engine: Engine) -> &'static dyn Comparer {
 
 fn auto(left: &Program, right: &Program, opts: &Options, observer: &mut dyn Observer) -> Report {
     let start = Instant::now();
+    // Every phase draws from the one budget (anchored here if the caller did not).
+    let opts = &opts.started();
     let first = comparer(Engine::Concolic).compare(left, right, &search_options(opts), observer);
     let Verdict::PossiblyEquivalent(_) = &first.verdict else {
         return first;
     };
     let input_names = first.input_names.clone();
     let mut stats = first.stats.clone();
-    let Some(rest) = remaining(opts, start) else {
+    let Some(rest) = remaining(opts) else {
         return cut_short(opts, first, stats, start);
     };
     let merged = comparer(Engine::Bmc).compare(left, right, &encoding_options(&rest), observer);
@@ -132,7 +134,7 @@ fn auto(left: &Program, right: &Program, opts: &Options, observer: &mut dyn Obse
     let Verdict::PossiblyEquivalent(encoding_reasons) = &merged.verdict else {
         return finish(merged.verdict, stats, input_names, merged.paths, start);
     };
-    let Some(rest) = remaining(opts, start) else {
+    let Some(rest) = remaining(opts) else {
         let mut reasons = first_reasons(&first, opts, start);
         reasons.extend(encoding_reasons.iter().cloned());
         return finish(
@@ -232,19 +234,15 @@ fn cut_short(opts: &Options, first: Report, stats: Stats, start: Instant) -> Rep
     )
 }
 
-/// `opts` with the time left of its limit (`None` when none is left).
-fn remaining(opts: &Options, start: Instant) -> Option<Options> {
-    if opts.interrupted() {
+/// `opts` for the next phase, drawing from the same budget (`None` when it is spent:
+/// past its deadline or interrupted).
+fn remaining(opts: &Options) -> Option<Options> {
+    let budget = opts.budget();
+    if budget.exhausted() {
         return None;
     }
     let mut rest = opts.clone();
-    if let Some(limit) = opts.timeout {
-        let left_over = limit.checked_sub(start.elapsed()).unwrap_or(Duration::ZERO);
-        if left_over.is_zero() {
-            return None;
-        }
-        rest.timeout = Some(left_over);
-    }
+    rest.budget = Some(budget);
     Some(rest)
 }
 

@@ -6,7 +6,7 @@
 //! out as given: inputs that cannot be placed, an observable no run can show, or a
 //! solver that is not one.
 
-use tamarin_mips::cpu::{SetupError, Stop};
+use tamarin_mips::cpu::SetupError;
 use tamarin_mips::Program;
 
 use crate::io::{InputLayout, Observable};
@@ -99,7 +99,9 @@ impl Options {
     }
 
     /// Refuses preconditions that do not fit the inputs, or that no input satisfies
-    /// (asked of the solver chain; an undecided answer lets the task go on).
+    /// (asked of the solver chain within the task's budget: an answer left undecided,
+    /// by the solver, the deadline or an interrupt, lets the task go on, and the
+    /// search then reports what it could not do).
     fn validate_preconditions(&self) -> Result<(), Error> {
         if self.assume.is_empty() {
             return Ok(());
@@ -116,7 +118,7 @@ impl Options {
         }
         let _ = layout.assume(&mut store, &self.assume);
         let domain = layout.domain(&mut store);
-        let mut solver = build_chain(&self.solver, Stop::at(None), domain);
+        let mut solver = build_chain(&self.solver, self.budget().stop(), domain);
         if solver.check(&mut store, &[]) == Answer::Unsat {
             return Err(Error::Unsatisfiable {
                 preconditions: self.assume.iter().map(|p| p.text().to_string()).collect(),

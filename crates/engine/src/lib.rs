@@ -15,6 +15,11 @@
 //! - [`explore`] one program's paths, one input per path;
 //! - [`path_conditions`] of one run: which of those paths some inputs take.
 //!
+//! Each entry starts the task's [`Budget`] (unless [`Options::budget`] holds one already):
+//! its time limit becomes one deadline there, and the check of the task, every engine,
+//! query and run draw from it, with the interrupt flag, the fuel and the bound on what
+//! the traces may hold in memory.
+//!
 //! Each returns an [`Error`] instead when the task cannot be carried out as given: an
 //! input array that cannot be placed, an observable no run can show, or a solver
 //! command that is not a solver (or stops answering like one). A search that merely
@@ -70,13 +75,14 @@ macro_rules! internal_modules {
 }
 
 internal_modules!(
-    assume, bmc, check, concolic, equiv, error, explain, io, minimise, options, report, semantics,
-    solver, term, trace, verdict
+    assume, bmc, budget, check, concolic, equiv, error, explain, io, minimise, options, report,
+    semantics, solver, term, trace, verdict
 );
 
 pub use tamarin_mips as mips;
 
 pub use assume::{AssumeError, Precondition};
+pub use budget::Budget;
 pub use check::{CheckReport, Finding, FindingKind};
 pub use concolic::Exploration;
 pub use equiv::{
@@ -121,6 +127,9 @@ pub fn compare(
     opts: &Options,
     observer: &mut dyn Observer,
 ) -> Result<Report, Error> {
+    // The budget starts here (unless the caller anchored it earlier): the check of
+    // the task and every engine draw from it.
+    let opts = &opts.started();
     opts.validate(&[left, right])?;
     let report = equiv::compare(left, right, opts, observer);
     opts.solver_failure(&report.stats)?;
@@ -138,6 +147,7 @@ pub fn check(
     opts: &Options,
     observer: &mut dyn Observer,
 ) -> Result<CheckReport, Error> {
+    let opts = &opts.started();
     opts.validate(&[program])?;
     let report = check::check(program, opts, observer);
     opts.solver_failure(&report.exploration.stats)?;
@@ -155,6 +165,7 @@ pub fn explore(
     opts: &Options,
     observer: &mut dyn Observer,
 ) -> Result<Exploration, Error> {
+    let opts = &opts.started();
     opts.validate(&[program])?;
     let exploration = concolic::explore(program, opts, observer);
     opts.solver_failure(&exploration.stats)?;

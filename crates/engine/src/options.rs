@@ -1,9 +1,11 @@
 //! The settings of a comparison (and of `check` and `explore`), shared by every engine:
 //! every default is here.
 
-use std::time::{Duration, Instant};
+use std::time::Duration;
 
-use tamarin_mips::cpu::{Config, Stop};
+use tamarin_mips::cpu::Config;
+
+use crate::budget::Budget;
 
 use crate::io::{InputSpec, Observable};
 use crate::solver::SolverConfig;
@@ -34,7 +36,8 @@ pub struct Options {
     pub solver: SolverConfig,
     /// Most inputs to try (default 10000).
     pub max_runs: u64,
-    /// Time limit for the whole comparison (default none).
+    /// Time limit for the whole comparison (default none). It becomes a deadline in
+    /// one place, [`Budget::start`], when the work begins (see [`Options::budget`]).
     pub timeout: Option<Duration>,
     /// Most path pairs to check in the final proof step (default 100000), not counting
     /// pairs whose conditions pin an input to values with none in common.
@@ -45,8 +48,8 @@ pub struct Options {
     pub dump_trace: bool,
     /// The termination address (initial `$31`).
     pub termination: u32,
-    /// What tracing one run may cost (conditions, new terms); the deadline is set
-    /// from `timeout`.
+    /// What tracing may cost (conditions and new terms per run, bytes for the whole
+    /// search: [`TraceLimits::max_bytes`]); the stop is the budget's.
     pub trace_limits: TraceLimits,
     /// Which engine a comparison uses (default auto: see the `equiv` module).
     pub engine: verdict::Engine,
@@ -77,6 +80,12 @@ pub struct Options {
     pub keep_paths: bool,
     /// Raised from outside (Ctrl-C) to stop the comparison early (default none).
     pub interrupt: Option<&'static std::sync::atomic::AtomicBool>,
+    /// The budget the work draws from (default none: the front door starts one from
+    /// `timeout`, `interrupt`, `fuel` and `trace_limits` when the work begins). A front
+    /// end that wants the deadline anchored earlier (when its command starts), or a
+    /// caller that splits its own budget ([`Budget::share`]), sets it; it is used as
+    /// it is, so its deadline holds whatever `timeout` says.
+    pub budget: Option<Budget>,
 }
 
 impl Default for Options {
@@ -105,24 +114,43 @@ impl Default for Options {
             minimise: true,
             keep_paths: false,
             interrupt: None,
+            budget: None,
         }
     }
 }
 
 impl Options {
-    /// The settings of every concrete run of a search that began at `start`: its fuel
-    /// and termination address, and a stop at the time limit or on an interrupt, so
-    /// that no run outlives the comparison.
-    pub fn machine_config(&self, start: Instant) -> Config {
-        let mut c = Config::with_fuel(self.fuel);
-        c.termination = self.termination;
-        c.stop = Stop::at(self.timeout.map(|t| start + t)).with_flag(self.interrupt);
-        c
+    /// The budget of this task: the one set in [`Options::budget`], else one started
+    /// now ([`Budget::start`]). An engine reads it once, when it begins.
+    pub fn budget(&self) -> Budget {
+        self.budget.unwrap_or_else(|| {
+            Budget::start(self.timeout)
+                .with_interrupt(self.interrupt)
+                .with_fuel(self.fuel)
+                .with_trace_bytes(self.trace_limits.max_bytes)
+        })
+    }
+
+    /// These options with their budget anchored now unless one is set already: what
+    /// the front door hands the engines, so that every part of the work draws from
+    /// one deadline.
+    pub fn started(&self) -> Options {
+        let mut o = self.clone();
+        o.budget = Some(self.budget());
+        o
+    }
+
+    /// The settings of every concrete run within this task's budget: its fuel and
+    /// termination address, and a stop at the deadline or on an interrupt, so that no
+    /// run outlives the work ([`Budget::machine_config`]).
+    pub fn machine_config(&self) -> Config {
+        self.budget().machine_config(self.termination)
     }
 
     /// Whether the comparison was interrupted from outside.
     pub fn interrupted(&self) -> bool {
         self.interrupt
             .is_some_and(|f| f.load(std::sync::atomic::Ordering::Relaxed))
+            || self.budget.is_some_and(|b| b.interrupted())
     }
 }

@@ -129,3 +129,67 @@ fn a_resource_limit_is_deterministic_and_makes_an_unknown_not_a_verdict() {
         assert!(start.elapsed() < Duration::from_secs(60));
     }
 }
+
+/// Counts `$1` down to 0, adding 1 to `$3` each trip (`$3 = $1`, unsigned); `extra`
+/// goes where the loop ends.
+fn counting_down(extra: &str) -> Program {
+    asm(&format!(
+        "lis $4\n.word 1\nadd $6, $1, $0\nloop:\nbeq $1, $0, done\nsub $1, $1, $4\n\
+         add $3, $3, $4\nbeq $0, $0, loop\ndone:\n{extra}jr $31\n"
+    ))
+}
+
+#[test]
+fn a_search_whose_traces_fill_their_memory_bound_stops_with_a_trace_limit() {
+    let p = counting_down("");
+    let mut opts = Options::default();
+    opts.fuel = 100_000_000;
+    opts.trace_limits = TraceLimits {
+        max_bytes: 8 << 20,
+        ..TraceLimits::default()
+    };
+    let start = Instant::now();
+    let r = compare(&p, &p, &opts, &mut Quiet);
+    assert!(reasons(&r.verdict)
+        .iter()
+        .any(|i| matches!(i, Incomplete::TraceLimit { .. })));
+    // Without the bound, a run here records conditions until its term budget: seconds.
+    assert!(start.elapsed() < Duration::from_secs(60));
+}
+
+#[test]
+fn a_difference_is_still_found_after_long_runs_took_their_share_of_the_trace_memory() {
+    // The two differ only when $1 == 3 at the start; the edge inputs near 2^32 run
+    // long loops first. Each run may take half of the memory left, so short runs
+    // still have room after them.
+    let left = counting_down("");
+    let right = counting_down("lis $5\n.word 3\nbne $6, $5, end\nadd $3, $3, $4\nend:\n");
+    let mut opts = Options::default();
+    opts.fuel = 10_000_000;
+    opts.trace_limits = TraceLimits {
+        max_bytes: 64 << 20,
+        ..TraceLimits::default()
+    };
+    let r = compare(&left, &right, &opts, &mut Quiet);
+    match &r.verdict {
+        Verdict::Disequivalent(cx) => assert_eq!(cx.inputs[0].1, 3, "{cx:?}"),
+        other => panic!("expected a difference, got {other:?}"),
+    }
+}
+
+#[test]
+fn a_budget_set_by_the_caller_is_used_as_it_is() {
+    // A budget already spent: the comparison draws from it, not from `timeout`.
+    let p = counting_down("");
+    let mut opts = Options::default();
+    opts.timeout = None;
+    opts.budget = Some(tamarin::Budget::start(Some(Duration::ZERO)));
+    let start = Instant::now();
+    let r = tamarin::compare(&p, &p, &opts, &mut Quiet).expect("a task");
+    assert!(
+        reasons(&r.verdict).iter().any(|i| i.is_time_limit()),
+        "{:?}",
+        r.verdict
+    );
+    assert!(start.elapsed() < Duration::from_secs(10));
+}

@@ -160,11 +160,15 @@ pub fn run_record(
     }
 }
 
+/// How many comparisons `--jobs` runs at once (default: one per core).
+pub fn job_count(jobs: Option<usize>) -> usize {
+    jobs.filter(|&n| n > 0)
+        .unwrap_or_else(|| std::thread::available_parallelism().map_or(1, |n| n.get()))
+}
+
 /// A pool of `jobs` threads (default: one per core).
 pub fn thread_pool(jobs: Option<usize>) -> Result<rayon::ThreadPool, Error> {
-    let jobs = jobs
-        .filter(|&n| n > 0)
-        .unwrap_or_else(|| std::thread::available_parallelism().map_or(1, |n| n.get()));
+    let jobs = job_count(jobs);
     rayon::ThreadPoolBuilder::new()
         .num_threads(jobs)
         .build()

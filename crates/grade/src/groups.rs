@@ -17,7 +17,6 @@
 
 use std::collections::HashMap;
 use std::hash::{Hash, Hasher};
-use std::time::Instant;
 
 use tamarin::{InputLayout, Observed, Options};
 use tamarin_mips::cpu::{Event, Machine, Tracer};
@@ -106,7 +105,7 @@ impl<'a> Runner<'a> {
     fn run(&self, program: &Program, values: &[u32]) -> Option<(Outcome, Vec<Observed>)> {
         tamarin::run_observed(
             program,
-            self.opts.machine_config(Instant::now()),
+            self.opts.machine_config(),
             self.layout,
             values,
             &self.opts.observe,
@@ -151,7 +150,7 @@ impl<'a> Runner<'a> {
             }
         }
         let mut tracer = PathHash(Default::default());
-        let mut machine = Machine::new(self.reference, self.opts.machine_config(Instant::now()));
+        let mut machine = Machine::new(self.reference, self.opts.machine_config());
         if self.layout.load(&mut machine, values).is_err() {
             return 0;
         }

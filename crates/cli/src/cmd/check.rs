@@ -51,7 +51,8 @@ pub fn execute(mut args: Args) -> Result<ExitCode, CliError> {
     // The text as read (a program from stdin cannot be read again).
     let source = String::from_utf8(bytes).ok();
     super::search::warn_overlap(&args.settings, &[(&args.program, &program)]);
-    let opts = settings.opts.clone();
+    // The command's one budget, anchored as its work begins.
+    let opts = settings.opts.clone().started();
     super::search::prepare(&args.settings, &opts, &[&program], &args.program, false)?;
     let mut observer = CliObserver::new(args.format == OutputFormat::Text);
     let report = check(&program, &opts, &mut observer);

@@ -142,9 +142,18 @@ pub fn execute(mut args: Args) -> Result<ExitCode, CliError> {
     let mut opts = settings.opts.clone();
     opts.bmc_split = !args.no_split;
     opts.keep_paths = args.tree_dot.is_some();
-    super::search::prepare(&settings.search, &opts, &[&left, &right], &left_path, false)?;
+    // The command's one budget, anchored as its work begins: the task's check and the
+    // comparison draw from it (the runs shown after it get their own).
+    let started = opts.started();
+    super::search::prepare(
+        &settings.search,
+        &started,
+        &[&left, &right],
+        &left_path,
+        false,
+    )?;
     let mut observer = CliObserver::new(args.format == OutputFormat::Text);
-    let report = tamarin::compare(&left, &right, &opts, &mut observer);
+    let report = tamarin::compare(&left, &right, &started, &mut observer);
     observer.done();
     let report = report.map_err(|e| CliError::engine(e, &left_path))?;
     super::search::print_warnings(&report.stats);
@@ -243,7 +252,7 @@ fn write_text(
                         (left, right),
                         (l, r),
                         &super::explain::run_inputs(&cx.values, search.array_base),
-                        opts.machine_config(std::time::Instant::now()),
+                        opts.machine_config(),
                         &opts.observe,
                         opts.out_of_fuel,
                     )?;

@@ -64,6 +64,8 @@ pub fn execute(mut args: Args) -> Result<ExitCode, CliError> {
     super::search::warn_overlap(&args.settings, &[(&args.program, &program)]);
     let mut opts = settings.opts.clone();
     opts.max_paths = args.max_paths;
+    // The command's one budget, anchored as its work begins.
+    let opts = opts.started();
     super::search::prepare(
         &args.settings,
         &opts,

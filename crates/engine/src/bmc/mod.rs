@@ -50,6 +50,8 @@ struct Checker<'o> {
     /// Every query, the unrolling's included (jump targets, pruning).
     solver: CountingSolver<Box<dyn Solver>>,
     start: Instant,
+    /// What the comparison may spend (read once from the options, when it begins).
+    budget: crate::budget::Budget,
     /// The answers to the comparison's own queries: their unknowns are reasons, the
     /// unrolling's are not (see [`Checker::summarize`]).
     asked: SolverStats,
@@ -68,13 +70,14 @@ impl<'o> Checker<'o> {
         let _ = layout.assume(&mut store, &opts.assume);
         let domain = layout.domain(&mut store);
         let start = Instant::now();
-        let stop = opts.machine_config(start).stop;
+        let budget = opts.budget();
         Checker {
             opts,
             store,
             layout,
-            solver: build_chain(&opts.solver, stop, domain),
+            solver: build_chain(&opts.solver, budget.stop(), domain),
             start,
+            budget,
             asked: SolverStats::default(),
             replays: 0,
             split_queries: 0,
@@ -83,7 +86,7 @@ impl<'o> Checker<'o> {
     }
 
     fn config(&self) -> Config {
-        self.opts.machine_config(self.start)
+        self.budget.machine_config(self.opts.termination)
     }
 
     fn compare(mut self, left: &Program, right: &Program) -> Report {
@@ -134,6 +137,9 @@ impl<'o> Checker<'o> {
                 queries: self.asked.unknown,
                 reason: self.asked.first_unknown.clone().unwrap_or_default(),
             });
+        }
+        if self.budget.interrupted() {
+            incomplete.push(Incomplete::Interrupted);
         }
         let proof = Proof {
             engine: Engine::Bmc,

@@ -27,6 +27,7 @@ use crate::io::{observe, InputLayout, Observed};
 
 use crate::solver::{build_chain, Answer, CountingSolver, Solver};
 use crate::term::{Term, TermStore};
+use crate::budget::Budget;
 use crate::trace::{self, PathCond, SymTracer, TraceLimits};
 use crate::verdict::{self, Counterexample, Coverage, Incomplete, Proof};
 use summary::Summaries;
@@ -73,7 +74,7 @@ struct SideState {
     summaries: Summaries,
     /// Tracer checkpoints at some nodes (every [`CHECKPOINT_EVERY`] conditions along
     /// the paths), for runs whose inputs are known to follow a node's prefix.
-    checkpoints: FxHashMap<NodeId, std::rc::Rc<trace::Checkpoint>>,
+    checkpoints: FxHashMap<NodeId, std::sync::Arc<trace::Checkpoint>>,
     stack: Vec<NodeId>,
     leaves: Vec<Leaf>,
 }
@@ -104,6 +105,10 @@ const MAX_DISJUNCTS: usize = 64;
 /// the final proof step asks disjunctions first.
 const PAIR_BACKEND_BUDGET: u64 = 1_000_000;
 
+/// The least trace memory worth a run: with less left, the search stops (a short run
+/// of a few dozen steps records about this much).
+const MIN_RUN_TRACE_BYTES: usize = 16 << 10;
+
 /// How many path conditions apart the tracer takes checkpoints.
 const CHECKPOINT_EVERY: usize = 8;
 
@@ -126,6 +131,11 @@ struct Search<'o> {
     pending_pairs: Vec<(usize, usize)>,
     stats: Stats,
     start: Instant,
+    /// What the search may spend (read once from the options, when it begins).
+    budget: Budget,
+    /// The bytes its traced runs have recorded, as [`TraceLimits::max_bytes`] counts
+    /// them: each run may record what is left of the budget's.
+    trace_bytes: usize,
     last_progress: Instant,
     found: Option<(Counterexample, usize, usize)>,
     stopped: Option<Incomplete>,
@@ -173,15 +183,16 @@ pub fn path_conditions(program: &Program, opts: &Options, values: &[u32]) -> Vec
     let mut store = TermStore::new();
     let layout = InputLayout::declare(&mut store, &opts.inputs, opts.stdin_len);
     let values = layout.normalise(&values.iter().map(|&v| v as u64).collect::<Vec<_>>());
-    let start = Instant::now();
-    let mut machine = Machine::new(program, opts.machine_config(start));
+    let budget = opts.budget();
+    let mut machine = Machine::new(program, budget.machine_config(opts.termination));
     if layout.load(&mut machine, &values).is_err() {
         return Vec::new();
     }
     let symbolic = layout.symbolic_registers();
     let memory = layout.symbolic_memory(&mut store, program);
     let limits = TraceLimits {
-        deadline: opts.timeout.map(|t| start + t),
+        stop: budget.stop(),
+        max_bytes: budget.trace_bytes(),
         ..opts.trace_limits
     };
     let mut tracer = SymTracer::new(
@@ -211,7 +222,8 @@ impl<'o> Search<'o> {
         let _ = layout.assume(&mut store, &opts.assume);
         let domain = layout.domain(&mut store);
         let now = Instant::now();
-        let config = opts.machine_config(now);
+        let budget = opts.budget();
+        let config = budget.machine_config(opts.termination);
         let sides = programs
             .iter()
             .map(|&p| SideState {
@@ -242,6 +254,8 @@ impl<'o> Search<'o> {
             pairs_seen: FxHashSet::default(),
             pending_pairs: Vec::new(),
             start: now,
+            budget,
+            trace_bytes: 0,
             last_progress: now,
             found: None,
             stopped: None,
@@ -252,7 +266,7 @@ impl<'o> Search<'o> {
     }
 
     fn config(&self) -> Config {
-        self.opts.machine_config(self.start)
+        self.budget.machine_config(self.opts.termination)
     }
 
     fn named(&self, inputs: &[u32]) -> Vec<(String, u32)> {
@@ -407,15 +421,18 @@ impl<'o> Search<'o> {
             self.stopped = Some(Incomplete::RunBudget {
                 runs: self.stats.runs,
             });
-        } else if self.opts.interrupted() {
+        } else if self.budget.interrupted() {
             self.stopped = Some(Incomplete::Interrupted);
-        } else if let Some(limit) = self.opts.timeout {
-            let spent = self.start.elapsed();
-            if spent >= limit {
-                self.stopped = Some(Incomplete::Timeout {
-                    millis: spent.as_millis() as u64,
-                });
-            }
+        } else if self.trace_bytes_left() < MIN_RUN_TRACE_BYTES && self.stats.partial_runs > 0 {
+            // What the runs recorded all but fills the trace memory: a run now could
+            // hardly be traced.
+            self.stopped = Some(Incomplete::TraceLimit {
+                runs: self.stats.partial_runs,
+            });
+        } else if self.budget.expired() {
+            self.stopped = Some(Incomplete::Timeout {
+                millis: self.budget.started().elapsed().as_millis() as u64,
+            });
         }
         if self.last_progress.elapsed() >= Duration::from_millis(100) {
             self.last_progress = Instant::now();
@@ -427,6 +444,11 @@ impl<'o> Search<'o> {
             };
             self.observer.progress(&p);
         }
+    }
+
+    /// The bytes of the trace memory that the runs so far left.
+    fn trace_bytes_left(&self) -> usize {
+        self.budget.trace_bytes().saturating_sub(self.trace_bytes)
     }
 
     fn path_counts(&self) -> (u64, u64) {
@@ -445,12 +467,14 @@ impl<'o> Search<'o> {
         self.stats.solver_failure = self.solver.failure();
         self.stats.jump_targets = self.jump_targets.len() as u64;
         self.stats.total = self.start.elapsed();
-        Exploration {
+        let exploration = Exploration {
             paths,
             incomplete: coverage.incomplete,
-            stats: self.stats,
+            stats: std::mem::take(&mut self.stats),
             input_names: self.layout.names().to_vec(),
-        }
+        };
+        self.free_later();
+        exploration
     }
 
     /// The paths of one side, as first seen, for reports.
@@ -658,7 +682,7 @@ impl<'o> Search<'o> {
         &self,
         side: usize,
         node: NodeId,
-    ) -> Option<(NodeId, std::rc::Rc<trace::Checkpoint>)> {
+    ) -> Option<(NodeId, std::sync::Arc<trace::Checkpoint>)> {
         let s = &self.sides[side];
         let mut at = Some(node);
         while let Some(n) = at {
@@ -692,6 +716,7 @@ impl<'o> Search<'o> {
                 self.checkpoint_for(side, n)
                     .map(|(at, c)| (c, at, self.sides[side].tree.node(n).depth))
             });
+        let trace_room = self.trace_bytes_left();
         let s = &mut self.sides[side];
         s.machine.reset();
         if self.layout.load(&mut s.machine, inputs).is_err() {
@@ -702,7 +727,10 @@ impl<'o> Search<'o> {
             return (outcome, Vec::new(), leaf);
         }
         let limits = TraceLimits {
-            deadline: self.opts.timeout.map(|t| self.start + t),
+            stop: self.budget.stop(),
+            // Half of what is left, so that one long run leaves room for the short
+            // runs on other inputs that may still find a difference.
+            max_bytes: trace_room / 2,
             ..self.opts.trace_limits
         };
         let image = s.program.words().clone();
@@ -754,6 +782,7 @@ impl<'o> Search<'o> {
             .map(|o| tracer.observe(o))
             .collect();
         let checkpoints = tracer.take_checkpoints();
+        self.trace_bytes = self.trace_bytes.saturating_add(tracer.bytes_used());
         // Only the conditions after the checkpoint are new: the ones before are its
         // node's prefix, in the tree already.
         let (conds, steps, _) = tracer.finish_from(below.map_or(0, |(_, n)| n));
@@ -804,7 +833,7 @@ impl<'o> Search<'o> {
                 if let Some(&node) = at {
                     s.checkpoints
                         .entry(node)
-                        .or_insert_with(|| std::rc::Rc::new(c));
+                        .or_insert_with(|| std::sync::Arc::new(c));
                 }
             }
         }
@@ -1180,18 +1209,19 @@ impl<'o> Search<'o> {
                 runs: self.stats.restarts.max(diverged),
             });
         }
-        if self.stats.partial_runs > 0 {
+        let stopped_by_trace = matches!(self.stopped, Some(Incomplete::TraceLimit { .. }));
+        if self.stats.partial_runs > 0 && !stopped_by_trace {
             incomplete.push(Incomplete::TraceLimit {
                 runs: self.stats.partial_runs,
             });
         }
         match &self.stopped {
             Some(s) => incomplete.push(s.clone()),
-            None if self.stats.stopped_runs > 0 => incomplete.push(if self.opts.interrupted() {
+            None if self.stats.stopped_runs > 0 => incomplete.push(if self.budget.interrupted() {
                 Incomplete::Interrupted
             } else {
                 Incomplete::Timeout {
-                    millis: self.start.elapsed().as_millis() as u64,
+                    millis: self.budget.started().elapsed().as_millis() as u64,
                 }
             }),
             None => {}
@@ -1230,11 +1260,27 @@ impl<'o> Search<'o> {
         } else {
             Default::default()
         };
-        Report {
+        let report = Report {
             verdict: verdict::decide(cx, coverage, proof),
-            stats: self.stats,
+            stats: std::mem::take(&mut self.stats),
             input_names: self.layout.names().to_vec(),
             paths,
-        }
+        };
+        self.free_later();
+        report
+    }
+
+    /// Hands what the runs recorded (the path trees with their checkpoints, the terms)
+    /// to a thread that frees it, so that the report does not wait for that: after a
+    /// long loop it is millions of small nodes, seconds of work, and a deadline must
+    /// hold however much was recorded.
+    fn free_later(&mut self) {
+        let sides = std::mem::take(&mut self.sides);
+        let store = std::mem::take(&mut self.store);
+        let recorded = (sides, store);
+        // Where no thread can be made, the closure (and all it holds) is freed here.
+        let _ = std::thread::Builder::new()
+            .name("tamarin-free".into())
+            .spawn(move || drop(recorded));
     }
 }

@@ -35,7 +35,7 @@ pub const MAX_ENUMERATED: u64 = 256;
 #[derive(Clone, Debug)]
 struct Summary {
     /// The inputs' arcs, by input, for inputs some comparison narrowed.
-    arcs: std::rc::Rc<Vec<(Term, Arc)>>,
+    arcs: std::sync::Arc<Vec<(Term, Arc)>>,
     /// The last condition kept as written, as an index into [`Summaries::kept`].
     kept: Option<u32>,
     /// A condition is false wherever the earlier ones hold.
@@ -141,7 +141,7 @@ impl Summaries {
             Some(s) => s,
             None => {
                 let mut s = Summary {
-                    arcs: std::rc::Rc::new(Vec::new()),
+                    arcs: std::sync::Arc::new(Vec::new()),
                     kept: None,
                     infeasible: false,
                 };
@@ -163,7 +163,7 @@ impl Summaries {
     /// `s` with input `x`'s arc narrowed to `arc` (the values on its arc where the
     /// new condition holds).
     fn narrow(mut s: Summary, at: Option<usize>, x: Term, arc: Arc) -> Summary {
-        let arcs = std::rc::Rc::make_mut(&mut s.arcs);
+        let arcs = std::sync::Arc::make_mut(&mut s.arcs);
         match at {
             Some(i) => arcs[i].1 = arc,
             None => {

@@ -342,10 +342,14 @@ pub fn build_chain(
             Z3Solver::new(config.z3_mode, config.timeout)
                 .with_resource_limit(config.resource_limit)
                 .with_escalation(config.escalate)
-                .with_work_budget(config.work_budget),
+                .with_work_budget(config.work_budget)
+                .with_interrupt(stop.flag),
         ),
         Some(cmd) => match ProcessSolver::from_name(cmd, config.timeout) {
-            Ok(p) => Box::new(p.with_work_budget(config.work_budget)),
+            Ok(p) => Box::new(
+                p.with_work_budget(config.work_budget)
+                    .with_interrupt(stop.flag),
+            ),
             Err(e) => Box::new(Unavailable(e)),
         },
     };

@@ -31,7 +31,13 @@ pub struct ProcessSolver {
     asked: u64,
     /// The most work ([`super::NOMINAL_QUERY_WORK`] a query) all queries may cost.
     work_budget: Option<u64>,
+    /// Raised from outside (Ctrl-C): the process of a query in flight is killed
+    /// within [`WATCH_PERIOD`].
+    interrupt: Option<&'static std::sync::atomic::AtomicBool>,
 }
+
+/// How often a query's process is looked at for an interrupt.
+const WATCH_PERIOD: Duration = Duration::from_millis(20);
 
 impl ProcessSolver {
     /// `z3`, `cvc5` and `yices` name the usual binaries with their time-limit flags;
@@ -63,6 +69,7 @@ impl ProcessSolver {
                     label: other.to_string(),
                     asked: 0,
                     work_budget: None,
+                    interrupt: None,
                 });
             }
         };
@@ -75,6 +82,7 @@ impl ProcessSolver {
             label: name.trim().to_string(),
             asked: 0,
             work_budget: None,
+            interrupt: None,
         })
     }
 
@@ -82,6 +90,12 @@ impl ProcessSolver {
     /// each query counts [`super::NOMINAL_QUERY_WORK`].
     pub fn with_work_budget(mut self, budget: Option<u64>) -> ProcessSolver {
         self.work_budget = budget;
+        self
+    }
+
+    /// Kills the process of a query in flight once `flag` is raised (Ctrl-C).
+    pub fn with_interrupt(mut self, flag: Option<&'static std::sync::atomic::AtomicBool>) -> Self {
+        self.interrupt = flag;
         self
     }
 
@@ -115,10 +129,23 @@ impl ProcessSolver {
             Some(left) if left < self.timeout => left,
             _ => self.timeout + Duration::from_millis(500),
         };
-        let timed_out = match running.child.wait_timeout(wait) {
-            Ok(Some(_)) => false,
-            Ok(None) => true,
-            Err(e) => return Err(e.to_string()),
+        // In slices, so that an interrupt is heard while the solver works.
+        let until = std::time::Instant::now() + wait;
+        let timed_out = loop {
+            let left = until.saturating_duration_since(std::time::Instant::now());
+            match running.child.wait_timeout(left.min(WATCH_PERIOD)) {
+                Ok(Some(_)) => break false,
+                Ok(None) if left <= WATCH_PERIOD => break true,
+                Ok(None) => {}
+                Err(e) => return Err(e.to_string()),
+            }
+            if self
+                .interrupt
+                .is_some_and(|f| f.load(std::sync::atomic::Ordering::Relaxed))
+            {
+                running.kill();
+                return Ok(Answer::Unknown(super::INTERRUPTED.into()));
+            }
         };
         if timed_out {
             running.kill();

@@ -5,6 +5,8 @@
 //! Memory is read through the one array lowering ([`ArrayLowering`]) first, so Z3
 //! sees bit-vectors only.
 
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::{Mutex, OnceLock};
 use std::time::{Duration, Instant};
 
 use z3::ast::{Bool, BV};
@@ -69,6 +71,64 @@ pub struct Z3Solver {
     work: u64,
     /// The most resource units all queries together may spend (`None`: no bound).
     work_budget: Option<u64>,
+    /// Raised from outside (Ctrl-C): a query in flight is interrupted within
+    /// [`WATCH_PERIOD`] ([`InFlight`]).
+    interrupt: Option<&'static AtomicBool>,
+}
+
+/// How often the watcher looks at the interrupt flags of the queries in flight.
+const WATCH_PERIOD: Duration = Duration::from_millis(20);
+
+/// The Z3 contexts (as addresses) solving a query now, each with the flag that
+/// interrupts its comparison. A query is listed only while Z3 works on it, so a
+/// context listed here is alive.
+static IN_FLIGHT: Mutex<Vec<(usize, &'static AtomicBool)>> = Mutex::new(Vec::new());
+
+/// A query listed in [`IN_FLIGHT`] while it lives. Z3 hears of no signal (its own
+/// handler is off, so that the tool's Ctrl-C handler gets it) and a query may take
+/// seconds within its resource limit, so one watcher thread, started with the first
+/// listed query, interrupts every listed query whose flag is raised
+/// (`Z3_interrupt`, which Z3 allows from another thread): the query then ends at once
+/// as unknown.
+struct InFlight(usize);
+
+impl InFlight {
+    fn new(flag: &'static AtomicBool) -> InFlight {
+        static WATCHER: OnceLock<()> = OnceLock::new();
+        WATCHER.get_or_init(|| {
+            let _ = std::thread::Builder::new()
+                .name("tamarin-z3-interrupt".into())
+                .spawn(|| loop {
+                    std::thread::sleep(WATCH_PERIOD);
+                    let listed = IN_FLIGHT.lock().unwrap_or_else(|e| e.into_inner());
+                    for &(ctx, flag) in listed.iter() {
+                        if flag.load(Ordering::Relaxed) {
+                            // SAFETY: the context is solving a query (it is listed
+                            // only then, and unlisted under this lock), so it is
+                            // alive; Z3_interrupt may be called from any thread.
+                            if let Some(c) = std::ptr::NonNull::new(ctx as *mut _) {
+                                unsafe { z3_sys::Z3_interrupt(c) };
+                            }
+                        }
+                    }
+                });
+        });
+        let ctx = z3::Context::thread_local().get_z3_context().as_ptr() as usize;
+        IN_FLIGHT
+            .lock()
+            .unwrap_or_else(|e| e.into_inner())
+            .push((ctx, flag));
+        InFlight(ctx)
+    }
+}
+
+impl Drop for InFlight {
+    fn drop(&mut self) {
+        let mut listed = IN_FLIGHT.lock().unwrap_or_else(|e| e.into_inner());
+        if let Some(k) = listed.iter().position(|&(c, _)| c == self.0) {
+            listed.swap_remove(k);
+        }
+    }
 }
 
 /// Turns off Z3's own SIGINT handling for every solver, once, where this Z3 has
@@ -125,6 +185,7 @@ impl Z3Solver {
             shared_uses: 0,
             work: 0,
             work_budget: None,
+            interrupt: None,
         }
     }
 
@@ -157,6 +218,13 @@ impl Z3Solver {
     /// nothing is left).
     fn budget_spent(&self) -> bool {
         self.work_left() == Some(0)
+    }
+
+
+    /// Interrupts a query in flight once `flag` is raised (Ctrl-C).
+    pub fn with_interrupt(mut self, flag: Option<&'static AtomicBool>) -> Z3Solver {
+        self.interrupt = flag;
+        self
     }
 
     /// Also bounds each query by Z3's deterministic resource count.
@@ -235,7 +303,10 @@ impl Z3Solver {
             if self.lowered[t.index()].is_some() {
                 continue;
             }
-            if k % 256 == 255 && Instant::now() >= deadline {
+            if k % 256 == 255
+                && (Instant::now() >= deadline
+                    || self.interrupt.is_some_and(|f| f.load(Ordering::Relaxed)))
+            {
                 return false;
             }
             self.invalid.set(false);
@@ -311,6 +382,9 @@ impl Z3Solver {
         timeout: Duration,
         rlimit: Option<u32>,
     ) -> Answer {
+        if self.interrupt.is_some_and(|f| f.load(Ordering::Relaxed)) {
+            return Answer::Unknown(super::INTERRUPTED.into());
+        }
         let fresh = || z3::Solver::new_for_logic("QF_BV").unwrap_or_default();
         let solver = if incremental {
             self.shared.take().unwrap_or_else(fresh)
@@ -319,6 +393,7 @@ impl Z3Solver {
         };
         solver.set_params(&Self::params(timeout, rlimit));
         let before = Self::rlimit_count(&solver);
+        let watched = self.interrupt.map(InFlight::new);
         let result = if incremental {
             solver.check_assumptions(conjuncts)
         } else {
@@ -327,6 +402,7 @@ impl Z3Solver {
             }
             solver.check()
         };
+        drop(watched);
         self.work += Self::rlimit_count(&solver).saturating_sub(before);
         let answer = match result {
             SatResult::Sat => match solver.get_model() {
@@ -578,5 +654,46 @@ mod tests {
         let lowered = z3.arrays.lower(&mut s, &[bad]);
         assert!(z3.lower(&s, &lowered, Instant::now() + Duration::from_secs(5)));
         assert!(matches!(z3.get(lowered[0]), Some(Lowered::Invalid)));
+    }
+
+    #[test]
+    fn a_raised_flag_interrupts_a_query_in_flight_and_later_queries_are_answered() {
+        static FLAG: AtomicBool = AtomicBool::new(false);
+        let mut s = TermStore::new();
+        // Two 32-bit factors of 2^63 - 1 (the check of `--assume '$1 * $2 ==
+        // 0x7fffffffffffffff'`): many seconds of Z3's work without a limit.
+        let (x, y) = (s.new_var("x", 32), s.new_var("y", 32));
+        let zero = s.constant(32, 0);
+        let (wx, wy) = (s.bin(BinOp::Concat, zero, x), s.bin(BinOp::Concat, zero, y));
+        let xy = s.bin(BinOp::Mul, wx, wy);
+        let k = s.constant(64, 0x7fff_ffff_ffff_ffff);
+        let hard = vec![s.eq(xy, k)];
+        let mut z3 = Z3Solver::new(Z3Mode::Auto, Duration::from_secs(600))
+            .with_resource_limit(None)
+            .with_escalation(false)
+            .with_interrupt(Some(&FLAG));
+        let raiser = std::thread::spawn(|| {
+            std::thread::sleep(Duration::from_millis(300));
+            FLAG.store(true, Ordering::SeqCst);
+            Instant::now()
+        });
+        let answer = z3.check(&mut s, &hard);
+        let ended = Instant::now();
+        let raised = raiser.join().expect("raiser");
+        assert!(matches!(answer, Answer::Unknown(_)), "{answer:?}");
+        // The watcher looks every 20 ms; the margin absorbs a loaded machine.
+        assert!(
+            ended.saturating_duration_since(raised) < Duration::from_millis(1500),
+            "ended {:?} after the flag",
+            ended.saturating_duration_since(raised)
+        );
+        // While it is raised nothing is asked; lowered again, Z3 answers in this thread.
+        let five = s.word(5);
+        let easy = [s.eq(x, five)];
+        assert!(matches!(z3.check(&mut s, &easy), Answer::Unknown(_)));
+        FLAG.store(false, Ordering::SeqCst);
+        assert!(matches!(z3.check(&mut s, &easy), Answer::Sat(_)));
+        let mut fresh = Z3Solver::new(Z3Mode::Fresh, Duration::from_secs(60));
+        assert!(matches!(fresh.check(&mut s, &easy), Answer::Sat(_)));
     }
 }

@@ -19,7 +19,7 @@ use std::sync::Arc;
 
 use rustc_hash::{FxHashMap, FxHashSet};
 use tamarin_mips::cpu::{
-    Event, Fault, FaultKind, Machine, Position, Registers, Tracer, INPUT_ADDR, OUTPUT_ADDR,
+    Event, Fault, FaultKind, Machine, Position, Registers, Stop, Tracer, INPUT_ADDR, OUTPUT_ADDR,
 };
 use tamarin_mips::memory::MEM_SIZE;
 use tamarin_mips::{Instr, Reg};
@@ -70,8 +70,11 @@ pub enum GaveUp {
     Conditions,
     /// The run built more new terms than the limit.
     Terms,
-    /// The deadline passed.
+    /// The deadline passed, or the work was interrupted.
     Deadline,
+    /// The run's trace would have held more bytes than its share of the search's
+    /// trace memory ([`TraceLimits::max_bytes`]).
+    Memory,
 }
 
 /// Bounds on what one traced run may cost; past them the tracer gives up on the run
@@ -85,7 +88,52 @@ pub struct TraceLimits {
     pub max_conds: usize,
     /// New terms one run may add to the store.
     pub max_new_terms: usize,
-    pub deadline: Option<std::time::Instant>,
+    /// Bytes that what the traced runs record may hold: new terms, conditions (with
+    /// their nodes in the search's path tree) and checkpoints, counted at the sizes
+    /// `TERM_BYTES`, `COND_BYTES` and `CHECKPOINT_BYTES` (measured, so that the
+    /// count follows the process's peak memory). The search gives each run what its
+    /// earlier runs left of it, so the bound holds for a whole comparison (default
+    /// `DEFAULT_TRACE_BYTES`; `grade` divides its total among its parallel jobs).
+    pub max_bytes: usize,
+    /// When to give up: the budget's deadline and interrupt flag (default none).
+    pub stop: Stop,
+}
+
+/// The default bound on what a comparison's traces may hold: 512 MiB of estimated
+/// trace, about 1 GiB of peak memory for the process (BENCHMARKS.md, "Limits that
+/// hold").
+pub const DEFAULT_TRACE_BYTES: usize = 512 << 20;
+
+/// What one new term costs, as [`TraceLimits::max_bytes`] counts it (its node, width
+/// and hash-consing entry, with the tables' spare room).
+pub const TERM_BYTES: usize = 160;
+
+/// What one recorded path condition costs (its entry in the persistent vector and set,
+/// and its node in the search's path tree).
+pub const COND_BYTES: usize = 400;
+
+/// What one checkpoint costs beyond its conditions (the copied state, and the
+/// persistent structures' nodes that the next conditions copy on write).
+pub const CHECKPOINT_BYTES: usize = 5120;
+
+/// What the traces of all the comparisons that run at once may hold together, by
+/// default: [`TraceLimits::for_jobs`] divides it among them.
+pub const TOTAL_TRACE_BYTES: usize = 2 << 30;
+
+/// The least trace memory a comparison gets however many run at once.
+pub const MIN_TRACE_BYTES: usize = 64 << 20;
+
+impl TraceLimits {
+    /// These limits for one of `jobs` comparisons that run at once (`grade --jobs`):
+    /// the trace memory is `TOTAL_TRACE_BYTES` shared among them, at least
+    /// `MIN_TRACE_BYTES` and at most `DEFAULT_TRACE_BYTES` each, so that the jobs
+    /// together stay within a few GiB.
+    pub fn for_jobs(self, jobs: usize) -> TraceLimits {
+        TraceLimits {
+            max_bytes: (TOTAL_TRACE_BYTES / jobs.max(1)).clamp(MIN_TRACE_BYTES, DEFAULT_TRACE_BYTES),
+            ..self
+        }
+    }
 }
 
 impl Default for TraceLimits {
@@ -93,7 +141,8 @@ impl Default for TraceLimits {
         TraceLimits {
             max_conds: 1_000_000,
             max_new_terms: 1_000_000,
-            deadline: None,
+            max_bytes: DEFAULT_TRACE_BYTES,
+            stop: Stop::default(),
         }
     }
 }
@@ -263,6 +312,11 @@ pub struct SymTracer<'s> {
     steps: Option<Vec<TraceStep>>,
     limits: TraceLimits,
     term_budget_end: usize,
+    /// The store's size and the conditions when the tracer began, and the checkpoints
+    /// taken since: what the run has recorded ([`SymTracer::bytes_used`]).
+    terms_at_start: usize,
+    conds_at_start: usize,
+    checkpoints_taken: usize,
     executed: u64,
     gave_up: Option<GaveUp>,
     /// Take a [`Checkpoint`] each time the conditions reach a multiple of `.0`, from
@@ -281,7 +335,8 @@ impl<'s> SymTracer<'s> {
         limits: TraceLimits,
     ) -> Self {
         let image_end = (at.run.mem.image.len() as u32).saturating_mul(4);
-        let end = store_len_plus(store.len(), limits.max_new_terms);
+        let terms_at_start = store.len();
+        let end = store_len_plus(terms_at_start, limits.max_new_terms);
         SymTracer {
             store,
             run: at.run.clone(),
@@ -290,6 +345,9 @@ impl<'s> SymTracer<'s> {
             steps: None,
             limits,
             term_budget_end: end,
+            terms_at_start,
+            conds_at_start: at.run.conds.len(),
+            checkpoints_taken: 0,
             executed: at.steps(),
             gave_up: None,
             checkpoint_every: None,
@@ -326,6 +384,7 @@ impl<'s> SymTracer<'s> {
             Event::Jump { target, .. } => target,
             _ => pc.wrapping_add(4),
         };
+        self.checkpoints_taken += 1;
         self.checkpoints.push(Checkpoint {
             at: Position {
                 pc: next,
@@ -380,6 +439,9 @@ impl<'s> SymTracer<'s> {
             image_end,
             termination,
             term_budget_end: store_len_plus(base, TraceLimits::default().max_new_terms),
+            terms_at_start: base,
+            conds_at_start: 0,
+            checkpoints_taken: 0,
             steps: record_steps.then(Vec::new),
             limits: TraceLimits::default(),
             executed: 0,
@@ -431,6 +493,17 @@ impl<'s> SymTracer<'s> {
         self.term_budget_end = store_len_plus(self.store.len(), limits.max_new_terms);
         self.limits = limits;
         self
+    }
+
+    /// The bytes this run has recorded, as [`TraceLimits::max_bytes`] counts them: its
+    /// new terms, its conditions and its checkpoints.
+    pub fn bytes_used(&self) -> usize {
+        let terms = self.store.len().saturating_sub(self.terms_at_start);
+        let conds = self.run.conds.len().saturating_sub(self.conds_at_start);
+        terms
+            .saturating_mul(TERM_BYTES)
+            .saturating_add(conds.saturating_mul(COND_BYTES))
+            .saturating_add(self.checkpoints_taken.saturating_mul(CHECKPOINT_BYTES))
     }
 
     /// Why the tracer stopped following the run, if it did: then its conditions are a
@@ -752,13 +825,13 @@ impl Tracer for SymTracer<'_> {
             self.gave_up = Some(GaveUp::Terms);
             return;
         }
-        if self.executed.is_multiple_of(4096) {
-            if let Some(d) = self.limits.deadline {
-                if std::time::Instant::now() >= d {
-                    self.gave_up = Some(GaveUp::Deadline);
-                    return;
-                }
-            }
+        if self.bytes_used() > self.limits.max_bytes {
+            self.gave_up = Some(GaveUp::Memory);
+            return;
+        }
+        if self.executed.is_multiple_of(4096) && self.limits.stop.reached() {
+            self.gave_up = Some(GaveUp::Deadline);
+            return;
         }
         if self.run.sym_words {
             self.pin_fetched(pc, pc, Cs241::encode(instr));

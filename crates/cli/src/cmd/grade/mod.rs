@@ -328,13 +328,16 @@ fn resolve(
         observe: args.observe.as_ref().map(|o| o.0.clone()),
         engine: args.engine.map(EngineArg::engine),
     };
-    let settings = Settings::resolve(
+    let mut settings = Settings::resolve(
         line,
         task,
         &|id| given.contains(id),
         true,
         crate::interrupt::flag(),
     )?;
+    // The comparisons that run at once share the trace memory.
+    let jobs = tamarin_grade::class::job_count(args.jobs);
+    settings.opts.trace_limits = settings.opts.trace_limits.for_jobs(jobs);
     if settings.search.dump_smt.is_some() || settings.search.dump_trace {
         return Err(CliError::Usage(
             "--dump-smt and --dump-trace are for one comparison: use `tamarin compare`".into(),
