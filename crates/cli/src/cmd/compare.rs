@@ -12,7 +12,7 @@ use tamarin::{Observable, Observed};
 use tamarin_mips::Status;
 
 use super::search::{
-    explain_command, inputs_line, ms, reason_text, replay_command, shell_word, signed, status_line,
+    explain_command, inputs_line, ms, note_text, reason_text, replay_command, shell_word, signed, status_line,
     word, CliObserver, FrontendKind, SearchArgs, Searcher,
 };
 use crate::args::OutputFormat;
@@ -271,6 +271,9 @@ fn write_text(
             if let Some(note) = fuel_note(p, opts.out_of_fuel) {
                 writeln!(out, "  {note}")?;
             }
+            for note in report.notes() {
+                writeln!(out, "  note: {}", note_text(note))?;
+            }
         }
         Verdict::PossiblyEquivalent(reasons) => {
             writeln!(
@@ -291,6 +294,9 @@ fn write_text(
                     count(r, "path"),
                     count(args.search.fuel, "step")
                 )?;
+            }
+            for note in report.notes() {
+                writeln!(out, "  note: {}", note_text(note))?;
             }
         }
     }

@@ -117,7 +117,14 @@ pub fn execute(args: Args) -> Result<ExitCode, CliError> {
         machine.set_reg(r, v);
     }
     machine.set_input(std::sync::Arc::from(input));
-    let outcome = machine.run_to_outcome(&mut tamarin_mips::NoTrace);
+    // Piped standard input that nothing here reads is ignored: say so, and name the
+    // option that would use it.
+    let ignored = ask.is_none() && !program_stdin && !input_stdin && stdin_has_data();
+    let mut reads = InputReads::default();
+    let outcome = machine.run_to_outcome(&mut reads);
+    if ignored {
+        eprintln!("warning: {}", ignored_stdin_warning(&args, reads.0));
+    }
     let memory = args.show_mem.map(|(from, to)| {
         let words = (from..=to).step_by(4).map(|a| machine.read_word(a));
         (from, words.collect::<Vec<u32>>())
@@ -153,6 +160,75 @@ pub fn execute(args: Args) -> Result<ExitCode, CliError> {
     }
     super::finish(out)?;
     Ok(ExitCode::SUCCESS)
+}
+
+/// A tracer that notes whether the program read standard input (0xFFFF0004).
+#[derive(Default)]
+struct InputReads(bool);
+
+impl tamarin_mips::cpu::Tracer for InputReads {
+    #[inline(always)]
+    fn exec(&mut self, _pc: u32, _instr: tamarin_mips::Instr, event: tamarin_mips::cpu::Event) {
+        if let tamarin_mips::cpu::Event::Input(_) = event {
+            self.0 = true;
+        }
+    }
+}
+
+/// Whether this tool's standard input is piped data: a pipe or a socket, or a file
+/// that is not empty (not a terminal, and not /dev/null or a closed descriptor).
+/// Nothing is read from it.
+fn stdin_has_data() -> bool {
+    if super::stdin_is_terminal() {
+        return false;
+    }
+    #[cfg(unix)]
+    {
+        use std::os::fd::AsFd;
+        use std::os::unix::fs::FileTypeExt;
+        let Ok(fd) = io::stdin().as_fd().try_clone_to_owned() else {
+            return false;
+        };
+        let Ok(meta) = std::fs::File::from(fd).metadata() else {
+            return false;
+        };
+        let kind = meta.file_type();
+        kind.is_fifo() || kind.is_socket() || (kind.is_file() && meta.len() > 0)
+    }
+    #[cfg(not(unix))]
+    {
+        true
+    }
+}
+
+/// The warning for piped standard input that `run` did not read: where the run's
+/// inputs came from, and the option that reads the pipe (`--stdin -` when the program
+/// read its own input, found empty).
+fn ignored_stdin_warning(args: &Args, program_read_input: bool) -> String {
+    let fe = &args.frontend;
+    let given = if fe.array.is_some() {
+        "the array of --array"
+    } else if fe.r1.is_some() || fe.r2.is_some() || !fe.regs.is_empty() {
+        "the registers given (--r1, --r2, --reg; the others 0)"
+    } else {
+        "$1 = 0 and $2 = 0"
+    };
+    let program_input = match &args.stdin {
+        Some(_) => "the program read the file of --stdin",
+        None if program_read_input => "the program read standard input and found it empty",
+        None => "the program's standard input is empty",
+    };
+    let option = if program_read_input && args.stdin.is_none() {
+        "--stdin - gives the piped bytes to the program; --twoints reads $1 and $2 from \
+         them, --array-stdin an array"
+    } else {
+        "--twoints reads $1 and $2 from them, --array-stdin an array; --stdin - gives \
+         them to the program"
+    };
+    format!(
+        "standard input is piped but not read: the run used {given}, and {program_input} \
+         ({option})"
+    )
 }
 
 /// What `run` reports: the outcome and what goes with it.

@@ -97,6 +97,10 @@ pub struct TaskModel {
     pub out_of_fuel: &'static str,
     /// The preconditions, as written.
     pub assume: Vec<String>,
+    /// Notes about the task seen on the reference alone (such as standard output that
+    /// it writes but the task does not compare). Absent when there are none.
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub notes: Vec<crate::json::NoteJson>,
 }
 
 impl TaskModel {
@@ -105,7 +109,22 @@ impl TaskModel {
             fuel: opts.fuel,
             out_of_fuel: opts.out_of_fuel.name(),
             assume: opts.assume.iter().map(|p| p.text().to_string()).collect(),
+            notes: Vec::new(),
         }
+    }
+
+    /// The task's rules with the notes about `reference` (see [`tamarin::task_notes`]).
+    pub fn with_notes(opts: &tamarin::Options, reference: &tamarin_mips::Program) -> TaskModel {
+        let mut task = TaskModel::of(opts);
+        task.notes = tamarin::task_notes(&[reference], opts)
+            .iter()
+            .map(|n| {
+                let mut json = crate::json::NoteJson::new(n);
+                json.message = json.message.replacen("the program", "the reference", 1);
+                json
+            })
+            .collect();
+        task
     }
 
     /// The rules in one line for people.
@@ -372,6 +391,9 @@ fn detail(row: &Row) -> Option<String> {
 pub fn write_text(out: &mut impl Write, m: &Model) -> std::io::Result<()> {
     writeln!(out, "{}", m.summary_line())?;
     writeln!(out, "{}", m.task.line())?;
+    for note in &m.task.notes {
+        writeln!(out, "note: {} ({})", note.message, note.advice)?;
+    }
     if let Some(shard) = &m.shard {
         writeln!(
             out,
