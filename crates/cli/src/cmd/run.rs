@@ -119,10 +119,10 @@ pub fn execute(args: Args) -> Result<ExitCode, CliError> {
     machine.set_input(std::sync::Arc::from(input));
     // Piped standard input that nothing here reads is ignored: say so, and name the
     // option that would use it.
-    let ignored = ask.is_none() && !program_stdin && !input_stdin && stdin_has_data();
+    let probe = (ask.is_none() && !program_stdin && !input_stdin).then(StdinProbe::start);
     let mut reads = InputReads::default();
     let outcome = machine.run_to_outcome(&mut reads);
-    if ignored {
+    if probe.is_some_and(StdinProbe::has_data) {
         eprintln!("warning: {}", ignored_stdin_warning(&args, reads.0));
     }
     let memory = args.show_mem.map(|(from, to)| {
@@ -175,29 +175,57 @@ impl tamarin_mips::cpu::Tracer for InputReads {
     }
 }
 
-/// Whether this tool's standard input is piped data: a pipe or a socket, or a file
-/// that is not empty (not a terminal, and not /dev/null or a closed descriptor).
-/// Nothing is read from it.
-fn stdin_has_data() -> bool {
-    if super::stdin_is_terminal() {
-        return false;
+/// Whether this tool's standard input holds piped data, asked before the run and
+/// answered after it ([`StdinProbe::has_data`]): a file that is not empty, or a pipe
+/// or socket from which a byte arrives (read on a thread of its own, so a pipe whose
+/// writer stays silent blocks nothing: an empty or silent pipe, a terminal or
+/// /dev/null is no data). Only for a run that reads nothing from standard input, so
+/// the byte taken is one nobody would read.
+enum StdinProbe {
+    Known(bool),
+    Pipe(std::sync::mpsc::Receiver<bool>),
+}
+
+impl StdinProbe {
+    fn start() -> StdinProbe {
+        if super::stdin_is_terminal() {
+            return StdinProbe::Known(false);
+        }
+        #[cfg(unix)]
+        {
+            use std::os::fd::AsFd;
+            use std::os::unix::fs::FileTypeExt;
+            let Ok(fd) = io::stdin().as_fd().try_clone_to_owned() else {
+                return StdinProbe::Known(false);
+            };
+            let Ok(meta) = std::fs::File::from(fd).metadata() else {
+                return StdinProbe::Known(false);
+            };
+            let kind = meta.file_type();
+            if kind.is_file() {
+                return StdinProbe::Known(meta.len() > 0);
+            }
+            if !(kind.is_fifo() || kind.is_socket()) {
+                return StdinProbe::Known(false);
+            }
+        }
+        let (tx, rx) = std::sync::mpsc::channel();
+        std::thread::spawn(move || {
+            let mut byte = [0u8; 1];
+            let got = matches!(io::stdin().lock().read(&mut byte), Ok(1));
+            let _ = tx.send(got);
+        });
+        StdinProbe::Pipe(rx)
     }
-    #[cfg(unix)]
-    {
-        use std::os::fd::AsFd;
-        use std::os::unix::fs::FileTypeExt;
-        let Ok(fd) = io::stdin().as_fd().try_clone_to_owned() else {
-            return false;
-        };
-        let Ok(meta) = std::fs::File::from(fd).metadata() else {
-            return false;
-        };
-        let kind = meta.file_type();
-        kind.is_fifo() || kind.is_socket() || (kind.is_file() && meta.len() > 0)
-    }
-    #[cfg(not(unix))]
-    {
-        true
+
+    /// The answer: a pipe gets a moment more for a writer that has not written yet.
+    fn has_data(self) -> bool {
+        match self {
+            StdinProbe::Known(known) => known,
+            StdinProbe::Pipe(rx) => rx
+                .recv_timeout(std::time::Duration::from_millis(200))
+                .unwrap_or(false),
+        }
     }
 }
 
@@ -209,7 +237,7 @@ fn ignored_stdin_warning(args: &Args, program_read_input: bool) -> String {
     let given = if fe.array.is_some() {
         "the array of --array"
     } else if fe.r1.is_some() || fe.r2.is_some() || !fe.regs.is_empty() {
-        "the registers given (--r1, --r2, --reg; the others 0)"
+        "the registers of --r1, --r2 and --reg (the others 0)"
     } else {
         "$1 = 0 and $2 = 0"
     };
