@@ -91,8 +91,8 @@ pub use io::{
     image_word, observe, InputLayout, InputSpec, InputValues, Observable, Observed,
     MAX_OBSERVED_WORDS,
 };
-pub use options::Options;
 pub use notes::NOTE_FUEL;
+pub use options::Options;
 pub use report::{Note, Observer, PathReport, Progress, Quiet, Report, Side, Stats};
 pub use solver::{
     ProcessSolver, SolverConfig, SolverStats, Z3Mode, DEFAULT_QUERY_TIMEOUT,

@@ -12,8 +12,8 @@ use tamarin::{Observable, Observed};
 use tamarin_mips::Status;
 
 use super::search::{
-    explain_command, inputs_line, ms, note_text, reason_text, replay_command, shell_word, signed, status_line,
-    word, CliObserver, FrontendKind, SearchArgs, Searcher,
+    explain_command, inputs_line, ms, note_text, reason_text, replay_command, shell_word, signed,
+    status_line, word, CliObserver, FrontendKind, SearchArgs, Searcher,
 };
 use crate::args::OutputFormat;
 use crate::diag::{CliError, EXIT_FOUND, EXIT_INCOMPLETE, EXIT_OK};
