@@ -78,3 +78,41 @@ fn writes_output(program: &Program, opts: &Options, layout: &InputLayout) -> boo
     }
     false
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use tamarin_mips::asm::assemble;
+
+    fn program(text: &str) -> Program {
+        assemble("p.asm", text).expect("assembles")
+    }
+
+    #[test]
+    fn output_written_but_not_observed_is_noted_for_either_program() {
+        let quiet = program("add $3, $1, $2\njr $31\n");
+        // Prints only when $1 is INT_MAX: seen on the edge inputs.
+        let edge = program(
+            "lis $4\n.word 0x7fffffff\nbne $1, $4, 3\nlis $5\n.word 0xffff000c\nsw $1, 0($5)\nadd $3, $1, $2\njr $31\n",
+        );
+        let opts = Options::default();
+        assert!(notes(&[&quiet, &quiet], &opts, &[]).is_empty());
+        let n = notes(&[&quiet, &edge], &opts, &[]);
+        assert_eq!(
+            n,
+            vec![Note::OutputNotObserved {
+                writers: vec![false, true],
+                observed: vec!["$3".into()],
+            }]
+        );
+        assert_eq!(n[0].kind(), "output-not-observed");
+        assert!(n[0].to_string().starts_with("the right program writes"));
+        // What the engine saw counts without a run here.
+        let n = notes(&[&quiet, &quiet], &opts, &[true, false]);
+        assert!(n[0].to_string().starts_with("the left program writes"));
+        // Observed output: nothing to note.
+        let mut observed = Options::default();
+        observed.observe = vec![Observable::Reg(tamarin_mips::Reg::new(3).unwrap()), Observable::Output];
+        assert!(notes(&[&quiet, &edge], &observed, &[true, true]).is_empty());
+    }
+}
