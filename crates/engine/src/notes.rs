@@ -111,8 +111,11 @@ mod tests {
         let n = notes(&[&quiet, &quiet], &opts, &[true, false]);
         assert!(n[0].to_string().starts_with("the left program writes"));
         // Observed output: nothing to note.
-        let mut observed = Options::default();
-        observed.observe = vec![Observable::Reg(tamarin_mips::Reg::new(3).unwrap()), Observable::Output];
+        let reg3 = Observable::Reg(tamarin_mips::Reg::new(3).expect("a register"));
+        let observed = Options {
+            observe: vec![reg3, Observable::Output],
+            ..Options::default()
+        };
         assert!(notes(&[&quiet, &edge], &observed, &[true, true]).is_empty());
     }
 }
