@@ -119,10 +119,10 @@ pub fn execute(args: Args) -> Result<ExitCode, CliError> {
     machine.set_input(std::sync::Arc::from(input));
     // Piped standard input that nothing here reads is ignored: say so, and name the
     // option that would use it.
-    let probe = (ask.is_none() && !program_stdin && !input_stdin).then(StdinProbe::start);
+    let unread = ask.is_none() && !program_stdin && !input_stdin;
     let mut reads = InputReads::default();
     let outcome = machine.run_to_outcome(&mut reads);
-    if probe.is_some_and(StdinProbe::has_data) {
+    if unread && stdin_has_data() {
         eprintln!("warning: {}", ignored_stdin_warning(&args, reads.0));
     }
     let memory = args.show_mem.map(|(from, to)| {
@@ -175,57 +175,56 @@ impl tamarin_mips::cpu::Tracer for InputReads {
     }
 }
 
-/// Whether this tool's standard input holds piped data, asked before the run and
-/// answered after it ([`StdinProbe::has_data`]): a file that is not empty, or a pipe
-/// or socket from which a byte arrives (read on a thread of its own, so a pipe whose
-/// writer stays silent blocks nothing: an empty or silent pipe, a terminal or
-/// /dev/null is no data). Only for a run that reads nothing from standard input, so
-/// the byte taken is one nobody would read.
-enum StdinProbe {
-    Known(bool),
-    Pipe(std::sync::mpsc::Receiver<bool>),
-}
-
-impl StdinProbe {
-    fn start() -> StdinProbe {
-        if super::stdin_is_terminal() {
-            return StdinProbe::Known(false);
-        }
-        #[cfg(unix)]
-        {
-            use std::os::fd::AsFd;
-            use std::os::unix::fs::FileTypeExt;
-            let Ok(fd) = io::stdin().as_fd().try_clone_to_owned() else {
-                return StdinProbe::Known(false);
-            };
-            let Ok(meta) = std::fs::File::from(fd).metadata() else {
-                return StdinProbe::Known(false);
-            };
-            let kind = meta.file_type();
-            if kind.is_file() {
-                return StdinProbe::Known(meta.len() > 0);
-            }
-            if !(kind.is_fifo() || kind.is_socket()) {
-                return StdinProbe::Known(false);
-            }
-        }
-        let (tx, rx) = std::sync::mpsc::channel();
-        std::thread::spawn(move || {
-            let mut byte = [0u8; 1];
-            let got = matches!(io::stdin().lock().read(&mut byte), Ok(1));
-            let _ = tx.send(got);
-        });
-        StdinProbe::Pipe(rx)
+/// Whether this tool's standard input holds piped data, asked after the run: a file
+/// that is not empty, or a pipe or socket with bytes waiting in it (asked without
+/// reading any, so a pipe that other commands share loses nothing; a writer that has
+/// not written yet gets a moment). A terminal, /dev/null, an empty or silent pipe is
+/// no data.
+fn stdin_has_data() -> bool {
+    if super::stdin_is_terminal() {
+        return false;
     }
-
-    /// The answer: a pipe gets a moment more for a writer that has not written yet.
-    fn has_data(self) -> bool {
-        match self {
-            StdinProbe::Known(known) => known,
-            StdinProbe::Pipe(rx) => rx
-                .recv_timeout(std::time::Duration::from_millis(200))
-                .unwrap_or(false),
+    #[cfg(unix)]
+    {
+        use std::os::fd::{AsFd, AsRawFd};
+        use std::os::unix::fs::FileTypeExt;
+        let stdin = io::stdin();
+        let fd0 = stdin.as_fd().as_raw_fd();
+        // The metadata of a duplicate, closed again when the file is dropped.
+        let Ok(owned) = stdin.as_fd().try_clone_to_owned() else {
+            return false;
+        };
+        let Ok(meta) = std::fs::File::from(owned).metadata() else {
+            return false;
+        };
+        let kind = meta.file_type();
+        if kind.is_file() {
+            // Bytes past the file's offset (a shell loop may have read the rest).
+            // SAFETY: lseek on an open descriptor, moving nothing (SEEK_CUR by 0).
+            let at = unsafe { libc::lseek(fd0, 0, libc::SEEK_CUR) };
+            return at >= 0 && meta.len() > at as u64;
         }
+        if !(kind.is_fifo() || kind.is_socket()) {
+            return false;
+        }
+        let mut poll = libc::pollfd {
+            fd: fd0,
+            events: libc::POLLIN,
+            revents: 0,
+        };
+        // SAFETY: one valid pollfd, and the descriptor stays open (it is stdin).
+        let ready = unsafe { libc::poll(&mut poll, 1, 200) };
+        if ready <= 0 {
+            return false;
+        }
+        let mut waiting: libc::c_int = 0;
+        // SAFETY: FIONREAD writes one c_int, the bytes waiting; nothing is read.
+        let ok = unsafe { libc::ioctl(fd0, libc::FIONREAD, &mut waiting) };
+        ok == 0 && waiting > 0
+    }
+    #[cfg(not(unix))]
+    {
+        false
     }
 }
 
