@@ -20,6 +20,9 @@
 //! query and run draw from it, with the interrupt flag, the fuel and the bound on what
 //! the traces may hold in memory.
 //!
+//! A comparison's report also carries [`Note`]s: facts about the task that are no
+//! verdict, such as standard output written by a program but not compared.
+//!
 //! Each returns an [`Error`] instead when the task cannot be carried out as given: an
 //! input array that cannot be placed, an observable no run can show, or a solver
 //! command that is not a solver (or stops answering like one). A search that merely
@@ -75,8 +78,8 @@ macro_rules! internal_modules {
 }
 
 internal_modules!(
-    assume, bmc, budget, check, concolic, equiv, error, explain, io, minimise, options, report,
-    semantics, solver, term, trace, verdict
+    assume, bmc, budget, check, concolic, equiv, error, explain, io, minimise, notes, options,
+    report, semantics, solver, term, trace, verdict
 );
 
 pub use tamarin_mips as mips;
@@ -97,8 +100,9 @@ pub use io::{
     image_word, observe, InputLayout, InputSpec, InputValues, Observable, Observed,
     MAX_OBSERVED_WORDS,
 };
+pub use notes::NOTE_FUEL;
 pub use options::Options;
-pub use report::{Observer, PathReport, Progress, Quiet, Report, Side, Stats};
+pub use report::{Note, Observer, PathReport, Progress, Quiet, Report, Side, Stats};
 pub use solver::{
     ProcessSolver, SolverConfig, SolverStats, Z3Mode, DEFAULT_QUERY_TIMEOUT,
     DEFAULT_RESOURCE_LIMIT, ESCALATION, TIME_LIMIT_PASSED, WORK_BUDGET_SPENT,
@@ -131,9 +135,19 @@ pub fn compare(
     // the task and every engine draw from it.
     let opts = &opts.started();
     opts.validate(&[left, right])?;
-    let report = equiv::compare(left, right, opts, observer);
+    let mut report = equiv::compare(left, right, opts, observer);
     opts.solver_failure(&report.stats)?;
+    let known = report.stats.wrote_output;
+    report.stats.notes = notes::notes(&[left, right], opts, &[known.0, known.1]);
     Ok(report)
+}
+
+/// The notes (see [`Note`]) about a task on `programs` alone, as [`compare`] gives
+/// them about its two: standard output written but not observed, seen on the first
+/// inputs or on an edge input (`grade` asks about its reference this way). Concrete
+/// runs only, within [`NOTE_FUEL`] steps per program.
+pub fn task_notes(programs: &[&Program], opts: &Options) -> Vec<Note> {
+    notes::notes(programs, opts, &[])
 }
 
 /// Finds inputs that make `program` fail, one [`Finding`] per failing site, each

@@ -78,11 +78,71 @@ pub struct Stats {
     pub solver_name: String,
     /// Problems that did not stop the search (for the user's attention).
     pub warnings: Vec<String>,
+    /// Whether some run this engine made of each program wrote standard output
+    /// (the path search's runs; the merged encoding makes none).
+    pub wrote_output: (bool, bool),
+    /// What the user should know about the task that is no verdict and changes none
+    /// (see [`Note`]); the front door fills it in after the engine.
+    pub notes: Vec<Note>,
     /// Why the solver backend did not work, if it did not (its answers then counted
     /// as unknowns): the front door turns it into [`crate::Error::SolverFailed`], so a
     /// report never carries one.
     pub(crate) solver_failure: Option<String>,
     pub total: Duration,
+}
+
+/// Something about the task that the user should know, beside the verdict: not a
+/// verdict, and it changes none. Each has a stable [`kind`](Note::kind) and a message
+/// that names no option (the front end gives the advice).
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum Note {
+    /// Standard output is not among the observables, but some program wrote some on a
+    /// run the comparison made or on its first inputs: a program whose output is
+    /// wrong can still be `equivalent`. `writers` says which programs wrote (in the
+    /// order they were given: left, right); `observed` names what is compared.
+    OutputNotObserved {
+        writers: Vec<bool>,
+        observed: Vec<String>,
+    },
+}
+
+impl Note {
+    /// `output-not-observed`.
+    pub fn kind(&self) -> &'static str {
+        match self {
+            Note::OutputNotObserved { .. } => "output-not-observed",
+        }
+    }
+}
+
+impl std::fmt::Display for Note {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            Note::OutputNotObserved { writers, observed } => {
+                let who = match writers.as_slice() {
+                    [true] => "the program writes",
+                    [true, true] => "both programs write",
+                    [true, false] => "the left program writes",
+                    [false, true] => "the right program writes",
+                    _ => "a program writes",
+                };
+                let what = if observed.is_empty() {
+                    "nothing is".to_string()
+                } else {
+                    format!(
+                        "only {} {}",
+                        observed.join(", "),
+                        if observed.len() == 1 { "is" } else { "are" }
+                    )
+                };
+                write!(
+                    f,
+                    "{who} to standard output, but the output is not compared ({what}): \
+                     programs whose output differs can still agree"
+                )
+            }
+        }
+    }
 }
 
 /// The full result of a comparison.
@@ -96,6 +156,13 @@ pub struct Report {
     /// them: kept only with [`crate::Options::keep_paths`], and only by the path
     /// search (empty when the merged encoding gave the verdict).
     pub paths: (Vec<PathReport>, Vec<PathReport>),
+}
+
+impl Report {
+    /// The notes about the task (see [`Note`]).
+    pub fn notes(&self) -> &[Note] {
+        &self.stats.notes
+    }
 }
 
 /// A path of a program, as first seen.

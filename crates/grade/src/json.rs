@@ -184,6 +184,30 @@ impl Reason {
     }
 }
 
+/// A note about the task (not a verdict): its stable `kind`, the words, and the
+/// option that takes it into account.
+#[derive(Debug, Serialize)]
+pub struct NoteJson {
+    pub kind: &'static str,
+    pub message: String,
+    pub advice: String,
+}
+
+impl NoteJson {
+    pub fn new(note: &tamarin::Note) -> NoteJson {
+        NoteJson {
+            kind: note.kind(),
+            message: note.to_string(),
+            advice: crate::text::note_advice(note),
+        }
+    }
+
+    /// Every note, in order.
+    pub fn list(notes: &[tamarin::Note]) -> Vec<NoteJson> {
+        notes.iter().map(NoteJson::new).collect()
+    }
+}
+
 // ---------------------------------------------------------------- compare
 
 /// `compare --format json`: the verdict, then its counterexample, proof or reasons,
@@ -216,6 +240,10 @@ pub struct CompareReport {
     /// Every setting of the comparison (as grade's `summary.task` gives them), so that
     /// `explain --from` the report replays it as the comparison did.
     pub task: crate::report::TaskModel,
+    /// Facts about the task that are no verdict (such as standard output written but
+    /// not compared: `output-not-observed`). Absent when there are none.
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub notes: Vec<NoteJson>,
     pub stats: CompareStats,
 }
 
@@ -241,6 +269,7 @@ impl CompareReport {
             out_of_fuel: opts.out_of_fuel.name(),
             hints: Vec::new(),
             task: crate::report::TaskModel::of(opts),
+            notes: NoteJson::list(report.notes()),
             stats: CompareStats {
                 runs: s.runs,
                 paths: PerSide::of(s.paths),

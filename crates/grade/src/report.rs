@@ -129,6 +129,10 @@ pub struct TaskModel {
     /// Z3's resource limit for a query's first try; 0 means none.
     pub solver_rlimit: u32,
     pub portfolio: Vec<String>,
+    /// Notes about the task seen on the reference alone (such as standard output that
+    /// it writes but the task does not compare). Absent when there are none.
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub notes: Vec<crate::json::NoteJson>,
 }
 
 impl TaskModel {
@@ -165,7 +169,22 @@ impl TaskModel {
             solver_timeout: opts.solver.timeout.as_millis() as u64,
             solver_rlimit: opts.solver.resource_limit.unwrap_or(0),
             portfolio: opts.solver.portfolio.clone(),
+            notes: Vec::new(),
         }
+    }
+
+    /// The task's rules with the notes about `reference` (see [`tamarin::task_notes`]).
+    pub fn with_notes(opts: &tamarin::Options, reference: &tamarin_mips::Program) -> TaskModel {
+        let mut task = TaskModel::of(opts);
+        task.notes = tamarin::task_notes(&[reference], opts)
+            .iter()
+            .map(|n| {
+                let mut json = crate::json::NoteJson::new(n);
+                json.message = json.message.replacen("the program", "the reference", 1);
+                json
+            })
+            .collect();
+        task
     }
 
     /// The rules in one line for people.
@@ -458,6 +477,9 @@ fn detail(row: &Row) -> Option<String> {
 pub fn write_text(out: &mut impl Write, m: &Model) -> std::io::Result<()> {
     writeln!(out, "{}", m.summary_line())?;
     writeln!(out, "{}", m.task.line())?;
+    for note in &m.task.notes {
+        writeln!(out, "note: {} ({})", note.message, note.advice)?;
+    }
     if let Some(shard) = &m.shard {
         writeln!(
             out,

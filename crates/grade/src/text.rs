@@ -229,6 +229,27 @@ pub fn advice(reason: &Incomplete, cmd: Searcher) -> Option<&'static str> {
     }
 }
 
+/// What to do about a note ([`tamarin::Note`]): the option that takes it into
+/// account (`compare` and `grade` both take `--observe`; grade's task file its
+/// `observe` key).
+pub fn note_advice(note: &tamarin::Note) -> String {
+    match note {
+        tamarin::Note::OutputNotObserved { observed, .. } => {
+            let mut list = observed.clone();
+            list.push("output".into());
+            format!(
+                "to compare it too: --observe {}",
+                shell_word(&list.join(","))
+            )
+        }
+    }
+}
+
+/// A note as text: what the user should know and, in parentheses, what to do.
+pub fn note_text(note: &tamarin::Note) -> String {
+    format!("{note} ({})", note_advice(note))
+}
+
 /// One reason as text: what happened and, in parentheses, what to do about it.
 pub fn reason_text(reason: &Incomplete, cmd: Searcher) -> String {
     match advice(reason, cmd) {

@@ -14,8 +14,8 @@ use tamarin_grade::parse::{parse_observables, ObservableList};
 use tamarin_grade::settings::{Frontend, Line, Settings};
 
 use super::search::{
-    explain_command, inputs_line, ms, reason_text, replay_command, shell_word, shown, status_line,
-    CliObserver, EngineArg, SearchArgs, Searcher,
+    explain_command, inputs_line, ms, note_text, reason_text, replay_command, shell_word, shown,
+    status_line, CliObserver, EngineArg, SearchArgs, Searcher,
 };
 use crate::args::OutputFormat;
 use crate::diag::{CliError, EXIT_FOUND, EXIT_INCOMPLETE, EXIT_OK};
@@ -288,6 +288,9 @@ fn write_text(
             if let Some(note) = fuel_note(p, opts.out_of_fuel) {
                 writeln!(out, "  {note}")?;
             }
+            for note in report.notes() {
+                writeln!(out, "  note: {}", note_text(note))?;
+            }
         }
         Verdict::PossiblyEquivalent(reasons) => {
             writeln!(
@@ -312,6 +315,9 @@ fn write_text(
                     count(r, "path"),
                     count(search.fuel, "step")
                 )?;
+            }
+            for note in report.notes() {
+                writeln!(out, "  note: {}", note_text(note))?;
             }
         }
     }

@@ -153,7 +153,14 @@ pub fn execute(mut args: Args) -> Result<ExitCode, CliError> {
         machine.set_reg(r, v);
     }
     machine.set_input(std::sync::Arc::from(input));
-    let outcome = machine.run_to_outcome(&mut tamarin_mips::NoTrace);
+    // Piped standard input that nothing here reads is ignored: say so, and name the
+    // option that would use it.
+    let unread = ask.is_none() && !program_stdin && !input_stdin;
+    let mut reads = InputReads::default();
+    let outcome = machine.run_to_outcome(&mut reads);
+    if unread && stdin_has_data() {
+        eprintln!("warning: {}", ignored_stdin_warning(&args, reads.0));
+    }
     let memory = args.show_mem.map(|(from, to)| {
         let words = (from..=to).step_by(4).map(|a| machine.read_word(a));
         (from, words.collect::<Vec<u32>>())
@@ -189,6 +196,102 @@ pub fn execute(mut args: Args) -> Result<ExitCode, CliError> {
     }
     super::finish(out)?;
     Ok(ExitCode::SUCCESS)
+}
+
+/// A tracer that notes whether the program read standard input (0xFFFF0004).
+#[derive(Default)]
+struct InputReads(bool);
+
+impl tamarin_mips::cpu::Tracer for InputReads {
+    #[inline(always)]
+    fn exec(&mut self, _pc: u32, _instr: tamarin_mips::Instr, event: tamarin_mips::cpu::Event) {
+        if let tamarin_mips::cpu::Event::Input(_) = event {
+            self.0 = true;
+        }
+    }
+}
+
+/// Whether this tool's standard input holds piped data, asked after the run: a file
+/// that is not empty, or a pipe or socket with bytes waiting in it (asked without
+/// reading any, so a pipe that other commands share loses nothing; a writer that has
+/// not written yet gets a moment). A terminal, /dev/null, an empty or silent pipe is
+/// no data.
+fn stdin_has_data() -> bool {
+    if super::stdin_is_terminal() {
+        return false;
+    }
+    #[cfg(unix)]
+    {
+        use std::os::fd::{AsFd, AsRawFd};
+        use std::os::unix::fs::FileTypeExt;
+        let stdin = io::stdin();
+        let fd0 = stdin.as_fd().as_raw_fd();
+        // The metadata of a duplicate, closed again when the file is dropped.
+        let Ok(owned) = stdin.as_fd().try_clone_to_owned() else {
+            return false;
+        };
+        let Ok(meta) = std::fs::File::from(owned).metadata() else {
+            return false;
+        };
+        let kind = meta.file_type();
+        if kind.is_file() {
+            // Bytes past the file's offset (a shell loop may have read the rest).
+            // SAFETY: lseek on an open descriptor, moving nothing (SEEK_CUR by 0).
+            let at = unsafe { libc::lseek(fd0, 0, libc::SEEK_CUR) };
+            return at >= 0 && meta.len() > at as u64;
+        }
+        if !(kind.is_fifo() || kind.is_socket()) {
+            return false;
+        }
+        let mut poll = libc::pollfd {
+            fd: fd0,
+            events: libc::POLLIN,
+            revents: 0,
+        };
+        // SAFETY: one valid pollfd, and the descriptor stays open (it is stdin).
+        let ready = unsafe { libc::poll(&mut poll, 1, 200) };
+        if ready <= 0 {
+            return false;
+        }
+        let mut waiting: libc::c_int = 0;
+        // SAFETY: FIONREAD writes one c_int, the bytes waiting; nothing is read.
+        let ok = unsafe { libc::ioctl(fd0, libc::FIONREAD, &mut waiting) };
+        ok == 0 && waiting > 0
+    }
+    #[cfg(not(unix))]
+    {
+        false
+    }
+}
+
+/// The warning for piped standard input that `run` did not read: where the run's
+/// inputs came from, and the option that reads the pipe (`--stdin -` when the program
+/// read its own input, found empty).
+fn ignored_stdin_warning(args: &Args, program_read_input: bool) -> String {
+    let fe = &args.frontend;
+    let given = if fe.array.is_some() {
+        "the array of --array"
+    } else if fe.r1.is_some() || fe.r2.is_some() || !fe.regs.is_empty() {
+        "the registers of --r1, --r2 and --reg (the others 0)"
+    } else {
+        "$1 = 0 and $2 = 0"
+    };
+    let program_input = match &args.stdin {
+        Some(_) => "the program read the file of --stdin",
+        None if program_read_input => "the program read standard input and found it empty",
+        None => "the program's standard input is empty",
+    };
+    let option = if program_read_input && args.stdin.is_none() {
+        "--stdin - gives the piped bytes to the program; --twoints reads $1 and $2 from \
+         them, --array-stdin an array"
+    } else {
+        "--twoints reads $1 and $2 from them, --array-stdin an array; --stdin - gives \
+         them to the program"
+    };
+    format!(
+        "standard input is piped but not read: the run used {given}, and {program_input} \
+         ({option})"
+    )
 }
 
 /// What `run` reports: the outcome and what goes with it.

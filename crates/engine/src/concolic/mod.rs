@@ -797,6 +797,12 @@ impl<'o> Search<'o> {
             .iter()
             .map(|o| observe(&self.sides[side].machine, &outcome, o))
             .collect();
+        if !self.sides[side].machine.output().is_empty() {
+            match side {
+                0 => self.stats.wrote_output.0 = true,
+                _ => self.stats.wrote_output.1 = true,
+            }
+        }
         if record {
             let mut text = trace::render(&self.store, &steps);
             text.push_str(&format!("    => {}", outcome.status.name()));

@@ -1,0 +1,17 @@
+; Wrong only for negative numbers: starts from 0 instead of INT_MIN (or a[0]), so
+; an array whose elements are all negative gets 0.
+      lis $4
+      .word 4
+      add $3, $0, $0      ; m = 0 instead of INT_MIN
+      add $5, $1, $0      ; p = base
+      mult $2, $4
+      mflo $8
+      add $8, $1, $8      ; end = base + 4*len
+loop: beq $5, $8, done
+      lw $7, 0($5)
+      add $5, $5, $4
+      slt $6, $3, $7      ; m < x ?
+      beq $6, $0, loop
+      add $3, $7, $0      ; m = x
+      beq $0, $0, loop
+done: jr $31
