@@ -7,11 +7,12 @@
 #
 # Usage: scripts/bench-grade.sh [WORKDIR]   (default: a fresh temporary folder)
 # Environment: JOBS (default 2), TIMEOUT (seconds per submission, default 10),
-#              SEED (default 1).
+#              SEED (default 1), TAMARIN (the binary to time, default
+#              target/release/tamarin: another build's, to compare two in one session).
 set -euo pipefail
 
 root=$(cd "$(dirname "$0")/.." && pwd)
-tamarin=$root/target/release/tamarin
+tamarin=${TAMARIN:-$root/target/release/tamarin}
 gen=$root/target/release/grade-class
 for b in "$tamarin" "$gen"; do
     [[ -x $b ]] || { echo "missing $b: build it first" >&2; exit 2; }
