@@ -25,6 +25,16 @@ fn json(stdout: &[u8]) -> Value {
         .unwrap_or_else(|e| panic!("not exactly one JSON object ({e}): {text}"))
 }
 
+/// Checks a command's exit status, showing its standard output when it differs.
+fn assert_status(out: &std::process::Output, code: i32) {
+    assert_eq!(
+        out.status.code(),
+        Some(code),
+        "{}",
+        String::from_utf8_lossy(&out.stdout)
+    );
+}
+
 const SPINS: &str = "examples/grading/submissions/loops_on_equal.asm";
 
 /// A task for the example class that leaves the out-of-fuel rule to grade's default.
@@ -129,12 +139,7 @@ fn compare_with_the_task_agrees_with_grade_on_a_submission_that_spins() {
         ])
         .output()
         .expect("run tamarin");
-    assert_eq!(
-        out.status.code(),
-        Some(0),
-        "{}",
-        String::from_utf8_lossy(&out.stdout)
-    );
+    assert_status(&out, 0);
 
     // The command line wins over the task.
     let out = tamarin()
@@ -143,12 +148,7 @@ fn compare_with_the_task_agrees_with_grade_on_a_submission_that_spins() {
         .args([SPINS, "--out-of-fuel", "same"])
         .output()
         .expect("run tamarin");
-    assert_eq!(
-        out.status.code(),
-        Some(0),
-        "{}",
-        String::from_utf8_lossy(&out.stdout)
-    );
+    assert_status(&out, 0);
 
     // One program with a task, two without.
     let out = tamarin()
@@ -198,12 +198,7 @@ fn explain_from_a_grade_report_replays_the_comparison() {
         ])
         .output()
         .expect("run tamarin");
-    assert_eq!(
-        out.status.code(),
-        Some(0),
-        "{}",
-        String::from_utf8_lossy(&out.stdout)
-    );
+    assert_status(&out, 0);
 
     // A compare report carries its settings too.
     let out = tamarin()
@@ -219,12 +214,7 @@ fn explain_from_a_grade_report_replays_the_comparison() {
         .args(["examples/grading/reference.asm", SPINS])
         .output()
         .expect("run tamarin");
-    assert_eq!(
-        out.status.code(),
-        Some(1),
-        "{}",
-        String::from_utf8_lossy(&out.stdout)
-    );
+    assert_status(&out, 1);
 }
 
 #[test]
@@ -409,12 +399,7 @@ fn check_paths_and_run_take_the_task_too() {
         .args([SPINS, "--format", "json"])
         .output()
         .expect("run tamarin");
-    assert_eq!(
-        out.status.code(),
-        Some(1),
-        "{}",
-        String::from_utf8_lossy(&out.stdout)
-    );
+    assert_status(&out, 1);
     let v = json(&out.stdout);
     assert_eq!(v["findings"][0]["kind"], "out-of-fuel", "{v}");
     // Without it, check's own default.
@@ -422,12 +407,7 @@ fn check_paths_and_run_take_the_task_too() {
         .args(["check", SPINS])
         .output()
         .expect("run tamarin");
-    assert_eq!(
-        out.status.code(),
-        Some(0),
-        "{}",
-        String::from_utf8_lossy(&out.stdout)
-    );
+    assert_status(&out, 0);
     // paths runs at the task's fuel.
     let out = tamarin()
         .args(["paths", "--task"])
