@@ -10,7 +10,7 @@ use tamarin::{InputLayout, InputValues};
 
 use crate::collect::Skipped;
 use crate::groups::Group;
-use crate::json::Inputs;
+use crate::json::{Inputs, TaskModel};
 use crate::record::stored_reason_text;
 use crate::settings::Search;
 use crate::text::{inputs_line, replay_command, short_inputs_line};
@@ -90,103 +90,7 @@ impl ShardsModel {
     }
 }
 
-/// The task's rules, as every report states them: what a verdict is about, and every
-/// setting it was given under, so that `explain --from` the report replays it as the
-/// comparison did.
-#[derive(Debug, Default, Serialize)]
-pub struct TaskModel {
-    pub fuel: u64,
-    /// `same` or `different`.
-    pub out_of_fuel: &'static str,
-    /// The preconditions, as written.
-    pub assume: Vec<String>,
-    /// What is compared when both runs end.
-    pub observe: Vec<String>,
-    /// `concolic`, `bmc` or `auto`.
-    pub engine: &'static str,
-    /// `twoints` or `array`.
-    pub frontend: &'static str,
-    /// The input registers (twoints only).
-    #[serde(skip_serializing_if = "Option::is_none")]
-    pub inputs: Option<Vec<String>>,
-    /// The longest array (array only).
-    #[serde(skip_serializing_if = "Option::is_none")]
-    pub max_len: Option<u32>,
-    /// Where the array is placed, when the task says.
-    #[serde(skip_serializing_if = "Option::is_none")]
-    pub array_base: Option<u32>,
-    pub stdin_len: usize,
-    /// The address whose jump ends a run.
-    pub termination: u32,
-    pub depth: usize,
-    /// Seconds per comparison; 0 means none.
-    pub timeout: u64,
-    pub max_runs: u64,
-    /// `z3`, or the solver's command.
-    pub solver: String,
-    /// Milliseconds per solver query.
-    pub solver_timeout: u64,
-    /// Z3's resource limit for a query's first try; 0 means none.
-    pub solver_rlimit: u32,
-    pub portfolio: Vec<String>,
-    /// Notes about the task seen on the reference alone (such as standard output that
-    /// it writes but the task does not compare). Absent when there are none.
-    #[serde(skip_serializing_if = "Vec::is_empty")]
-    pub notes: Vec<crate::json::NoteJson>,
-}
-
 impl TaskModel {
-    pub fn of(opts: &tamarin::Options) -> TaskModel {
-        let (frontend, inputs, max_len, array_base) = match &opts.inputs {
-            tamarin::InputSpec::Registers(regs) => (
-                "twoints",
-                Some(regs.iter().map(|r| r.to_string()).collect()),
-                None,
-                None,
-            ),
-            tamarin::InputSpec::Array { max_len, base } => ("array", None, Some(*max_len), *base),
-        };
-        TaskModel {
-            fuel: opts.fuel,
-            out_of_fuel: opts.out_of_fuel.name(),
-            assume: opts.assume.iter().map(|p| p.text().to_string()).collect(),
-            observe: opts.observe.iter().map(|o| o.to_string()).collect(),
-            engine: opts.engine.name(),
-            frontend,
-            inputs,
-            max_len,
-            array_base,
-            stdin_len: opts.stdin_len,
-            termination: opts.termination,
-            depth: opts.depth,
-            timeout: opts.timeout.map_or(0, |t| t.as_secs()),
-            max_runs: opts.max_runs,
-            solver: opts
-                .solver
-                .external
-                .clone()
-                .unwrap_or_else(|| "z3".to_string()),
-            solver_timeout: opts.solver.timeout.as_millis() as u64,
-            solver_rlimit: opts.solver.resource_limit.unwrap_or(0),
-            portfolio: opts.solver.portfolio.clone(),
-            notes: Vec::new(),
-        }
-    }
-
-    /// The task's rules with the notes about `reference` (see [`tamarin::task_notes`]).
-    pub fn with_notes(opts: &tamarin::Options, reference: &tamarin_mips::Program) -> TaskModel {
-        let mut task = TaskModel::of(opts);
-        task.notes = tamarin::task_notes(&[reference], opts)
-            .iter()
-            .map(|n| {
-                let mut json = crate::json::NoteJson::new(n);
-                json.message = json.message.replacen("the program", "the reference", 1);
-                json
-            })
-            .collect();
-        task
-    }
-
     /// The rules in one line for people.
     pub fn line(&self) -> String {
         let fuel = match self.out_of_fuel {

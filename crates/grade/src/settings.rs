@@ -13,6 +13,7 @@ use tamarin::{DEFAULT_QUERY_TIMEOUT, DEFAULT_RESOURCE_LIMIT};
 use tamarin_mips::cpu::DEFAULT_TERMINATION;
 use tamarin_mips::{InputFormat, Reg};
 
+use crate::parse::{parse_observables, parse_reg_list};
 use crate::task::Task;
 use crate::words::count;
 use crate::Error;
@@ -337,5 +338,103 @@ impl Settings {
             canonical,
             layout,
         })
+    }
+}
+
+/// A task file applied to the settings (here, so that the file's reader knows nothing
+/// of the settings it feeds).
+impl Task {
+    /// Fills in `line` from the file where the command line (`given`, by option id)
+    /// is silent.
+    pub fn apply(&self, line: &mut Line, given: &dyn Fn(&str) -> bool) -> Result<(), Error> {
+        let f = &self.file;
+        let free = |id: &str| !given(id);
+        let s = &mut line.search;
+        if let (Some(v), true) = (&f.frontend, free("frontend")) {
+            s.frontend = Frontend::parse(v)
+                .ok_or_else(|| self.bad_value("frontend", "expected \"twoints\" or \"array\""))?;
+        }
+        if let (Some(v), true) = (&f.inputs, free("inputs")) {
+            s.inputs = parse_reg_list(&v.joined())
+                .map_err(|e| self.bad_value("inputs", e))?
+                .0;
+        }
+        if let (Some(v), true) = (&f.observe, free("observe")) {
+            line.observe = Some(
+                parse_observables(&v.joined())
+                    .map_err(|e| self.bad_value("observe", e))?
+                    .0,
+            );
+        }
+        if let (Some(v), true) = (&f.engine, free("engine")) {
+            line.engine = Some(match v.as_str() {
+                "concolic" => Engine::Concolic,
+                "bmc" => Engine::Bmc,
+                "auto" => Engine::Auto,
+                _ => {
+                    return Err(
+                        self.bad_value("engine", "expected \"concolic\", \"bmc\" or \"auto\"")
+                    )
+                }
+            });
+        }
+        for (id, value, field) in [
+            ("fuel", f.fuel, &mut s.fuel),
+            ("depth", f.depth, &mut s.depth),
+            ("max_len", f.max_len, &mut s.max_len),
+            ("stdin_len", f.stdin_len, &mut s.stdin_len),
+            ("timeout", f.timeout, &mut s.timeout),
+            ("max_runs", f.max_runs, &mut s.max_runs),
+            ("solver_timeout", f.solver_timeout, &mut s.solver_timeout),
+            ("solver_rlimit", f.solver_rlimit, &mut s.solver_rlimit),
+        ] {
+            if let (Some(v), true) = (value, free(id)) {
+                *field = v;
+            }
+        }
+        if let (Some(v), true) = (&f.array_base, free("array_base")) {
+            s.array_base = Some(v.value().map_err(|e| self.bad_value("array-base", e))?);
+        }
+        if let (Some(v), true) = (&f.termination, free("termination")) {
+            s.termination = v.value().map_err(|e| self.bad_value("termination", e))?;
+        }
+        if let (Some(v), true) = (&f.init_inputs, free("init_inputs")) {
+            s.init_inputs = Some(v.values().map_err(|e| self.bad_value("init-inputs", e))?);
+        }
+        if let (Some(v), true) = (&f.solver, free("solver")) {
+            s.solver = v.clone();
+        }
+        if let (Some(v), true) = (&f.portfolio, free("portfolio")) {
+            s.portfolio = v.joined();
+        }
+        if let (Some(v), true) = (&f.out_of_fuel, free("out_of_fuel")) {
+            s.out_of_fuel = Some(match v.as_str() {
+                "same" => FuelPolicy::Same,
+                "different" => FuelPolicy::Different,
+                _ => {
+                    return Err(self.bad_value("out-of-fuel", "expected \"same\" or \"different\""))
+                }
+            });
+        }
+        if let (Some(v), true) = (&f.input_format, free("input_format")) {
+            s.input_format = Some(match v.as_str() {
+                "asm" => InputFormat::Asm,
+                "bin" => InputFormat::Bin,
+                _ => return Err(self.bad_value("input-format", "expected \"asm\" or \"bin\"")),
+            });
+        }
+        if let (Some(v), true) = (f.dump_trace, free("dump_trace")) {
+            s.dump_trace = v;
+        }
+        if let (Some(v), true) = (&f.dump_smt, free("dump_smt")) {
+            s.dump_smt = Some(self.relative(v));
+        }
+        if let (Some(v), true) = (f.force, free("force")) {
+            s.force = v;
+        }
+        if free("assume") && (self.has("assume") || !f.assume.is_empty()) {
+            s.assume = f.assume.clone();
+        }
+        Ok(())
     }
 }

@@ -177,7 +177,7 @@ pub fn execute(args: Args) -> Result<ExitCode, CliError> {
         started.elapsed(),
         crate::interrupt::raised(),
     );
-    model.task = report::TaskModel::with_notes(&settings.opts, &reference.program);
+    model.task = tamarin_grade::json::TaskModel::with_notes(&settings.opts, &reference.program);
     model.shards = Some(report::ShardsModel {
         total,
         present: present.into_iter().collect(),

@@ -303,7 +303,7 @@ pub fn execute(mut args: Args) -> Result<ExitCode, CliError> {
         started.elapsed(),
         crate::interrupt::raised(),
     );
-    model.task = report::TaskModel::with_notes(&settings.opts, &reference.program);
+    model.task = tamarin_grade::json::TaskModel::with_notes(&settings.opts, &reference.program);
     if !shard.is_whole() {
         model.shard = Some(report::ShardModel {
             index: shard.index,
