@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # Grading benchmark: times `tamarin grade` on three generated classes (500 submissions
-# in all) and prints a markdown table (BENCHMARKS.md, "Grading a class").
+# in all) and prints a markdown table (BENCHMARKS.md, "Generated classes").
 #
 # Builds nothing: it needs target/release/tamarin and target/release/grade-class, from
 #   cargo build --release -p tamarin-cli -p tamarin-harness

@@ -5,7 +5,7 @@
 #   in this checkout, and `.cargo/config.toml` written so that cargo links it by path,
 #   with a run path, so the binaries and tests find it without LD_LIBRARY_PATH. Z3 5.4
 #   proves more of the benchmarks, faster, than Debian's 4.8.12, and it keeps to its
-#   deterministic resource limit where 4.8.12 does not (BENCHMARKS.md, "Z3 4.8.12 and
+#   deterministic resource limit where 4.8.12 does not (docs/benchmarks-history.md, "Z3 4.8.12 and
 #   5.4.1 on the proof corpus").
 # - pip, a C linker, and (only when the wheel cannot be had) Debian's libz3-dev with
 #   pkg-config, which cargo then links instead.

@@ -229,7 +229,7 @@ fn the_time_limit_holds_against_a_long_solver_query() {
         let took = start.elapsed();
         let text = String::from_utf8_lossy(&out.stdout);
         // The query alone would take minutes; the bound leaves room for a loaded
-        // machine (BENCHMARKS.md has the measured overshoot).
+        // machine (docs/benchmarks-history.md has the measured overshoot).
         assert!(took < Duration::from_secs(12), "{engine} took {took:?}");
         assert_eq!(out.status.code(), Some(3), "{engine}: {text}");
         assert!(text.contains("raise --timeout"), "{engine}: {text}");

@@ -48,9 +48,10 @@ pub const AUTO_SEARCH_PATHS: u64 = 4096;
 /// queries cost more, the encoding is the better bet.
 pub const AUTO_PROBE_WORK: u64 = 2 * crate::solver::DEFAULT_RESOURCE_LIMIT as u64;
 
-/// Solver work of `auto`'s merged encoding: the encoding proofs of our corpus take at
-/// most 5.6 million (an array maximum of 32 elements); a loop of thousands of trips
-/// spends it all.
+/// Solver work of `auto`'s merged encoding: most encoding proofs of our corpus take far
+/// less (an array maximum of 32 elements, 5.5 million); the two that take more (division
+/// by repeated subtraction, printing by powers of ten) are proved by the full search in
+/// under a second; a loop of thousands of trips spends it all (BENCHMARKS.md).
 pub const AUTO_ENCODING_WORK: u64 = 4 * crate::solver::DEFAULT_RESOURCE_LIMIT as u64;
 
 /// Terms of `auto`'s merged encoding (both programs): the encoding proofs of our corpus

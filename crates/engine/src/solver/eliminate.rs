@@ -5,7 +5,7 @@
 //! is satisfiable exactly when it is with `p` replaced by a fresh input `w`, and a
 //! model gives `v = w ∓ e`. Programs that jump or branch on `$1 + $2` produce such
 //! queries, and bit-blasting the adder makes them many times slower than the rewritten
-//! query (see BENCHMARKS.md).
+//! query (see docs/benchmarks-history.md).
 
 use rustc_hash::{FxHashMap, FxHashSet};
 

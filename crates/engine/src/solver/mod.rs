@@ -242,7 +242,7 @@ pub struct SolverConfig {
     pub z3_mode: Z3Mode,
     /// Whether to put the caches in front of the backend (default off: the depth-first
     /// search never repeats a query and its earlier models never satisfy a new one, so
-    /// on every benchmark case they answered nothing; see BENCHMARKS.md).
+    /// on every benchmark case they answered nothing; see docs/benchmarks-history.md).
     pub caching: bool,
     /// Write every query that reaches the backend as an SMT-LIB file here.
     pub dump_dir: Option<std::path::PathBuf>,
@@ -268,7 +268,7 @@ pub struct SolverConfig {
 }
 
 /// The first try's resource limit by default: Z3 5.4 spends about a second on it
-/// (BENCHMARKS.md, "Escalation and the portfolio").
+/// (docs/benchmarks-history.md, "Escalation and the portfolio").
 pub const DEFAULT_RESOURCE_LIMIT: u32 = 2_000_000;
 
 /// The per-query time limit by default: a safety net behind the resource limits.

@@ -3,7 +3,7 @@
 //! all in parallel; the first definite answer wins and the others are stopped.
 //!
 //! Solvers differ most on exactly the queries one of them cannot do (a Stirling-number
-//! proof that Z3 4.8 cannot finish in a minute takes Yices 1.5 s; see BENCHMARKS.md), so
+//! proof that Z3 4.8 cannot finish in a minute takes Yices 1.5 s; see docs/benchmarks-history.md), so
 //! a portfolio is worth its processes only after the backend has given up. It is bounded
 //! by wall-clock time (no other solver has Z3's deterministic limit), which is why it
 //! comes last: a query the backend decides never depends on the machine's load.

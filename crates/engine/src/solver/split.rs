@@ -5,7 +5,7 @@
 //! most `--max-len`, a path's loop tests pin it further, and every element is read
 //! behind a guard on it (`len >u 3 ? a[3] : 0`). Once the length is a constant the
 //! guards fold away and the backend is asked about plain elements: `amax` (the array
-//! maximum two ways, BENCHMARKS.md) sent hundreds of queries of 30 ms to Z3 that come
+//! maximum two ways, docs/benchmarks-history.md) sent hundreds of queries of 30 ms to Z3 that come
 //! out far smaller this way.
 //!
 //! Exact: the cases cover every value `x` can take in a model of the query (the arc

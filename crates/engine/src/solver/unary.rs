@@ -29,7 +29,7 @@ pub const MAX_ENUMERATED: u64 = 256;
 /// when it has more than [`MAX_ENUMERATED`] values: about a tenth of a second, a
 /// count and not a clock, so the same query is decided the same way on any machine.
 /// Below it, checking every value beats the bit-blasting of divisions and products by
-/// constants (`print5`: a number below 100,000 printed digit by digit; BENCHMARKS.md).
+/// constants (`print5`: a number below 100,000 printed digit by digit; docs/benchmarks-history.md).
 pub const ENUMERATION_WORK: u64 = 1 << 25;
 
 /// What was decided about the inputs the query constrains alone.
@@ -46,7 +46,7 @@ pub(super) enum Unary {
 
 /// The inputs each term mentions, kept across queries: a loop's queries share their
 /// long prefixes, whose conjuncts were otherwise walked again for every query (most
-/// of a comparison's time on `div7u`; BENCHMARKS.md). Terms never change, so an entry
+/// of a comparison's time on `div7u`; docs/benchmarks-history.md). Terms never change, so an entry
 /// stays true for the store's life.
 #[derive(Default)]
 pub(super) struct InputsCache(FxHashMap<Term, FxHashSet<Term>>);

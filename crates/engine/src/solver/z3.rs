@@ -25,7 +25,7 @@ pub enum Z3Mode {
     /// learned clauses carry over).
     Incremental,
     /// Incremental, except for queries that multiply or divide, which get a fresh
-    /// solver: the default, the fastest on every family measured (see BENCHMARKS.md).
+    /// solver: the default, the fastest on every family measured (see docs/benchmarks-history.md).
     Auto,
 }
 
@@ -419,7 +419,7 @@ impl Z3Solver {
         if incremental {
             // Everything a solver has internalised stays in it; multiplications
             // bit-blast to thousands of clauses that slow every later query, so the
-            // shared solver is renewed now and then (see BENCHMARKS.md).
+            // shared solver is renewed now and then (see docs/benchmarks-history.md).
             self.shared_uses += 1;
             if self.shared_uses < REUSE_LIMIT {
                 self.shared = Some(solver);
@@ -550,7 +550,7 @@ pub const WORK_BUDGET_SPENT: &str = "the solver work budget of this search was s
 const MIN_SECOND_TRY: Duration = Duration::from_millis(20);
 
 /// How many queries one shared solver answers before it is renewed (measured: 8 is
-/// about best on the nested family, see BENCHMARKS.md).
+/// about best on the nested family, see docs/benchmarks-history.md).
 const REUSE_LIMIT: u32 = 8;
 
 #[cfg(test)]

@@ -163,7 +163,7 @@ pub struct TermStore {
     widths: Vec<u8>,
     /// Hash-consing: every node once. Keyed through [`MixHasher`]: nodes are small
     /// tuples of consecutive indices, which FxHash alone spreads so badly over the
-    /// table's top bits that lookups dominated tracing (BENCHMARKS.md).
+    /// table's top bits that lookups dominated tracing (docs/benchmarks-history.md).
     dedup: std::collections::HashMap<Node, Term, std::hash::BuildHasherDefault<MixHasher>>,
     var_names: Vec<String>,
     /// Sums too long to normalize ([`normalize`]): any sum containing one is too, so
