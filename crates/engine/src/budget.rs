@@ -84,19 +84,6 @@ impl Budget {
         b
     }
 
-    /// A sub-budget for work that may use at most `limit` (a per-comparison limit
-    /// inside a longer command): its deadline is the earlier of now plus `limit` and
-    /// this one's. `started` is now, so its time-limit reasons count from its start.
-    pub fn share_for(&self, limit: Option<Duration>) -> Budget {
-        let now = Instant::now();
-        let mut b = *self;
-        b.started = now;
-        match limit {
-            Some(l) => b.until(now + l),
-            None => b,
-        }
-    }
-
     /// When the work began.
     pub fn started(&self) -> Instant {
         self.started
@@ -202,11 +189,6 @@ mod tests {
         assert!(half.share(2).deadline().unwrap() <= d);
         assert!(parent.share(1).deadline().unwrap() <= parent.deadline().unwrap());
         assert!(parent.share(0).deadline().unwrap() <= parent.deadline().unwrap());
-        // A per-task limit longer than what is left keeps the parent's deadline.
-        let long = parent.share_for(Some(Duration::from_secs(1000)));
-        assert_eq!(long.deadline(), parent.deadline());
-        let short = parent.share_for(Some(Duration::from_secs(1)));
-        assert!(short.deadline().unwrap() < parent.deadline().unwrap());
         // `until` only ever moves a deadline earlier.
         let later = parent.deadline().unwrap() + Duration::from_secs(5);
         assert_eq!(parent.until(later).deadline(), parent.deadline());
@@ -216,9 +198,6 @@ mod tests {
     fn without_a_deadline_shares_have_none() {
         let b = with_timeout(None);
         assert!(b.share(2).deadline().is_none());
-        assert!(b.share_for(None).deadline().is_none());
-        let capped = b.share_for(Some(Duration::from_secs(3)));
-        assert!(capped.left().unwrap() <= Duration::from_secs(3));
     }
 
     #[test]
@@ -235,7 +214,7 @@ mod tests {
             ..Default::default()
         };
         let b = o.budget();
-        let s = b.share(3).share_for(Some(Duration::from_secs(1)));
+        let s = b.share(3).share(2);
         assert_eq!(s.fuel(), 1234);
         assert_eq!(s.trace_bytes(), 4321);
         assert!(!s.exhausted());

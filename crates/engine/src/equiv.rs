@@ -14,8 +14,9 @@
 //!    on up to [`AUTO_SEARCH_PATHS`] paths a side while its queries stay cheap: a loop
 //!    of a few thousand trips is proved here, and its encoding would be too large;
 //! 2. **merged encoding**, within [`AUTO_ENCODING_TERMS`] terms and
-//!    [`AUTO_ENCODING_WORK`] units of solver work: everything the encoding proves in
-//!    our corpus fits well within them, and what does not fit fails in seconds;
+//!    [`AUTO_ENCODING_WORK`] units of solver work (and at most half of the time left, a
+//!    safety net that keeps time for the last phase): what does not fit fails in
+//!    seconds;
 //! 3. **full search**: the path search with the caller's budgets, for the time left.
 //!
 //! The time limit bounds the whole as a safety net; where it cuts a phase, the reasons
@@ -180,9 +181,12 @@ pub fn search_options(opts: &Options) -> Options {
     o
 }
 
-/// The merged encoding's options in `auto`: bounded by terms and solver work.
+/// The merged encoding's options in `auto`: bounded by terms and solver work, and as a
+/// safety net by half of the time left, which the full search keeps whatever happens
+/// to the encoding on a busy machine.
 fn encoding_options(rest: &Options) -> Options {
     let mut o = rest.clone();
+    o.budget = Some(rest.budget().share(2));
     o.max_encoding_terms = o.max_encoding_terms.min(AUTO_ENCODING_TERMS);
     o.solver.work_budget = Some(budget_within(rest, AUTO_ENCODING_WORK));
     o
