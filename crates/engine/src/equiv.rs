@@ -27,8 +27,8 @@ use std::time::Instant;
 use tamarin_mips::Program;
 
 use crate::bmc;
-use crate::io::InputSpec;
 use crate::concolic;
+use crate::io::InputSpec;
 use crate::options::Options;
 use crate::report::{Observer, PathReport, Report, Stats};
 use crate::verdict::{Engine, Incomplete, Verdict};
@@ -242,13 +242,7 @@ fn cut_short(opts: &Options, first: Report, stats: Stats, start: Instant) -> Rep
 /// `opts` for the next phase, drawing from the same budget (`None` when it is spent:
 /// past its deadline or interrupted).
 fn remaining(opts: &Options) -> Option<Options> {
-    let budget = opts.budget();
-    if budget.exhausted() {
-        return None;
-    }
-    let mut rest = opts.clone();
-    rest.budget = Some(budget);
-    Some(rest)
+    (!opts.budget().exhausted()).then(|| opts.clone())
 }
 
 /// The work of two engine runs together (the paths are the first run's).
