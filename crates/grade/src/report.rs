@@ -91,17 +91,32 @@ impl ShardsModel {
 }
 
 impl TaskModel {
-    /// The rules in one line for people.
+    /// The rules in one line for people, with the scope every proof holds for: the
+    /// inputs (an array's longest length), the preconditions and the fuel.
     pub fn line(&self) -> String {
         let fuel = match self.out_of_fuel {
             "different" => "a submission that runs out of fuel where the reference ends (or the other way round) is wrong",
             _ => "a run out of fuel is never a difference",
         };
+        let mut scope = match (self.max_len, &self.inputs) {
+            (Some(n), _) => {
+                let at = self
+                    .array_base
+                    .map(|b| format!(" at 0x{b:08x}"))
+                    .unwrap_or_default();
+                format!("arrays of up to {n} words{at}")
+            }
+            (None, Some(regs)) => format!("inputs {}", regs.join(", ")),
+            (None, None) => "inputs".to_string(),
+        };
+        if self.stdin_len > 0 {
+            scope.push_str(&format!(" with {} bytes of standard input", self.stdin_len));
+        }
         let inputs = if self.assume.is_empty() {
-            "all inputs".to_string()
+            format!("all {scope}")
         } else {
             let list: Vec<String> = self.assume.iter().map(|a| format!("`{a}`")).collect();
-            format!("the inputs that satisfy {}", list.join(" and "))
+            format!("the {scope} that satisfy {}", list.join(" and "))
         };
         format!("task: {inputs}; runs of up to {} steps; {fuel}", self.fuel)
     }
@@ -708,4 +723,43 @@ pub fn write_csv(out: &mut impl Write, m: &Model) -> std::io::Result<()> {
         .map_err(io)?;
     }
     w.flush()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// The task line states the scope of every proof: an array's longest length (and
+    /// its place), the input registers, standard input, the preconditions, the fuel.
+    #[test]
+    fn the_task_line_states_the_scope_of_a_proof() {
+        let array = TaskModel {
+            fuel: 1000,
+            out_of_fuel: "different",
+            assume: vec!["len >= 1".into()],
+            frontend: "array",
+            max_len: Some(8),
+            array_base: Some(0x100),
+            ..TaskModel::default()
+        };
+        assert_eq!(
+            array.line(),
+            "task: the arrays of up to 8 words at 0x00000100 that satisfy `len >= 1`; runs of \
+             up to 1000 steps; a submission that runs out of fuel where the reference ends (or \
+             the other way round) is wrong"
+        );
+        let registers = TaskModel {
+            fuel: 50,
+            out_of_fuel: "same",
+            frontend: "twoints",
+            inputs: Some(vec!["$1".into(), "$4".into()]),
+            stdin_len: 2,
+            ..TaskModel::default()
+        };
+        assert_eq!(
+            registers.line(),
+            "task: all inputs $1, $4 with 2 bytes of standard input; runs of up to 50 steps; a \
+             run out of fuel is never a difference"
+        );
+    }
 }

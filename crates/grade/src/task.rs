@@ -185,13 +185,26 @@ impl Task {
         self.keys.iter().any(|k| k == key)
     }
 
-    /// `path` of the file, relative to the task file's folder.
+    /// `path` of the file, relative to the task file's folder, written without `.`
+    /// and with each `..` taken back against the folder before it
+    /// (`tasks/x/../../files/ref.asm` is `files/ref.asm`), as reports show it: when
+    /// both spellings name the same existing file (a `..` after a symbolic link does
+    /// not), else as joined.
     pub(crate) fn relative(&self, r: &Path) -> PathBuf {
         let dir = self.path.parent().unwrap_or(Path::new(""));
         if r.is_absolute() {
-            r.to_path_buf()
+            return r.to_path_buf();
+        }
+        let joined = dir.join(r);
+        let normal = lexically_normal(&joined);
+        let same = |a: &Path, b: &Path| match (std::fs::canonicalize(a), std::fs::canonicalize(b)) {
+            (Ok(a), Ok(b)) => a == b,
+            _ => false,
+        };
+        if normal == joined || same(&joined, &normal) {
+            normal
         } else {
-            dir.join(r)
+            joined
         }
     }
 
@@ -237,6 +250,27 @@ pub fn parse(name: &str, text: &str) -> Result<TaskFile, Error> {
             message: e.message().to_string(),
         }
     })
+}
+
+/// `path` without `.` components, and with each `..` that follows a folder name taken
+/// back against it. Lexical only (a symbolic link is not followed), so a `..` that
+/// would climb above the path's start is kept.
+fn lexically_normal(path: &Path) -> PathBuf {
+    use std::path::Component;
+    let mut out: Vec<Component> = Vec::new();
+    for c in path.components() {
+        match c {
+            Component::CurDir => {}
+            Component::ParentDir if matches!(out.last(), Some(Component::Normal(_))) => {
+                out.pop();
+            }
+            other => out.push(other),
+        }
+    }
+    if out.is_empty() {
+        return PathBuf::from(".");
+    }
+    out.iter().collect()
 }
 
 #[cfg(test)]
@@ -290,5 +324,31 @@ mod tests {
         )
         .expect("valid");
         assert_eq!(task.reference(), Some(PathBuf::from("course/a1/ref.asm")));
+        // Shown as a person would write it (`..` taken back, `.` left out) when both
+        // spellings name the same file.
+        let dir = tempfile::tempdir().expect("a temporary folder");
+        let files = dir.path().join("files");
+        std::fs::create_dir_all(dir.path().join("tasks/x")).expect("folders");
+        std::fs::create_dir_all(&files).expect("folders");
+        std::fs::write(files.join("ref.asm"), "jr $31\n").expect("a reference");
+        let task = Task::from_text(
+            &dir.path().join("tasks/x/task.toml"),
+            "reference = \"./../../files/ref.asm\"".into(),
+        )
+        .expect("valid");
+        assert_eq!(task.reference(), Some(files.join("ref.asm")));
+        // A file that is not there is named as joined (its error says where it looked).
+        let task = Task::from_text(
+            Path::new("tasks/x/task.toml"),
+            "reference = \"../../files/none.asm\"".into(),
+        )
+        .expect("valid");
+        assert_eq!(
+            task.reference(),
+            Some(PathBuf::from("tasks/x/../../files/none.asm"))
+        );
+        let task = Task::from_text(Path::new("task.toml"), "reference = \"../r.asm\"".into())
+            .expect("valid");
+        assert_eq!(task.reference(), Some(PathBuf::from("../r.asm")));
     }
 }
