@@ -37,6 +37,25 @@ fn counting_loop(dir: &tempfile::TempDir, name: &str, swapped: bool) -> PathBuf 
     )
 }
 
+/// The counting loop and its twin (which adds in the other order), in `dir`.
+fn counting_loops(dir: &tempfile::TempDir) -> (PathBuf, PathBuf) {
+    (
+        counting_loop(dir, "l.asm", false),
+        counting_loop(dir, "r.asm", true),
+    )
+}
+
+/// The path search with a fuel of 10^8 and no time limit: only the trace memory bound
+/// (or Ctrl-C) ends it.
+const HUGE_FUEL_NO_LIMIT: [&str; 6] = [
+    "--fuel",
+    "100000000",
+    "--engine",
+    "concolic",
+    "--timeout",
+    "0",
+];
+
 /// `$3 = $1 * $2`, written two ways: the precondition below is what is hard.
 fn products(dir: &tempfile::TempDir) -> (PathBuf, PathBuf) {
     (
@@ -128,18 +147,8 @@ fn a_loop_at_a_fuel_of_ten_to_the_eight_stops_at_its_trace_memory_bound() {
     // No time limit: what ends the search is the trace memory, the same way on any
     // machine. Before the bound, this grew to gigabytes.
     let dir = tempfile::tempdir().expect("tempdir");
-    let (l, r) = (
-        counting_loop(&dir, "l.asm", false),
-        counting_loop(&dir, "r.asm", true),
-    );
-    let args = [
-        "--fuel",
-        "100000000",
-        "--engine",
-        "concolic",
-        "--timeout",
-        "0",
-    ];
+    let (l, r) = counting_loops(&dir);
+    let args = HUGE_FUEL_NO_LIMIT;
     let since = Instant::now();
     let child = start(&args, &[&l, &r]);
     let (code, v, took, peak) = finish(child, since, Duration::from_secs(120));
@@ -231,18 +240,8 @@ fn ctrl_c_acts_within_a_second_while_the_solver_works() {
 #[test]
 fn ctrl_c_acts_within_a_second_while_a_long_run_is_traced() {
     let dir = tempfile::tempdir().expect("tempdir");
-    let (l, r) = (
-        counting_loop(&dir, "l.asm", false),
-        counting_loop(&dir, "r.asm", true),
-    );
-    let args = [
-        "--fuel",
-        "100000000",
-        "--engine",
-        "concolic",
-        "--timeout",
-        "0",
-    ];
+    let (l, r) = counting_loops(&dir);
+    let args = HUGE_FUEL_NO_LIMIT;
     let child = start(&args, &[&l, &r]);
     std::thread::sleep(Duration::from_secs(1));
     interrupt(&child);
