@@ -35,6 +35,28 @@ fn assert_status(out: &std::process::Output, code: i32) {
     );
 }
 
+/// `tamarin compare --task TASK ARGS…`, run.
+fn compare_task(task: &Path, args: &[&str]) -> std::process::Output {
+    tamarin()
+        .args(["compare", "--task"])
+        .arg(task)
+        .args(args)
+        .output()
+        .expect("run tamarin")
+}
+
+/// `tamarin explain --from REPORT` on the example class's reference and [`SPINS`],
+/// with `extra` options.
+fn explain_from(report: &Path, extra: &[&str]) -> std::process::Output {
+    tamarin()
+        .args(["explain", "--from"])
+        .arg(report)
+        .args(["examples/grading/reference.asm", SPINS])
+        .args(extra)
+        .output()
+        .expect("run tamarin")
+}
+
 const SPINS: &str = "examples/grading/submissions/loops_on_equal.asm";
 
 /// A task for the example class that leaves the out-of-fuel rule to grade's default.
@@ -93,12 +115,7 @@ fn compare_with_the_task_agrees_with_grade_on_a_submission_that_spins() {
     assert_eq!(graded["verdict"], "disequivalent", "{report}");
 
     // The student's command: the task's reference, the task's rules.
-    let out = tamarin()
-        .args(["compare", "--task"])
-        .arg(&task)
-        .args([SPINS, "--format", "json"])
-        .output()
-        .expect("run tamarin");
+    let out = compare_task(&task, &[SPINS, "--format", "json"]);
     assert_eq!(
         out.status.code(),
         Some(1),
@@ -113,12 +130,7 @@ fn compare_with_the_task_agrees_with_grade_on_a_submission_that_spins() {
 
     // The text report names the task's reference as the left program, and its replay
     // commands carry the task's fuel and rule.
-    let out = tamarin()
-        .args(["compare", "--task"])
-        .arg(&task)
-        .arg(SPINS)
-        .output()
-        .expect("run tamarin");
+    let out = compare_task(&task, &[SPINS]);
     let text = String::from_utf8_lossy(&out.stdout);
     assert_eq!(out.status.code(), Some(1), "{text}");
     assert!(text.contains("reference.asm"), "{text}");
@@ -142,21 +154,11 @@ fn compare_with_the_task_agrees_with_grade_on_a_submission_that_spins() {
     assert_status(&out, 0);
 
     // The command line wins over the task.
-    let out = tamarin()
-        .args(["compare", "--task"])
-        .arg(&task)
-        .args([SPINS, "--out-of-fuel", "same"])
-        .output()
-        .expect("run tamarin");
+    let out = compare_task(&task, &[SPINS, "--out-of-fuel", "same"]);
     assert_status(&out, 0);
 
     // One program with a task, two without.
-    let out = tamarin()
-        .args(["compare", "--task"])
-        .arg(&task)
-        .args([SPINS, SPINS])
-        .output()
-        .expect("run tamarin");
+    let out = compare_task(&task, &[SPINS, SPINS]);
     assert_eq!(out.status.code(), Some(2));
     let out = tamarin()
         .args(["compare", SPINS])
@@ -176,44 +178,19 @@ fn explain_from_a_grade_report_replays_the_comparison() {
     assert_eq!(rules["observe"], serde_json::json!(["$3"]), "{report}");
     let path = dir.path().join("report.json");
     std::fs::write(&path, report.to_string()).expect("write the report");
-    let out = tamarin()
-        .args(["explain", "--from"])
-        .arg(&path)
-        .args(["examples/grading/reference.asm", SPINS])
-        .output()
-        .expect("run tamarin");
+    let out = explain_from(&path, &[]);
     let text = String::from_utf8_lossy(&out.stdout);
     assert_eq!(out.status.code(), Some(1), "{text}");
     assert!(text.contains("out of fuel after 1000 steps"), "{text}");
     assert!(!text.contains("no divergence"), "{text}");
     // The command line still wins.
-    let out = tamarin()
-        .args(["explain", "--from"])
-        .arg(&path)
-        .args([
-            "examples/grading/reference.asm",
-            SPINS,
-            "--out-of-fuel",
-            "same",
-        ])
-        .output()
-        .expect("run tamarin");
+    let out = explain_from(&path, &["--out-of-fuel", "same"]);
     assert_status(&out, 0);
 
     // A compare report carries its settings too.
-    let out = tamarin()
-        .args(["compare", "--task"])
-        .arg(&task)
-        .args([SPINS, "--format", "json"])
-        .output()
-        .expect("run tamarin");
+    let out = compare_task(&task, &[SPINS, "--format", "json"]);
     std::fs::write(&path, &out.stdout).expect("write the report");
-    let out = tamarin()
-        .args(["explain", "--from"])
-        .arg(&path)
-        .args(["examples/grading/reference.asm", SPINS])
-        .output()
-        .expect("run tamarin");
+    let out = explain_from(&path, &[]);
     assert_status(&out, 1);
 }
 
@@ -238,16 +215,14 @@ fn a_task_file_holds_every_search_option_and_its_values_reach_the_run() {
         ),
     )
     .expect("write the task");
-    let out = tamarin()
-        .args(["compare", "--task"])
-        .arg(&task)
-        .args([
+    let out = compare_task(
+        &task,
+        &[
             "examples/grading/submissions/correct_swapped.asm",
             "--format",
             "json",
-        ])
-        .output()
-        .expect("run tamarin");
+        ],
+    );
     assert_eq!(
         out.status.code(),
         Some(0),
@@ -283,16 +258,14 @@ fn a_task_file_holds_every_search_option_and_its_values_reach_the_run() {
         ),
     )
     .expect("write the task");
-    let out = tamarin()
-        .args(["compare", "--task"])
-        .arg(&task)
-        .args([
+    let out = compare_task(
+        &task,
+        &[
             "examples/grading/submissions/correct_swapped.asm",
             "--format",
             "json",
-        ])
-        .output()
-        .expect("run tamarin");
+        ],
+    );
     let v = json(&out.stdout);
     assert_eq!(v["task"]["max_runs"], 1, "{v}");
     assert!(v["stats"]["runs"].as_u64().is_some_and(|r| r <= 2), "{v}");
@@ -311,12 +284,7 @@ fn a_task_file_holds_every_search_option_and_its_values_reach_the_run() {
         ),
     )
     .expect("write the task");
-    let out = tamarin()
-        .args(["compare", "--task"])
-        .arg(&task)
-        .args(["examples/proofs/amax-bwd.asm", "--format", "json"])
-        .output()
-        .expect("run tamarin");
+    let out = compare_task(&task, &["examples/proofs/amax-bwd.asm", "--format", "json"]);
     assert_eq!(
         out.status.code(),
         Some(0),
@@ -352,12 +320,7 @@ fn a_task_file_holds_every_search_option_and_its_values_reach_the_run() {
 
     // An unknown key is refused with its line.
     std::fs::write(&task, "fuel = 10\nsolver-rlimt = 5\n").expect("write the task");
-    let out = tamarin()
-        .args(["compare", "--task"])
-        .arg(&task)
-        .arg(SPINS)
-        .output()
-        .expect("run tamarin");
+    let out = compare_task(&task, &[SPINS]);
     assert_eq!(out.status.code(), Some(2));
     let err = String::from_utf8_lossy(&out.stderr);
     assert!(err.contains("array.toml:2:"), "{err}");
