@@ -243,6 +243,52 @@ fn the_example_class_gets_its_verdicts_and_groups() {
 
 // ---------------------------------------------------------------- formats
 
+/// Grading and grouping are timed apart, and `--no-groups` leaves the wrong
+/// submissions ungrouped (their verdicts the same, each with its own witness).
+#[test]
+fn grouping_is_timed_apart_and_can_be_left_out() {
+    let dir = tempfile::tempdir().expect("tempdir");
+    let (status, out) = grade_example(&dir.path().join("a.sqlite"), &["--format", "json"]);
+    assert_eq!(status, 1, "{out}");
+    let grouped = json(&out);
+    let summary = &grouped["summary"];
+    let (total, grading, grouping) = (
+        summary["seconds"].as_f64().expect("seconds"),
+        summary["grading_seconds"]
+            .as_f64()
+            .expect("grading_seconds"),
+        summary["grouping_seconds"]
+            .as_f64()
+            .expect("grouping_seconds"),
+    );
+    assert!((grading + grouping - total).abs() < 1e-6, "{summary}");
+    common::schema::assert_valid(&common::schema::validator("grade"), &grouped, "grade");
+
+    let (status, out) = grade_example(
+        &dir.path().join("b.sqlite"),
+        &["--format", "json", "--no-groups"],
+    );
+    assert_eq!(status, 1, "{out}");
+    let alone = json(&out);
+    common::schema::assert_valid(&common::schema::validator("grade"), &alone, "grade");
+    assert_eq!(verdicts(&alone), verdicts(&grouped));
+    assert_eq!(alone["summary"]["groups"], 0, "{alone}");
+    assert!(
+        alone["summary"].get("grouping_seconds").is_none(),
+        "{alone}"
+    );
+    assert!(grouped["summary"]["groups"].as_u64() > Some(0), "{grouped}");
+    for s in alone["submissions"].as_array().expect("submissions") {
+        if s["verdict"] == "disequivalent" {
+            assert!(s["witness"].is_object(), "{s}");
+        }
+    }
+    let (_, text) = grade_example(&dir.path().join("b.sqlite"), &["--no-groups"]);
+    assert!(text.contains("0 groups of wrong submissions"), "{text}");
+    let (_, text) = grade_example(&dir.path().join("a.sqlite"), &[]);
+    assert!(text.contains(": grading "), "{text}");
+}
+
 #[test]
 fn json_follows_its_schema_and_csv_and_html_list_every_submission() {
     let dir = tempfile::tempdir().expect("tempdir");

@@ -29,6 +29,9 @@ pub struct SubmissionView<'a> {
 pub struct Model {
     pub reference: String,
     pub seconds: f64,
+    /// Of `seconds`, the time grouping the wrong submissions took; `None` when no
+    /// groups were formed (`--no-groups`, or one shard of a class).
+    pub grouping_seconds: Option<f64>,
     pub interrupted: bool,
     /// Submissions left without a verdict by Ctrl-C.
     pub not_graded: Vec<String>,
@@ -319,6 +322,7 @@ impl Model {
         Model {
             reference: reference.display().to_string(),
             seconds: elapsed.as_secs_f64(),
+            grouping_seconds: None,
             interrupted,
             not_graded,
             rows,
@@ -345,14 +349,21 @@ impl Model {
             .iter()
             .map(|&v| format!("{} {}", self.count(v), v.name()))
             .collect();
+        let time = match self.grouping_seconds {
+            Some(g) => format!(
+                "{:.1} s: grading {:.1} s, grouping {g:.1} s",
+                self.seconds,
+                (self.seconds - g).max(0.0)
+            ),
+            None => format!("{:.1} s", self.seconds),
+        };
         let mut line = format!(
-            "{total} submission{} against {}: {}; {} group{} of wrong submissions; {:.1} s ({} from the store)",
+            "{total} submission{} against {}: {}; {} group{} of wrong submissions; {time} ({} from the store)",
             plural(total),
             self.reference,
             counts.join(", "),
             self.groups.len(),
             plural(self.groups.len()),
-            self.seconds,
             self.stored()
         );
         if self.interrupted {
@@ -523,6 +534,12 @@ pub struct SummaryJson<'a> {
     pub groups: usize,
     pub from_store: usize,
     pub seconds: f64,
+    /// Of `seconds`: grading (the comparisons with the reference) and grouping (the
+    /// wrong submissions compared with each other), the latter absent when no groups
+    /// were formed.
+    pub grading_seconds: f64,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub grouping_seconds: Option<f64>,
     pub interrupted: bool,
     /// The rules every verdict was given under.
     pub task: &'a TaskModel,
@@ -634,6 +651,8 @@ impl<'a> GradeReport<'a> {
                 groups: m.groups.len(),
                 from_store: m.stored(),
                 seconds: m.seconds,
+                grading_seconds: (m.seconds - m.grouping_seconds.unwrap_or(0.0)).max(0.0),
+                grouping_seconds: m.grouping_seconds,
                 interrupted: m.interrupted,
                 task: &m.task,
                 not_graded: m.not_graded.iter().map(String::as_str).collect(),

@@ -159,14 +159,20 @@ pub fn execute(args: Args) -> Result<ExitCode, CliError> {
         .collect();
 
     let pool = thread_pool(args.jobs)?;
-    let groups = form_groups(
-        &pool,
-        &subs,
-        &reference.program,
-        &settings,
-        &mut store,
-        &mut super::Bars::default(),
-    )?;
+    let grouping = std::time::Instant::now();
+    let groups = if args.report.no_groups {
+        Vec::new()
+    } else {
+        form_groups(
+            &pool,
+            &subs,
+            &reference.program,
+            &settings,
+            &mut store,
+            &mut super::Bars::default(),
+        )?
+    };
+    let grouping = (!args.report.no_groups).then(|| grouping.elapsed().as_secs_f64());
     let mut model = report::Model::new(
         &reference.path,
         &subs_view(&subs),
@@ -178,6 +184,7 @@ pub fn execute(args: Args) -> Result<ExitCode, CliError> {
         crate::interrupt::raised(),
     );
     model.task = tamarin_grade::json::TaskModel::with_notes(&settings.opts, &reference.program);
+    model.grouping_seconds = grouping;
     model.shards = Some(report::ShardsModel {
         total,
         present: present.into_iter().collect(),

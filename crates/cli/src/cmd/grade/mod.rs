@@ -149,6 +149,10 @@ pub struct ReportArgs {
     /// Also write the report as one standalone page, DIR/index.html.
     #[arg(long, value_name = "DIR")]
     pub html: Option<PathBuf>,
+    /// Do not group the wrong submissions (no comparisons of wrong submissions with
+    /// each other): every wrong submission is reported with its own witness alone.
+    #[arg(long)]
+    pub no_groups: bool,
 }
 
 /// How `grade` prints its report.
@@ -281,7 +285,9 @@ pub fn execute(mut args: Args) -> Result<ExitCode, CliError> {
 
     // The groups of wrong submissions: over the whole class only (a shard's are
     // formed when the shards are merged).
-    let groups = if shard.is_whole() {
+    let grouping = Instant::now();
+    let grouped = shard.is_whole() && !args.report.no_groups;
+    let groups = if grouped {
         form_groups(
             &pool,
             &subs,
@@ -293,6 +299,7 @@ pub fn execute(mut args: Args) -> Result<ExitCode, CliError> {
     } else {
         Vec::new()
     };
+    let grouping = grouped.then(|| grouping.elapsed().as_secs_f64());
     let mut model = report::Model::new(
         &reference.path,
         &subs_view(&subs),
@@ -304,6 +311,7 @@ pub fn execute(mut args: Args) -> Result<ExitCode, CliError> {
         crate::interrupt::raised(),
     );
     model.task = tamarin_grade::json::TaskModel::with_notes(&settings.opts, &reference.program);
+    model.grouping_seconds = grouping;
     if !shard.is_whole() {
         model.shard = Some(report::ShardModel {
             index: shard.index,
