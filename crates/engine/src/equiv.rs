@@ -253,6 +253,10 @@ fn add(a: &Stats, b: &Stats) -> Stats {
     s.restarts += a.restarts;
     s.partial_runs += a.partial_runs;
     s.stopped_runs += a.stopped_runs;
+    s.wrote_output = (
+        s.wrote_output.0 || a.wrote_output.0,
+        s.wrote_output.1 || a.wrote_output.1,
+    );
     s.out_of_fuel_paths = (
         s.out_of_fuel_paths.0.max(a.out_of_fuel_paths.0),
         s.out_of_fuel_paths.1.max(a.out_of_fuel_paths.1),
@@ -288,5 +292,6 @@ fn finish(
         stats,
         input_names,
         paths,
+        notes: Vec::new(),
     }
 }

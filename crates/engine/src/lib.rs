@@ -138,7 +138,7 @@ pub fn compare(
     let mut report = equiv::compare(left, right, opts, observer);
     opts.solver_failure(&report.stats)?;
     let known = report.stats.wrote_output;
-    report.stats.notes = notes::notes(&[left, right], opts, &[known.0, known.1]);
+    report.notes = notes::notes(&[left, right], opts, &[known.0, known.1]);
     Ok(report)
 }
 

@@ -81,9 +81,6 @@ pub struct Stats {
     /// Whether some run this engine made of each program wrote standard output
     /// (the path search's runs; the merged encoding makes none).
     pub wrote_output: (bool, bool),
-    /// What the user should know about the task that is no verdict and changes none
-    /// (see [`Note`]); the front door fills it in after the engine.
-    pub notes: Vec<Note>,
     /// Why the solver backend did not work, if it did not (its answers then counted
     /// as unknowns): the front door turns it into [`crate::Error::SolverFailed`], so a
     /// report never carries one.
@@ -156,12 +153,15 @@ pub struct Report {
     /// them: kept only with [`crate::Options::keep_paths`], and only by the path
     /// search (empty when the merged encoding gave the verdict).
     pub paths: (Vec<PathReport>, Vec<PathReport>),
+    /// What the user should know about the task that is no verdict and changes none
+    /// (see [`Note`]); the front door fills it in after the engine.
+    pub notes: Vec<Note>,
 }
 
 impl Report {
     /// The notes about the task (see [`Note`]).
     pub fn notes(&self) -> &[Note] {
-        &self.stats.notes
+        &self.notes
     }
 }
 

@@ -168,6 +168,7 @@ impl<'o> Checker<'o> {
             stats,
             input_names: self.layout.names().to_vec(),
             paths: Default::default(),
+            notes: Vec::new(),
         }
     }
 

@@ -1271,6 +1271,7 @@ impl<'o> Search<'o> {
             stats: std::mem::take(&mut self.stats),
             input_names: self.layout.names().to_vec(),
             paths,
+            notes: Vec::new(),
         };
         self.free_later();
         report
