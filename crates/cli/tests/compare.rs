@@ -714,3 +714,68 @@ fn ctrl_c_stops_a_spinning_comparison_and_reports_what_was_covered() {
     assert!(err.contains("status: stopped after"), "{err}");
     assert!(out.is_empty(), "{out}");
 }
+
+/// `--deterministic` decides by counts: no portfolio unless asked for (then exit 2),
+/// a solver work budget sized by the time limit, both stated in the task; every
+/// reason says whether the wall clock caused it.
+#[test]
+fn deterministic_comparisons_state_their_budget_and_refuse_a_race() {
+    let (code, v) = compare_json(
+        "fig1-left.asm",
+        "fig1-right.asm",
+        &["--deterministic", "--timeout", "45"],
+    );
+    assert_ne!(code, 2, "{v}");
+    assert_eq!(v["task"]["deterministic"], true, "{v}");
+    assert_eq!(v["task"]["portfolio"], serde_json::json!([]), "{v}");
+    assert_eq!(v["task"]["solver_work"], 45_000_000, "{v}");
+    let (_, plain) = compare_json("fig1-left.asm", "fig1-right.asm", &[]);
+    assert_eq!(plain["task"]["deterministic"], false, "{plain}");
+    assert_eq!(plain["task"]["solver_work"], 0, "{plain}");
+
+    let out = tamarin()
+        .arg("compare")
+        .arg(example("fig1-left.asm"))
+        .arg(example("fig1-right.asm"))
+        .args(["--deterministic", "--portfolio", "yices"])
+        .output()
+        .expect("run tamarin");
+    assert_eq!(out.status.code(), Some(2));
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(
+        err.contains("--deterministic cannot be used with --portfolio yices"),
+        "{err}"
+    );
+
+    // Its work budget stops it: a count, not the clock's doing, with the advice
+    // that names the budget.
+    let proofs = Path::new(env!("CARGO_MANIFEST_DIR")).join("../../examples/proofs");
+    let out = tamarin()
+        .arg("compare")
+        .arg(proofs.join("print-rec.asm"))
+        .arg(proofs.join("print-iter.asm"))
+        .args([
+            "--observe",
+            "output",
+            "--deterministic",
+            "--engine",
+            "concolic",
+        ])
+        .args(["--solver-work", "1", "--format", "json"])
+        .output()
+        .expect("run tamarin");
+    let code = out.status.code().unwrap_or(-1);
+    let v: Value = serde_json::from_slice(&out.stdout).expect("one JSON object");
+    assert_eq!(code, 3, "{v}");
+    let reasons = v["incomplete"].as_array().expect("reasons");
+    assert!(
+        reasons.iter().all(|r| r["cut_by_wall_clock"] == false),
+        "{v}"
+    );
+    assert!(
+        reasons
+            .iter()
+            .any(|r| r["advice"] == "raise --solver-work (or --timeout, which sizes it)"),
+        "{v}"
+    );
+}

@@ -147,11 +147,13 @@ fn auto(left: &Program, right: &Program, opts: &Options, observer: &mut dyn Obse
             start,
         );
     };
-    let full = comparer(Engine::Concolic).compare(left, right, &rest, observer);
+    let fo = full_options(&rest, &stats);
+    let full = comparer(Engine::Concolic).compare(left, right, &fo, observer);
     stats = add(&stats, &full.stats);
     stats.paths = full.stats.paths;
     match full.verdict {
-        Verdict::PossiblyEquivalent(mut reasons) => {
+        Verdict::PossiblyEquivalent(reasons) => {
+            let mut reasons: Vec<Incomplete> = reasons.into_iter().map(whole_work).collect();
             reasons.extend(encoding_reasons.iter().cloned());
             finish(
                 Verdict::PossiblyEquivalent(reasons),
@@ -186,10 +188,40 @@ pub fn search_options(opts: &Options) -> Options {
 /// to the encoding on a busy machine.
 fn encoding_options(rest: &Options) -> Options {
     let mut o = rest.clone();
-    o.budget = Some(rest.budget().share(2));
+    if !rest.deterministic {
+        o.budget = Some(rest.budget().share(2));
+    }
     o.max_encoding_terms = o.max_encoding_terms.min(AUTO_ENCODING_TERMS);
     o.solver.work_budget = Some(budget_within(rest, AUTO_ENCODING_WORK));
     o
+}
+
+/// The full search's options: the caller's, with what is left of a work budget for
+/// the whole comparison (a deterministic one always has one) after the first two
+/// phases spent theirs.
+fn full_options(rest: &Options, spent: &Stats) -> Options {
+    let mut o = rest.clone();
+    o.solver.work_budget = rest
+        .solver
+        .work_budget
+        .map(|w| w.saturating_sub(spent.solver.work));
+    o
+}
+
+/// The full search's spent work budget is the comparison's, not a phase's: named so,
+/// the front end advises raising it rather than another engine.
+fn whole_work(reason: Incomplete) -> Incomplete {
+    match reason {
+        Incomplete::SolverUnknown { queries, reason }
+            if reason == crate::solver::WORK_BUDGET_SPENT =>
+        {
+            Incomplete::SolverUnknown {
+                queries,
+                reason: crate::solver::COMPARISON_WORK_SPENT.into(),
+            }
+        }
+        other => other,
+    }
 }
 
 /// A phase's work budget, within the caller's own if it set one.

@@ -48,6 +48,11 @@ pub enum Error {
     /// them: the run is the tool's failure, not the programs'.
     #[error("the solver `{command}` failed during the search: {message}")]
     SolverFailed { command: String, message: String },
+    /// A deterministic task ([`Options::deterministic`]) with a part that only the
+    /// clock bounds: a piped solver, a portfolio race, or Z3 without a resource
+    /// limit.
+    #[error("a comparison decided by counts alone cannot use {what}: it is bounded by the clock")]
+    NotDeterministic { what: String },
     /// A precondition ([`Options::assume`]) that does not fit the inputs: it names a
     /// register that is not an input, an array without the array frontend, a byte of
     /// standard input that is not an input, or mixes numbers and truths. `span` is the
@@ -85,6 +90,7 @@ impl Options {
             }
         }
         self.validate_preconditions()?;
+        self.validate_determinism()?;
         if let Some(command) = &self.solver.external {
             let unusable = |message| Error::Solver {
                 command: command.clone(),
@@ -96,6 +102,24 @@ impl Options {
                 .map_err(unusable)?;
         }
         Ok(())
+    }
+
+    /// Refuses, in a deterministic task, the parts of the solver chain that only the
+    /// clock bounds.
+    fn validate_determinism(&self) -> Result<(), Error> {
+        if !self.deterministic {
+            return Ok(());
+        }
+        let what = if let Some(command) = &self.solver.external {
+            format!("the solver `{command}` (a pipe answers within a time limit)")
+        } else if !self.solver.portfolio.is_empty() {
+            format!("a portfolio ({})", self.solver.portfolio.join(", "))
+        } else if self.solver.resource_limit.is_none() {
+            "Z3 without a resource limit".to_string()
+        } else {
+            return Ok(());
+        };
+        Err(Error::NotDeterministic { what })
     }
 
     /// Refuses preconditions that do not fit the inputs, or that no input satisfies

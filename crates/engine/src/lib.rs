@@ -101,10 +101,10 @@ pub use io::{
     MAX_OBSERVED_WORDS,
 };
 pub use notes::NOTE_FUEL;
-pub use options::Options;
+pub use options::{deterministic_work, Options, DETERMINISTIC_WORK_PER_SECOND};
 pub use report::{Note, Observer, PathReport, Progress, Quiet, Report, Side, Stats};
 pub use solver::{
-    ProcessSolver, SolverConfig, SolverStats, Z3Mode, DEFAULT_QUERY_TIMEOUT,
+    ProcessSolver, SolverConfig, SolverStats, Z3Mode, COMPARISON_WORK_SPENT, DEFAULT_QUERY_TIMEOUT,
     DEFAULT_RESOURCE_LIMIT, ESCALATION, TIME_LIMIT_PASSED, WORK_BUDGET_SPENT,
 };
 pub use trace::TraceLimits;

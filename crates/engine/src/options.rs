@@ -12,6 +12,17 @@ use crate::solver::SolverConfig;
 use crate::trace::TraceLimits;
 use crate::verdict;
 
+/// Solver work (Z3's resource units) that a deterministic comparison may spend per
+/// second of its time limit: half of what Z3 5.4 does in a second on an idle core
+/// (its default first try, 2,000,000 units, takes about one), so the count, not the
+/// clock, ends the search on a machine up to about twice as busy.
+pub const DETERMINISTIC_WORK_PER_SECOND: u64 = 1_000_000;
+
+/// The solver work of a deterministic comparison with time limit `timeout`.
+pub fn deterministic_work(timeout: Duration) -> u64 {
+    (timeout.as_millis() as u64).saturating_mul(DETERMINISTIC_WORK_PER_SECOND) / 1000
+}
+
 /// Settings of a comparison. Every default is here.
 #[derive(Clone, Debug)]
 #[non_exhaustive]
@@ -80,6 +91,16 @@ pub struct Options {
     pub keep_paths: bool,
     /// Raised from outside (Ctrl-C) to stop the comparison early (default none).
     pub interrupt: Option<&'static std::sync::atomic::AtomicBool>,
+    /// Whether the verdict is decided by counts only (default false): solver resource
+    /// units, runs, paths, steps, terms. The time limit is then a safety net, and a
+    /// result it cut says so ([`crate::Incomplete::cut_by_wall_clock`]), so the same
+    /// task gives the same verdict on an idle machine and a busy one. It asks for Z3 in
+    /// process with a resource limit and no portfolio (a pipe and a race are bounded
+    /// by the clock: [`Options::validate`] refuses them); `auto`'s merged encoding is
+    /// bounded by its work alone instead of by half of the time left; and the solver
+    /// work of the whole comparison, unless [`SolverConfig::work_budget`] sets it, is
+    /// [`DETERMINISTIC_WORK_PER_SECOND`] per second of the time limit.
+    pub deterministic: bool,
     /// The budget the work draws from (default none: the front door starts one from
     /// `timeout`, `interrupt`, `fuel` and `trace_limits` when the work begins). A front
     /// end that wants the deadline anchored earlier (when its command starts), or a
@@ -114,6 +135,7 @@ impl Default for Options {
             minimise: true,
             keep_paths: false,
             interrupt: None,
+            deterministic: false,
             budget: None,
         }
     }
@@ -133,11 +155,24 @@ impl Options {
 
     /// These options with their budget anchored now unless one is set already: what
     /// the front door hands the engines, so that every part of the work draws from
-    /// one deadline.
+    /// one deadline. A deterministic task also gets its solver work budget here
+    /// ([`Options::deterministic`]).
     pub fn started(&self) -> Options {
         let mut o = self.clone();
         o.budget = Some(self.budget());
+        o.solver.work_budget = self.solver_work();
         o
+    }
+
+    /// The solver work the whole task may spend: [`SolverConfig::work_budget`] if set,
+    /// else, in a deterministic task, [`deterministic_work`] of its time limit.
+    pub fn solver_work(&self) -> Option<u64> {
+        self.solver.work_budget.or_else(|| {
+            self.deterministic
+                .then_some(self.timeout)
+                .flatten()
+                .map(deterministic_work)
+        })
     }
 
     /// The settings of every concrete run within this task's budget: its fuel and

@@ -326,6 +326,19 @@ impl Incomplete {
         }
     }
 
+    /// Whether the wall clock caused this reason: the comparison's time limit, or
+    /// queries that it or a per-query time limit cut short. Every other reason comes
+    /// from a count (runs, paths, depth, solver resource units, terms), which a busy
+    /// machine meets the same way as an idle one; a result with a reason of this kind
+    /// may come out otherwise on a rerun.
+    pub fn cut_by_wall_clock(&self) -> bool {
+        match self {
+            Incomplete::Timeout { .. } => true,
+            Incomplete::SolverUnknown { reason, .. } => crate::solver::is_clock_reason(reason),
+            _ => false,
+        }
+    }
+
     /// Whether the reason is the comparison's time limit (directly, or through queries
     /// that the limit cut short).
     pub fn is_time_limit(&self) -> bool {

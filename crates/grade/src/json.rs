@@ -128,6 +128,9 @@ impl FaultJson {
 #[derive(Debug, Serialize)]
 pub struct Reason {
     pub kind: &'static str,
+    /// Whether the wall clock caused it (the time limit, or queries it cut short):
+    /// then a rerun may come out otherwise, where every other reason is a count.
+    pub cut_by_wall_clock: bool,
     pub message: String,
     #[serde(skip_serializing_if = "Option::is_none")]
     pub advice: Option<&'static str>,
@@ -151,6 +154,7 @@ impl Reason {
     pub fn new(reason: &Incomplete, cmd: Searcher) -> Reason {
         let mut r = Reason {
             kind: reason.kind(),
+            cut_by_wall_clock: reason.cut_by_wall_clock(),
             message: reason.to_string(),
             advice: advice(reason, cmd),
             points: None,
@@ -856,6 +860,12 @@ pub struct TaskModel {
     pub solver_timeout: u64,
     /// Z3's resource limit for a query's first try; 0 means none.
     pub solver_rlimit: u32,
+    /// The solver work (Z3's resource units) of a whole comparison; 0 means none.
+    pub solver_work: u64,
+    /// Whether verdicts are decided by counts alone (solver resource units, runs,
+    /// paths, steps), the time limit only a safety net: then the same task gives the
+    /// same verdict on any load, except where a reason says `cut_by_wall_clock`.
+    pub deterministic: bool,
     pub portfolio: Vec<String>,
     /// Notes about the task seen on the reference alone (such as standard output that
     /// it writes but the task does not compare). Absent when there are none.
@@ -896,6 +906,8 @@ impl TaskModel {
                 .unwrap_or_else(|| "z3".to_string()),
             solver_timeout: opts.solver.timeout.as_millis() as u64,
             solver_rlimit: opts.solver.resource_limit.unwrap_or(0),
+            solver_work: opts.solver_work().unwrap_or(0),
+            deterministic: opts.deterministic,
             portfolio: opts.solver.portfolio.clone(),
             notes: Vec::new(),
         }

@@ -63,6 +63,13 @@ pub struct Search {
     /// Per solver query, in milliseconds.
     pub solver_timeout: u64,
     pub solver_rlimit: u64,
+    /// The solver work of a whole comparison, in Z3's resource units; 0: the default
+    /// (none, or in a deterministic one [`tamarin::DETERMINISTIC_WORK_PER_SECOND`] per
+    /// second of the time limit).
+    pub solver_work: u64,
+    /// Verdicts decided by counts alone, the clock only a safety net (always so in
+    /// `grade` and under a task, unless the solver is piped or raced).
+    pub deterministic: bool,
     pub portfolio: String,
     pub init_inputs: Option<Vec<u32>>,
     pub frontend: Frontend,
@@ -91,6 +98,8 @@ impl Default for Search {
             depth: 50,
             solver_timeout: DEFAULT_QUERY_TIMEOUT.as_millis() as u64,
             solver_rlimit: DEFAULT_RESOURCE_LIMIT as u64,
+            solver_work: 0,
+            deterministic: false,
             portfolio: "yices,cvc5".into(),
             init_inputs: None,
             frontend: Frontend::Twoints,
@@ -180,7 +189,9 @@ impl Search {
             solver.external = Some(args.solver.clone());
         }
         solver.dump_dir = args.dump_smt.clone();
+        solver.work_budget = (args.solver_work > 0).then_some(args.solver_work);
         opts.solver = solver;
+        opts.deterministic = args.deterministic;
         opts.out_of_fuel = args.out_of_fuel.unwrap_or(FuelPolicy::Same);
         opts.assume = args
             .assume
@@ -301,6 +312,7 @@ impl Settings {
         if search.out_of_fuel.is_none() && (grading || task.is_some()) {
             search.out_of_fuel = Some(FuelPolicy::Different);
         }
+        decide_by_counts(&mut search, task, given, grading)?;
         let observe = observe.unwrap_or_else(|| vec![Observable::Reg(Reg::from_bits(3))]);
         let engine = engine.unwrap_or(Engine::Auto);
         let mut opts = search.options(interrupt)?;
@@ -338,6 +350,50 @@ impl Settings {
             canonical,
             layout,
         })
+    }
+}
+
+/// Makes grading, and a comparison under a task or with `--deterministic`, decided by
+/// counts alone ([`Options::deterministic`]): the portfolio, a race against the clock,
+/// is off unless asked for. Grading and a task stay deterministic while nothing asks
+/// for a piped solver or a portfolio (which makes them clock-bound, as the report's
+/// task then says); `--deterministic` with either is a usage error.
+fn decide_by_counts(
+    search: &mut Search,
+    task: Option<&Task>,
+    given: Given<'_>,
+    grading: bool,
+) -> Result<(), Error> {
+    let asked = search.deterministic;
+    if !(asked || grading || task.is_some()) {
+        return Ok(());
+    }
+    let named = |key: &str| given(&key.replace('-', "_")) || task.is_some_and(|t| t.has(key));
+    if !named("portfolio") {
+        search.portfolio = "none".into();
+    }
+    let portfolio = !matches!(search.portfolio.trim(), "" | "none");
+    let clock = if search.solver.trim() != "z3" {
+        Some(format!("--solver {}", search.solver))
+    } else if portfolio {
+        Some(format!("--portfolio {}", search.portfolio))
+    } else if search.solver_rlimit == 0 {
+        Some("--solver-rlimit 0".to_string())
+    } else {
+        None
+    };
+    match clock {
+        Some(option) if asked => Err(Error::Usage(format!(
+            "--deterministic cannot be used with {option}: its answers are bounded by the clock"
+        ))),
+        Some(_) => {
+            search.deterministic = false;
+            Ok(())
+        }
+        None => {
+            search.deterministic = true;
+            Ok(())
+        }
     }
 }
 
@@ -387,6 +443,7 @@ impl Task {
             ("max_runs", f.max_runs, &mut s.max_runs),
             ("solver_timeout", f.solver_timeout, &mut s.solver_timeout),
             ("solver_rlimit", f.solver_rlimit, &mut s.solver_rlimit),
+            ("solver_work", f.solver_work, &mut s.solver_work),
         ] {
             if let (Some(v), true) = (value, free(id)) {
                 *field = v;

@@ -45,6 +45,7 @@ pub const KEYS: &[&str] = &[
     "solver",
     "solver-timeout",
     "solver-rlimit",
+    "solver-work",
     "portfolio",
     "out-of-fuel",
     "assume",
@@ -76,6 +77,7 @@ pub struct TaskFile {
     pub solver: Option<String>,
     pub solver_timeout: Option<u64>,
     pub solver_rlimit: Option<u64>,
+    pub solver_work: Option<u64>,
     pub portfolio: Option<List>,
     /// `same` or `different` (the default under a task).
     pub out_of_fuel: Option<String>,

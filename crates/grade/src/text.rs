@@ -4,7 +4,7 @@
 use std::path::Path;
 use std::time::Duration;
 
-use tamarin::{Engine, WORK_BUDGET_SPENT};
+use tamarin::{Engine, COMPARISON_WORK_SPENT, WORK_BUDGET_SPENT};
 use tamarin::{FuelPolicy, Incomplete, InputValues, Observed};
 use tamarin_mips::cpu::DEFAULT_TERMINATION;
 use tamarin_mips::{InputFormat, Outcome, Status};
@@ -196,13 +196,23 @@ pub fn advice(reason: &Incomplete, cmd: Searcher) -> Option<&'static str> {
     }
     match reason.kind() {
         "depth-bound" => Some("raise --depth"),
-        // Only auto's phases have a work budget: the engine alone has none.
+        // auto's first phases have work budgets of their own; the budget of a whole
+        // comparison (its last phase's, or an engine's alone) is --solver-work's.
         "solver-unknown"
             if matches!(reason, Incomplete::SolverUnknown { reason, .. }
                 if reason == WORK_BUDGET_SPENT) =>
         {
-            (engine == Some(Engine::Auto))
-                .then_some("--engine bmc may decide it without auto's budget")
+            Some(if engine == Some(Engine::Auto) {
+                "--engine bmc may decide it without auto's budget"
+            } else {
+                "raise --solver-work (or --timeout, which sizes it)"
+            })
+        }
+        "solver-unknown"
+            if matches!(reason, Incomplete::SolverUnknown { reason, .. }
+                if reason == COMPARISON_WORK_SPENT) =>
+        {
+            Some("raise --solver-work (or --timeout, which sizes it)")
         }
         // Z3 says `canceled` when it meets its resource limit.
         "solver-unknown"
@@ -250,10 +260,16 @@ pub fn note_text(note: &tamarin::Note) -> String {
     format!("{note} ({})", note_advice(note))
 }
 
-/// One reason as text: what happened and, in parentheses, what to do about it.
+/// One reason as text: what happened and, in parentheses, what to do about it, after
+/// a warning when the wall clock caused it (a rerun may then come out otherwise).
 pub fn reason_text(reason: &Incomplete, cmd: Searcher) -> String {
-    match advice(reason, cmd) {
-        Some(a) => format!("{reason} ({a})"),
-        None => reason.to_string(),
+    let clock = reason
+        .cut_by_wall_clock()
+        .then_some("cut by the wall clock, a rerun may differ");
+    match (clock, advice(reason, cmd)) {
+        (Some(c), Some(a)) => format!("{reason} ({c}: {a})"),
+        (Some(c), None) => format!("{reason} ({c})"),
+        (None, Some(a)) => format!("{reason} ({a})"),
+        (None, None) => reason.to_string(),
     }
 }

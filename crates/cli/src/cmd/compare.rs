@@ -60,6 +60,13 @@ pub struct Args {
     /// one query), or `auto` (concolic first, then bmc if it ended without a verdict).
     #[arg(long, value_enum, value_name = "ENGINE", default_value_t = EngineArg::Auto)]
     pub engine: EngineArg,
+    /// Decide by counts alone, as grade does: solver resource units (see
+    /// --solver-work), runs, paths and steps bound the search, and --timeout is only a
+    /// safety net, so the verdict is the same on an idle machine and a busy one; a
+    /// result that the clock cut says so (`cut_by_wall_clock`). No portfolio (unless
+    /// asked for, which is then an error), Z3 in process only. Always on with --task.
+    #[arg(long)]
+    pub deterministic: bool,
     /// Never split the merged encoding's difference query: by default, when the
     /// solver cannot decide it whole, bmc asks it again in groups of one program's
     /// ends (halved while undecided, down to single ends).
@@ -112,8 +119,10 @@ pub fn execute(mut args: Args) -> Result<ExitCode, CliError> {
             ))
         }
     }
+    let mut search = args.search.search();
+    search.deterministic = args.deterministic;
     let line = Line {
-        search: args.search.search(),
+        search,
         observe: Some(args.observe.0.clone()),
         engine: Some(args.engine.engine()),
     };

@@ -47,6 +47,14 @@ pub struct SearchArgs {
     #[arg(long, value_name = "N", value_parser = parse_count,
           allow_negative_numbers = true, default_value_t = DEFAULT_RESOURCE_LIMIT as u64)]
     pub solver_rlimit: u64,
+    /// The solver work a whole comparison may spend, in Z3's resource units (the
+    /// default first try is 2,000,000, about a second of an idle core); 0 = the
+    /// default: none, or, where verdicts are decided by counts (grade, --task,
+    /// --deterministic), 1,000,000 per second of --timeout. A count, not a clock: the
+    /// search meets it the same way however busy the machine is.
+    #[arg(long, value_name = "N", value_parser = parse_count,
+          allow_negative_numbers = true, default_value_t = 0)]
+    pub solver_work: u64,
     /// Solvers that a query Z3 left unknown is put to in parallel, the first definite
     /// answer winning (comma-separated: yices, cvc5, z3 or command lines; `none` for
     /// none). Those not installed are skipped. Bounded by --solver-timeout, so what it
@@ -136,6 +144,8 @@ impl SearchArgs {
             depth: self.depth,
             solver_timeout: self.solver_timeout,
             solver_rlimit: self.solver_rlimit,
+            solver_work: self.solver_work,
+            deterministic: false,
             portfolio: self.portfolio.clone(),
             init_inputs: self.init_inputs.as_ref().map(|w| w.0.clone()),
             frontend: match self.frontend {

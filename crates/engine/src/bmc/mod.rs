@@ -135,7 +135,7 @@ impl<'o> Checker<'o> {
         if self.asked.unknown > 0 {
             incomplete.push(Incomplete::SolverUnknown {
                 queries: self.asked.unknown,
-                reason: self.asked.first_unknown.clone().unwrap_or_default(),
+                reason: self.asked.unknown_reason(),
             });
         }
         if self.budget.interrupted() {

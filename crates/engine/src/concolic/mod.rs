@@ -1204,10 +1204,10 @@ impl<'o> Search<'o> {
         if unknown > 0 || unknown_nodes > 0 {
             incomplete.push(Incomplete::SolverUnknown {
                 queries: unknown.max(unknown_nodes),
-                reason: solver
-                    .first_unknown
-                    .clone()
-                    .unwrap_or_else(|| "unknown".into()),
+                reason: match solver.unknown_reason() {
+                    r if r.is_empty() => "unknown".into(),
+                    r => r,
+                },
             });
         }
         if diverged > 0 || self.stats.restarts > 0 {

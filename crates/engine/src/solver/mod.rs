@@ -65,7 +65,7 @@ pub use self::portfolio::PortfolioSolver;
 pub use self::process::ProcessSolver;
 pub use self::propagate::PropagatingSolver;
 pub use self::split::SplittingSolver;
-pub use self::z3::{Z3Mode, Z3Solver, ESCALATION, WORK_BUDGET_SPENT};
+pub use self::z3::{Z3Mode, Z3Solver, COMPARISON_WORK_SPENT, ESCALATION, WORK_BUDGET_SPENT};
 
 use std::time::{Duration, Instant};
 
@@ -176,6 +176,9 @@ pub struct SolverStats {
     pub unknown: u64,
     /// Why the first unknown answer was unknown (`None` while every answer was known).
     pub first_unknown: Option<String>,
+    /// Why the first answer that the wall clock left unknown was unknown (a per-query
+    /// time limit, the comparison's deadline: [`is_clock_reason`]), if one was.
+    pub first_clock_unknown: Option<String>,
     /// Time spent in the chain.
     pub time: Duration,
     /// The backend's work ([`Solver::backend_work`]): Z3's resource units, a count
@@ -193,9 +196,30 @@ impl SolverStats {
             Answer::Unknown(why) => {
                 self.unknown += 1;
                 self.first_unknown.get_or_insert_with(|| why.clone());
+                if is_clock_reason(why) {
+                    self.first_clock_unknown.get_or_insert_with(|| why.clone());
+                }
             }
         }
     }
+
+    /// The reason to report for the unknown answers: the first one the wall clock
+    /// caused if any did (a result that the clock cut must say so, whatever other
+    /// unknowns came first), else the first one.
+    pub fn unknown_reason(&self) -> String {
+        self.first_clock_unknown
+            .clone()
+            .or_else(|| self.first_unknown.clone())
+            .unwrap_or_default()
+    }
+}
+
+/// Whether an unknown answer's reason is the wall clock's doing: the comparison's
+/// deadline, or a per-query time limit (`timeout`, as Z3 and piped solvers say, and as
+/// the Z3 backend names a try that ran to its time limit). Resource limits, work
+/// budgets and interrupts are not.
+pub fn is_clock_reason(reason: &str) -> bool {
+    reason == TIME_LIMIT_PASSED || reason.starts_with("timeout")
 }
 
 /// The outermost link: counts queries, answers and time, and keeps the first unknown's
@@ -438,6 +462,27 @@ mod tests {
             chain.stats.first_unknown.as_deref(),
             Some(TIME_LIMIT_PASSED)
         );
+    }
+
+    /// The clock's reasons are told from the counts': a per-query time limit and the
+    /// comparison's deadline are the clock's, a resource limit, a spent work budget
+    /// and an interrupt are not; and a clock's unknown is the one reported, even
+    /// after a count's.
+    #[test]
+    fn unknowns_the_clock_caused_are_told_apart_and_reported_first() {
+        for r in [TIME_LIMIT_PASSED, "timeout", "timeout (canceled)", "timeout while building the query"] {
+            assert!(is_clock_reason(r), "{r}");
+        }
+        for r in ["max. resource limit exceeded", "canceled", WORK_BUDGET_SPENT, INTERRUPTED, "unknown"] {
+            assert!(!is_clock_reason(r), "{r}");
+        }
+        let mut stats = SolverStats::default();
+        stats.count(&Answer::Unknown("max. resource limit exceeded".into()));
+        assert_eq!(stats.unknown_reason(), "max. resource limit exceeded");
+        stats.count(&Answer::Unknown("timeout".into()));
+        stats.count(&Answer::Unknown(TIME_LIMIT_PASSED.into()));
+        assert_eq!(stats.unknown_reason(), "timeout");
+        assert_eq!(stats.first_unknown.as_deref(), Some("max. resource limit exceeded"));
     }
 
     #[test]

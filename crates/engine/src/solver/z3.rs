@@ -47,6 +47,12 @@ const ILL_SORTED: &str = "internal error: an ill-sorted term reached the Z3 lowe
 
 /// Z3, in-process.
 pub struct Z3Solver {
+    /// The solver's own Z3 context (`None` where Z3 could not make one: then the
+    /// thread's). Z3's answers, and the work it counts, depend on the terms its
+    /// context has seen (their ids order its choices), so a context that lived on
+    /// from an earlier comparison on the same thread would make the same query cost
+    /// another amount, and a verdict depend on which comparisons a thread ran before.
+    context: Option<z3::Context>,
     mode: Z3Mode,
     timeout: Duration,
     /// The next query's limit when the time left is shorter than `timeout`.
@@ -186,6 +192,7 @@ impl Z3Solver {
             work: 0,
             work_budget: None,
             interrupt: None,
+            context: fresh_context(),
         }
     }
 
@@ -393,6 +400,7 @@ impl Z3Solver {
         };
         solver.set_params(&Self::params(timeout, rlimit));
         let before = Self::rlimit_count(&solver);
+        let tried = Instant::now();
         let watched = self.interrupt.map(InFlight::new);
         let result = if incremental {
             solver.check_assumptions(conjuncts)
@@ -410,11 +418,11 @@ impl Z3Solver {
                 None => Answer::Unknown("the solver reported sat without a model".into()),
             },
             SatResult::Unsat => Answer::Unsat,
-            SatResult::Unknown => Answer::Unknown(
-                solver
-                    .get_reason_unknown()
-                    .unwrap_or_else(|| "unknown".to_string()),
-            ),
+            SatResult::Unknown => Answer::Unknown(Self::unknown_reason(
+                &solver,
+                tried.elapsed() >= timeout.mul_f64(0.95),
+                self.interrupt.is_some_and(|f| f.load(Ordering::Relaxed)),
+            )),
         };
         if incremental {
             // Everything a solver has internalised stays in it; multiplications
@@ -430,36 +438,10 @@ impl Z3Solver {
         answer
     }
 
-    /// The resource units a solver has spent so far (Z3's `rlimit count`).
-    fn rlimit_count(solver: &z3::Solver) -> u64 {
-        match solver.get_statistics().value("rlimit count") {
-            Some(z3::StatisticsValue::UInt(n)) => n as u64,
-            Some(z3::StatisticsValue::Double(x)) => x as u64,
-            None => 0,
-        }
-    }
-
-    fn model(&self, store: &TermStore, model: &z3::Model) -> Model {
-        let values = (0..store.var_count())
-            .map(|i| {
-                self.vars
-                    .get(i)
-                    .and_then(|v| v.as_ref())
-                    .and_then(|v| model.eval(v, true))
-                    .and_then(|v| v.as_u64())
-                    .unwrap_or(0)
-            })
-            .collect();
-        Model { values }
-    }
-}
-
-impl Solver for Z3Solver {
-    fn backend_work(&self) -> u64 {
-        self.work
-    }
-    fn check(&mut self, store: &mut TermStore, assertions: &[Term]) -> Answer {
+    /// [`Solver::check`] in the context current on this thread (the solver's own).
+    fn check_here(&mut self, store: &mut TermStore, assertions: &[Term]) -> Answer {
         let start = Instant::now();
+
         let timeout = self.query_timeout();
         self.limit = None;
         if self.budget_spent() {
@@ -514,6 +496,59 @@ impl Solver for Z3Solver {
         second
     }
 
+    /// Why a try was left unknown. Z3 says `canceled` both when its resource limit
+    /// cuts a tactic and when it is stopped from outside, so a try that ran to its
+    /// time limit is named `timeout`, and one stopped by the interrupt flag
+    /// [`super::INTERRUPTED`]: a report must tell the clock's cuts from the counts'
+    /// ([`super::is_clock_reason`]).
+    fn unknown_reason(solver: &z3::Solver, out_of_time: bool, interrupted: bool) -> String {
+        let said = solver
+            .get_reason_unknown()
+            .unwrap_or_else(|| "unknown".to_string());
+        if interrupted {
+            super::INTERRUPTED.to_string()
+        } else if out_of_time && !said.starts_with("timeout") {
+            format!("timeout ({said})")
+        } else {
+            said
+        }
+    }
+
+    /// The resource units a solver has spent so far (Z3's `rlimit count`).
+    fn rlimit_count(solver: &z3::Solver) -> u64 {
+        match solver.get_statistics().value("rlimit count") {
+            Some(z3::StatisticsValue::UInt(n)) => n as u64,
+            Some(z3::StatisticsValue::Double(x)) => x as u64,
+            None => 0,
+        }
+    }
+
+    fn model(&self, store: &TermStore, model: &z3::Model) -> Model {
+        let values = (0..store.var_count())
+            .map(|i| {
+                self.vars
+                    .get(i)
+                    .and_then(|v| v.as_ref())
+                    .and_then(|v| model.eval(v, true))
+                    .and_then(|v| v.as_u64())
+                    .unwrap_or(0)
+            })
+            .collect();
+        Model { values }
+    }
+}
+
+impl Solver for Z3Solver {
+    fn backend_work(&self) -> u64 {
+        self.work
+    }
+    fn check(&mut self, store: &mut TermStore, assertions: &[Term]) -> Answer {
+        match self.context.clone() {
+            Some(ctx) => in_context(&ctx, || self.check_here(store, assertions)),
+            None => self.check_here(store, assertions),
+        }
+    }
+
     fn limit_time(&mut self, left: Duration) {
         self.limit = Some(left);
     }
@@ -539,12 +574,50 @@ impl Solver for Z3Solver {
     }
 }
 
+/// A new Z3 context, as the `z3` crate makes its thread-local one.
+fn fresh_context() -> Option<z3::Context> {
+    // SAFETY: the configuration is deleted once the context is made from it, and the
+    // new context is handed to `Context`, which owns it from then on (and deletes it
+    // when its last user is dropped).
+    unsafe {
+        let cfg = z3_sys::Z3_mk_config()?;
+        let ctx = z3_sys::Z3_mk_context_rc(cfg);
+        z3_sys::Z3_del_config(cfg);
+        let ctx = ctx?;
+        z3_sys::Z3_set_error_handler(ctx, None);
+        Some(z3::Context::from_raw(ctx))
+    }
+}
+
+/// Runs `work` with `ctx` as this thread's Z3 context, then restores the one before.
+fn in_context<R>(ctx: &z3::Context, work: impl FnOnce() -> R) -> R {
+    /// `with_z3_context` asks for a closure it could send to another thread; it runs
+    /// it on this one, where everything it touches lives.
+    struct SameThread<T>(T);
+    // SAFETY: `with_z3_context` calls the closure on the calling thread, before it
+    // returns, and hands its result back there; nothing crosses a thread.
+    unsafe impl<T> Send for SameThread<T> {}
+    unsafe impl<T> Sync for SameThread<T> {}
+    impl<T> SameThread<T> {
+        fn into_inner(self) -> T {
+            self.0
+        }
+    }
+    let work = SameThread(work);
+    z3::with_z3_context(ctx, move || SameThread(work.into_inner()())).into_inner()
+}
+
 /// How much more resource the second try of an escalated query gets than the first.
 pub const ESCALATION: u32 = 8;
 
 /// Why a query was left unknown once the chain's work budget
 /// ([`super::SolverConfig::work_budget`]) was spent.
 pub const WORK_BUDGET_SPENT: &str = "the solver work budget of this search was spent";
+
+/// Why the last phase of `auto` left a query unknown once the work budget of the
+/// whole comparison was spent (the same budget as [`WORK_BUDGET_SPENT`]'s, named for
+/// what it bounds).
+pub const COMPARISON_WORK_SPENT: &str = "the solver work budget of the comparison was spent";
 
 /// A second try with less time than this left is not started.
 const MIN_SECOND_TRY: Duration = Duration::from_millis(20);
@@ -580,6 +653,36 @@ mod tests {
             s.bin(BinOp::Ult, x, big),
             s.bin(BinOp::Ult, y, big),
         ]
+    }
+
+    /// Each solver has a context of its own, so the work Z3 counts for a query does
+    /// not depend on what the thread solved before: with the thread's shared context,
+    /// the terms of earlier queries changed how much the same query cost, and a
+    /// verdict bounded by work depended on which comparisons a thread ran first.
+    #[test]
+    fn a_query_costs_the_same_work_whatever_the_thread_solved_before() {
+        let cost = |before: bool| {
+            if before {
+                let mut other = TermStore::new();
+                let (a, b) = (other.new_var("a", 32), other.new_var("b", 32));
+                let ab = other.bin(BinOp::Mul, a, b);
+                let k = other.word(0x7654_3211);
+                let q = [other.eq(ab, k), other.eq(a, b)];
+                let mut z3 = Z3Solver::new(Z3Mode::Auto, Duration::from_secs(600))
+                    .with_resource_limit(Some(3_000_000));
+                let _ = z3.check(&mut other, &q);
+                assert!(z3.backend_work() > 0);
+            }
+            let mut s = TermStore::new();
+            let q = factoring(&mut s);
+            let mut z3 = Z3Solver::new(Z3Mode::Auto, Duration::from_secs(600))
+                .with_resource_limit(Some(5_000_000));
+            assert!(matches!(z3.check(&mut s, &q), Answer::Sat(_)));
+            z3.backend_work()
+        };
+        let fresh = std::thread::spawn(move || cost(false)).join().unwrap();
+        let after = std::thread::spawn(move || cost(true)).join().unwrap();
+        assert_eq!(fresh, after);
     }
 
     #[test]

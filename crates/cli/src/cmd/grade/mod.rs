@@ -89,7 +89,7 @@ pub struct Args {
     /// A task file (TOML) with the settings of the assignment, its keys: reference
     /// (relative to the file), frontend, inputs, observe, engine, fuel, depth, max-len,
     /// array-base, stdin-len, init-inputs, timeout, max-runs, solver, solver-timeout,
-    /// solver-rlimit, portfolio, out-of-fuel, assume, input-format, termination,
+    /// solver-rlimit, solver-work, portfolio, out-of-fuel, assume, input-format, termination,
     /// dump-trace, dump-smt and force (each as the option of that name takes it).
     /// Options on the command line win over it; an unknown key is an error. `compare
     /// --task` takes the same file.
