@@ -10,6 +10,7 @@
 
 pub mod class;
 pub mod collect;
+pub mod fuel;
 pub mod error;
 pub mod groups;
 pub mod html;
