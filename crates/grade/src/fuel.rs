@@ -514,6 +514,18 @@ pub fn witness_warning(
     layout: &InputLayout,
     values: &[u32],
 ) -> Option<FuelWarning> {
+    let sides = [("the submission", submission), ("the reference", reference)];
+    fuel_warning(sides, opts, layout, values)
+}
+
+/// As [`witness_warning`], for two programs named as the report names them (`the
+/// right program`), the first looked at first.
+pub fn fuel_warning(
+    sides: [(&str, &Program); 2],
+    opts: &Options,
+    layout: &InputLayout,
+    values: &[u32],
+) -> Option<FuelWarning> {
     let fuel = opts.fuel;
     let more = fuel.saturating_mul(WARNING_FACTOR);
     let ends_later = |program: &Program| {
@@ -521,23 +533,21 @@ pub fn witness_warning(
         let ended = matches!(o.status, Status::Done | Status::Error(_));
         (ended && o.steps > fuel).then_some(o.steps)
     };
-    let (who, steps) = match ends_later(submission) {
-        Some(steps) => ("the submission", steps),
-        None => ("the reference", ends_later(reference)?),
-    };
+    let (who, steps) = sides
+        .iter()
+        .find_map(|&(who, program)| Some((who, ends_later(program)?)))?;
     Some(FuelWarning {
         kind: "fuel-too-small",
         message: format!(
             "{who} runs out of fuel on this witness, but ends after {} steps, within {} × \
-             the fuel of {}: the difference may be the fuel's, not the submission's",
+             the fuel of {}: the difference may be the fuel's, not the program's",
             grouped(steps),
             WARNING_FACTOR,
             grouped(fuel)
         ),
         advice: format!(
             "size the fuel from the reference's runs with `fuel = \"auto\"` in the task file \
-             (or --fuel auto), or give --fuel {} or more",
-            steps
+             (or --fuel auto), or give --fuel {steps} or more"
         ),
     })
 }

@@ -177,7 +177,7 @@ pub fn execute(mut args: Args) -> Result<ExitCode, CliError> {
         .collect();
     let given = given_on_command_line();
     let task = args.task.as_deref().map(Task::read).transpose()?;
-    let settings = resolve(&args, task.as_ref(), &given)?;
+    let mut settings = resolve(&args, task.as_ref(), &given)?;
 
     // The reference: from the task file, or the first path.
     let mut paths = args.paths.clone();
@@ -204,6 +204,8 @@ pub fn execute(mut args: Args) -> Result<ExitCode, CliError> {
         .opts
         .validate(&[&reference.program])
         .map_err(|e| CliError::engine(e, &reference.path))?;
+    // `fuel = "auto"`: sized before any key is made, since the fuel is part of them.
+    settings.size_fuel(&reference.program);
 
     let found = collect::collect(&paths, &reference.path)?;
     if found.submissions.is_empty() {
@@ -310,7 +312,7 @@ pub fn execute(mut args: Args) -> Result<ExitCode, CliError> {
         started.elapsed(),
         crate::interrupt::raised(),
     );
-    model.task = tamarin_grade::json::TaskModel::with_notes(&settings.opts, &reference.program);
+    finish_model(&mut model, &subs, &reference, &settings);
     model.grouping_seconds = grouping;
     if !shard.is_whole() {
         model.shard = Some(report::ShardModel {
@@ -320,6 +322,20 @@ pub fn execute(mut args: Args) -> Result<ExitCode, CliError> {
         });
     }
     print_report(&model, &args.report)
+}
+
+/// What the report adds to the verdicts: the task's rules (with how the fuel was
+/// sized, and the notes about the reference), and the warnings about witnesses that
+/// may be the fuel's fault.
+fn finish_model(
+    model: &mut report::Model,
+    subs: &[Submission],
+    reference: &Reference,
+    settings: &Settings,
+) {
+    model.task = tamarin_grade::json::TaskModel::with_notes(&settings.opts, &reference.program);
+    model.task.fuel_auto = settings.fuel_sizing.clone();
+    tamarin_grade::class::warn_fuel(model, subs, &reference.program, settings);
 }
 
 /// Resolves the settings of a run of grade (and of `grade merge`, which resolves a
