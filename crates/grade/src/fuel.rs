@@ -117,6 +117,24 @@ impl Sizing {
     }
 }
 
+impl Sizing {
+    /// How the fuel was derived, for a task line: `fuel = "auto": 4 × 5,349, the
+    /// reference's most steps on 13 inputs of the domain`.
+    pub fn phrase(&self) -> String {
+        let most = format!(
+            "{} × {}, the reference's most steps on {} of the domain",
+            self.factor,
+            grouped(self.reference_max_steps),
+            input_count(self.inputs)
+        );
+        if self.factor.saturating_mul(self.reference_max_steps) >= self.floor {
+            format!("fuel = \"auto\": {most}")
+        } else {
+            format!("fuel = \"auto\": at least {}; {most}, is less", grouped(self.floor))
+        }
+    }
+}
+
 /// `n` with its digits in groups of three: `11,200`.
 pub fn grouped(n: u64) -> String {
     let digits = n.to_string();
@@ -546,8 +564,8 @@ pub fn fuel_warning(
             grouped(fuel)
         ),
         advice: format!(
-            "size the fuel from the reference's runs with `fuel = \"auto\"` in the task file \
-             (or --fuel auto), or give --fuel {steps} or more"
+            "give --fuel auto (or `fuel = \"auto\"` in the task file) to size the fuel from \
+             the reference's runs, or --fuel {steps} or more"
         ),
     })
 }
@@ -637,6 +655,7 @@ mod tests {
         let s = size(&add, &opts, &layout(&opts));
         assert_eq!((s.reference_max_steps, s.fuel), (2, AUTO_FUEL_FLOOR));
         assert!(s.derivation().contains("at least 10,000"), "{}", s.derivation());
+        assert!(s.phrase().contains("at least 10,000; 4 × 2,"), "{}", s.phrase());
     }
 
     #[test]

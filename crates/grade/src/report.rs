@@ -123,11 +123,7 @@ impl TaskModel {
             format!("the {scope} that satisfy {}", list.join(" and "))
         };
         let sized = match &self.fuel_auto {
-            Some(s) => format!(
-                " (fuel {}, from the reference's runs on {})",
-                s.derivation(),
-                crate::words::count(s.inputs, "input")
-            ),
+            Some(s) => format!(" ({})", s.phrase()),
             None => String::new(),
         };
         format!("task: {inputs}; runs of up to {} steps{sized}; {fuel}", self.fuel)
@@ -796,7 +792,7 @@ mod tests {
              up to 1000 steps; a submission that runs out of fuel where the reference ends (or \
              the other way round) is wrong"
         );
-        let registers = TaskModel {
+        let registers_model = || TaskModel {
             fuel: 50,
             out_of_fuel: "same",
             frontend: "twoints",
@@ -804,6 +800,28 @@ mod tests {
             stdin_len: 2,
             ..TaskModel::default()
         };
+        let registers = registers_model();
+        let sized = TaskModel {
+            fuel: 21_396,
+            fuel_auto: Some(crate::fuel::Sizing {
+                fuel: 21_396,
+                factor: 4,
+                floor: 10_000,
+                reference_max_steps: 5_349,
+                inputs: 13,
+                longest: None,
+                warnings: Vec::new(),
+            }),
+            ..registers_model()
+        };
+        assert!(
+            sized.line().contains(
+                "runs of up to 21396 steps (fuel = \"auto\": 4 × 5,349, the reference's most \
+                 steps on 13 inputs of the domain);"
+            ),
+            "{}",
+            sized.line()
+        );
         assert_eq!(
             registers.line(),
             "task: all inputs $1, $4 with 2 bytes of standard input; runs of up to 50 steps; a \
