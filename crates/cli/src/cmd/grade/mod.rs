@@ -69,6 +69,8 @@ submission equivalent).";
     mut_arg("portfolio", |a| a
         .help("Solvers that a query Z3 left unknown is put to in parallel (comma-separated: yices, cvc5, z3 or command lines). None by default in grade: the race is bounded by the clock, and grades must come out the same on a rerun")
         .default_value("none")),
+    mut_arg("fuel", |a| a
+        .help("Steps per run: a number, or `auto` (as `fuel = \"auto\"` in a task file): the reference's most steps on a fixed sample of the domain (edge, small and seeded random inputs that the preconditions admit; every array length up to --max-len), times 4, at least 10000; the report states the fuel and how it was sized. A submission whose witness is a run out of fuel that ends within 4 times the fuel gets a fuel-too-small warning")),
     mut_arg("out_of_fuel", |a| a
         .help("Whether a submission that runs out of fuel where the reference ends (or the other way round) differs: `different` (the default in grade: a submission that does not end where the reference does is wrong) or `same` (the report's rule)")),
     mut_arg("dump_trace", |a| a.hide(true)),
