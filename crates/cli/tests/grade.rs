@@ -952,16 +952,24 @@ fn a_witness_out_of_fuel_that_ends_with_more_fuel_is_warned_about() {
     assert!(report["summary"]["task"].get("fuel_auto").is_none());
     let slow = submission(&report, "correct_push_each.asm");
     assert_eq!(slow["verdict"], "disequivalent", "{slow}");
-    assert_eq!(slow["witness"]["submission"]["status"], "out-of-fuel", "{slow}");
+    assert_eq!(
+        slow["witness"]["submission"]["status"], "out-of-fuel",
+        "{slow}"
+    );
     let warnings = slow["warnings"].as_array().expect("warnings");
     assert_eq!(warnings.len(), 1, "{slow}");
     assert_eq!(warnings[0]["kind"], "fuel-too-small");
     let message = warnings[0]["message"].as_str().expect("a message");
     assert!(message.contains("ends after 10,702 steps"), "{message}");
     let advice = warnings[0]["advice"].as_str().expect("advice");
-    assert!(advice.contains("--fuel auto") && advice.contains("--fuel 10702"), "{advice}");
+    assert!(
+        advice.contains("--fuel auto") && advice.contains("--fuel 10702"),
+        "{advice}"
+    );
     // The program that spins (out of fuel at any fuel) gets none.
-    assert!(submission(&report, "wrong_zero_spins.asm").get("warnings").is_none());
+    assert!(submission(&report, "wrong_zero_spins.asm")
+        .get("warnings")
+        .is_none());
     assert!(
         text.contains("      warning: the submission runs out of fuel on this witness"),
         "{text}"
@@ -1015,12 +1023,20 @@ fn compare_sizes_the_fuel_too_and_bad_fuels_are_refused() {
 
     // check has no reference to size the fuel from without a task.
     let out = tamarin()
-        .args(["check", "examples/classes/fib/reference.asm", "--fuel", "auto"])
+        .args([
+            "check",
+            "examples/classes/fib/reference.asm",
+            "--fuel",
+            "auto",
+        ])
         .output()
         .expect("run tamarin");
     assert_eq!(out.status.code(), Some(2));
     let err = String::from_utf8_lossy(&out.stderr);
-    assert!(err.contains("--fuel auto sizes the fuel from the reference's runs"), "{err}");
+    assert!(
+        err.contains("--fuel auto sizes the fuel from the reference's runs"),
+        "{err}"
+    );
 
     let dir = tempfile::tempdir().expect("tempdir");
     let task = dir.path().join("task.toml");

@@ -410,7 +410,11 @@ pub fn warn_fuel(
     reference: &Program,
     settings: &Settings,
 ) {
-    for (row, sub) in model.rows.iter_mut().zip(subs.iter().filter(|s| s.record.is_some())) {
+    for (row, sub) in model
+        .rows
+        .iter_mut()
+        .zip(subs.iter().filter(|s| s.record.is_some()))
+    {
         let Some(witness) = sub.record.as_ref().and_then(|r| r.witness.as_ref()) else {
             continue;
         };

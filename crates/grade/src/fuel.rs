@@ -130,7 +130,10 @@ impl Sizing {
         if self.factor.saturating_mul(self.reference_max_steps) >= self.floor {
             format!("fuel = \"auto\": {most}")
         } else {
-            format!("fuel = \"auto\": at least {}; {most}, is less", grouped(self.floor))
+            format!(
+                "fuel = \"auto\": at least {}; {most}, is less",
+                grouped(self.floor)
+            )
         }
     }
 }
@@ -140,7 +143,7 @@ pub fn grouped(n: u64) -> String {
     let digits = n.to_string();
     let mut out = String::new();
     for (i, c) in digits.chars().enumerate() {
-        if i > 0 && (digits.len() - i) % 3 == 0 {
+        if i > 0 && (digits.len() - i).is_multiple_of(3) {
             out.push(',');
         }
         out.push(c);
@@ -184,7 +187,11 @@ pub fn size_within(
     limits: Limits,
 ) -> Sizing {
     let deadline = Instant::now() + limits.time;
-    let constants: Vec<u32> = opts.assume.iter().flat_map(|p| constants(p.text())).collect();
+    let constants: Vec<u32> = opts
+        .assume
+        .iter()
+        .flat_map(|p| constants(p.text()))
+        .collect();
     let mut tally = Tally::new(limits);
     for values in sample(layout, &constants) {
         if !layout.admits(&values) {
@@ -212,8 +219,8 @@ fn constants(text: &str) -> Vec<u32> {
     while i < bytes.len() {
         let digit = |k: usize| bytes.get(k).is_some_and(u8::is_ascii_digit);
         // A number, not the digits of a name such as `$1` or `a[2]`.
-        let starts = digit(i)
-            && !(i > 0 && (bytes[i - 1].is_ascii_alphanumeric() || bytes[i - 1] == b'$'));
+        let starts =
+            digit(i) && !(i > 0 && (bytes[i - 1].is_ascii_alphanumeric() || bytes[i - 1] == b'$'));
         if !starts {
             i += 1;
             continue;
@@ -379,9 +386,7 @@ pub fn sample(layout: &InputLayout, constants: &[u32]) -> Vec<Vec<u32>> {
             edges.extend(constants.iter().filter(|c| !EDGES.contains(c)));
             registers(regs.len(), layout.stdin_len, &edges, &mut rng, &mut out)
         }
-        InputSpec::Array { max_len, .. } => {
-            arrays(*max_len, layout.stdin_len, &mut rng, &mut out)
-        }
+        InputSpec::Array { max_len, .. } => arrays(*max_len, layout.stdin_len, &mut rng, &mut out),
     }
     out.list
 }
@@ -504,7 +509,7 @@ impl SplitMix {
     /// A byte of standard input: printable ASCII mostly, sometimes any byte.
     fn byte(&mut self) -> u32 {
         let r = self.next();
-        if r % 4 == 0 {
+        if r.is_multiple_of(4) {
             ((r >> 8) & 0xff) as u32
         } else {
             0x20 + ((r >> 8) % 95) as u32
@@ -640,7 +645,10 @@ mod tests {
         assert_eq!(s.reference_max_steps, longest.steps);
         assert_eq!(s.fuel, AUTO_FUEL_FACTOR * longest.steps);
         assert!(s.fuel > AUTO_FUEL_FLOOR);
-        assert!(s.longest.as_deref().is_some_and(|l| l.starts_with("$1 = 5000")));
+        assert!(s
+            .longest
+            .as_deref()
+            .is_some_and(|l| l.starts_with("$1 = 5000")));
         // Every input run was admitted: no run on $1 = INT_MAX, which would take
         // billions of steps.
         assert!(s.inputs > 0);
@@ -654,8 +662,16 @@ mod tests {
         let add = program("add $3, $1, $2\njr $31\n");
         let s = size(&add, &opts, &layout(&opts));
         assert_eq!((s.reference_max_steps, s.fuel), (2, AUTO_FUEL_FLOOR));
-        assert!(s.derivation().contains("at least 10,000"), "{}", s.derivation());
-        assert!(s.phrase().contains("at least 10,000; 4 × 2,"), "{}", s.phrase());
+        assert!(
+            s.derivation().contains("at least 10,000"),
+            "{}",
+            s.derivation()
+        );
+        assert!(
+            s.phrase().contains("at least 10,000; 4 × 2,"),
+            "{}",
+            s.phrase()
+        );
     }
 
     #[test]
@@ -690,31 +706,44 @@ mod tests {
         // Counting 400 down takes about 2,000 steps: out of 1,000, within 4,000.
         let w = witness_warning(&quick, &countdown(), &opts, &l, &[400, 0]).expect("a warning");
         assert_eq!(w.kind, "fuel-too-small");
-        assert!(w.message.starts_with("the submission runs out of fuel"), "{}", w.message);
+        assert!(
+            w.message.starts_with("the submission runs out of fuel"),
+            "{}",
+            w.message
+        );
         assert!(w.advice.contains("fuel = \"auto\""), "{}", w.advice);
         // The reference's side too.
         let w = witness_warning(&countdown(), &quick, &opts, &l, &[400, 0]).expect("a warning");
         assert!(w.message.starts_with("the reference"), "{}", w.message);
         // No warning when it ends within the fuel, or not even within 4 times it.
-        assert_eq!(witness_warning(&quick, &countdown(), &opts, &l, &[100, 0]), None);
-        assert_eq!(witness_warning(&quick, &countdown(), &opts, &l, &[5000, 0]), None);
+        assert_eq!(
+            witness_warning(&quick, &countdown(), &opts, &l, &[100, 0]),
+            None
+        );
+        assert_eq!(
+            witness_warning(&quick, &countdown(), &opts, &l, &[5000, 0]),
+            None
+        );
     }
 
     #[test]
     fn the_bounds_of_preconditions_are_sampled() {
         assert_eq!(constants("1 <= $1 <= 26"), [0, 1, 2, 25, 26, 27]);
         // An index is a number too (harmless: one more edge value).
-        assert_eq!(constants("a[3] != -5 && len < 0x10"), [
-            2,
-            3,
-            4,
-            (-6i32) as u32,
-            (-5i32) as u32,
-            (-4i32) as u32,
-            15,
-            16,
-            17
-        ]);
+        assert_eq!(
+            constants("a[3] != -5 && len < 0x10"),
+            [
+                2,
+                3,
+                4,
+                (-6i32) as u32,
+                (-5i32) as u32,
+                (-4i32) as u32,
+                15,
+                16,
+                17
+            ]
+        );
         let opts = assuming(&["$1 >= 7000"]);
         let with = sample(&layout(&opts), &constants(opts.assume[0].text()));
         assert!(with.contains(&vec![7000, 7000]));
@@ -730,7 +759,11 @@ mod tests {
             time: Duration::from_secs(600),
         };
         let s = size_within(&countdown(), &opts, &layout(&opts), limits);
-        assert!(s.warnings.iter().any(|w| w.starts_with("sizing stopped")), "{:?}", s.warnings);
+        assert!(
+            s.warnings.iter().any(|w| w.starts_with("sizing stopped")),
+            "{:?}",
+            s.warnings
+        );
     }
 
     #[test]

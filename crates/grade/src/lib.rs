@@ -10,8 +10,8 @@
 
 pub mod class;
 pub mod collect;
-pub mod fuel;
 pub mod error;
+pub mod fuel;
 pub mod groups;
 pub mod html;
 pub mod json;

@@ -126,7 +126,10 @@ impl TaskModel {
             Some(s) => format!(" ({})", s.phrase()),
             None => String::new(),
         };
-        format!("task: {inputs}; runs of up to {} steps{sized}; {fuel}", self.fuel)
+        format!(
+            "task: {inputs}; runs of up to {} steps{sized}; {fuel}",
+            self.fuel
+        )
     }
 
     /// What went wrong while the fuel was sized, in words (none for a fuel given).

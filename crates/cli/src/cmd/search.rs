@@ -12,8 +12,8 @@ use tamarin::{DEFAULT_QUERY_TIMEOUT, DEFAULT_RESOURCE_LIMIT};
 pub use tamarin_grade::parse::{parse_reg_list, RegList};
 pub use tamarin_grade::settings::DEFAULT_TIMEOUT_SECS;
 use tamarin_grade::settings::{Frontend, Line, Search, Settings};
-pub use tamarin_grade::text::*;
 use tamarin_grade::task::Fuel;
+pub use tamarin_grade::text::*;
 use tamarin_grade::Task;
 
 use crate::args::{
