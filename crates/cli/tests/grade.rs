@@ -976,6 +976,31 @@ fn a_witness_out_of_fuel_that_ends_with_more_fuel_is_warned_about() {
     );
     let validator = common::schema::validator("grade");
     common::schema::assert_valid(&validator, &report, "grade with a warning");
+    // The page says it too.
+    let dir = tempfile::tempdir().expect("tempdir");
+    tamarin()
+        .args([
+            "grade",
+            "--task",
+            "examples/classes/fib/task.toml",
+            "examples/classes/fib/submissions",
+            "--portfolio",
+            "none",
+            "--fuel",
+            "10000",
+            "--no-groups",
+            "--store",
+        ])
+        .arg(dir.path().join("store.sqlite"))
+        .arg("--html")
+        .arg(dir.path().join("page"))
+        .output()
+        .expect("run tamarin");
+    let page = std::fs::read_to_string(dir.path().join("page/index.html")).expect("the page");
+    assert!(
+        page.contains("Warning: the submission runs out of fuel"),
+        "{page}"
+    );
 }
 
 /// `compare --task` sizes the fuel as grade does (and says so on standard error), and
