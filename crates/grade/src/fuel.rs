@@ -457,7 +457,7 @@ fn grid(values: &[u32], n: usize) -> Vec<Vec<u32>> {
 
 /// The array sample: for every length from 0 to `max_len`, arrays of zeros, ones,
 /// minus ones, INT_MIN and INT_MAX, ascending and descending ones, then pseudo-random
-/// ones. The words past the length are zero (they are not placed).
+/// ones (half of them of small elements). The words past the length are zero (they are not placed).
 fn arrays(max_len: u32, stdin: usize, rng: &mut SplitMix, out: &mut Unique) {
     let per_length = (RANDOM_INPUTS / (max_len as usize + 1)).clamp(4, 64);
     for len in 0..=max_len {
@@ -468,8 +468,11 @@ fn arrays(max_len: u32, stdin: usize, rng: &mut SplitMix, out: &mut Unique) {
             .collect();
         shapes.push((0..len).collect());
         shapes.push((0..len).rev().collect());
-        for _ in 0..per_length {
-            shapes.push((0..n).map(|_| rng.word()).collect());
+        // Half of any words, half of small ones only (preconditions often bound
+        // every element: `all x: -1000 <= x <= 1000`).
+        for k in 0..per_length {
+            let elems = (0..n).map(|_| if k % 2 == 0 { rng.word() } else { rng.small() });
+            shapes.push(elems.collect());
         }
         for elems in shapes {
             let mut v = Vec::with_capacity(1 + max_len as usize + stdin);
@@ -504,6 +507,11 @@ impl SplitMix {
             1 => span(64) as u32,
             _ => span(65_536) as u32,
         }
+    }
+
+    /// A small word, -64 to 64.
+    fn small(&mut self) -> u32 {
+        (((self.next() >> 8) % 129) as i64 - 64) as u32
     }
 
     /// A byte of standard input: printable ASCII mostly, sometimes any byte.
@@ -632,6 +640,13 @@ mod tests {
         let lengths: HashSet<u32> = s.iter().map(|v| v[0]).collect();
         assert_eq!(lengths, (0..=5).collect());
         assert!(s.iter().all(|v| v.len() == 6));
+        // Full-length arrays of small, varied elements (what `all x: -1000 <= x <=
+        // 1000` admits), beside the constant ones.
+        let small = |x: &u32| (*x as i32).abs() <= 64;
+        let varied = s.iter().filter(|v| {
+            v[0] == 5 && v[1..].iter().all(small) && v[1..].windows(2).any(|w| w[0] != w[1])
+        });
+        assert!(varied.count() >= 4);
     }
 
     #[test]
