@@ -642,7 +642,7 @@ mod tests {
         assert!(s.iter().all(|v| v.len() == 6));
         // Full-length arrays of small, varied elements (what `all x: -1000 <= x <=
         // 1000` admits), beside the constant ones.
-        let small = |x: &u32| (*x as i32).abs() <= 64;
+        let small = |x: &u32| (*x as i32).unsigned_abs() <= 64;
         let varied = s.iter().filter(|v| {
             v[0] == 5 && v[1..].iter().all(small) && v[1..].windows(2).any(|w| w[0] != w[1])
         });
