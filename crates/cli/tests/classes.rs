@@ -1,4 +1,4 @@
-//! The example classes in `examples/classes/` (amax, print) graded with their task
+//! The example classes in `examples/classes/` (amax, print, fib) graded with their task
 //! files: every wrong submission is found wrong, and no correct one is. Every correct
 //! amax submission is proved: `auto` proves them in phases bounded by counts (a short
 //! search, then the merged encoding), so the time limit is only a safety net there.
@@ -98,4 +98,13 @@ fn the_amax_class_grades_wrong_submissions_wrong_and_proves_every_correct_one() 
 fn the_print_class_grades_wrong_submissions_wrong_and_no_correct_one_wrong() {
     let verdicts = check_class("print", &["--timeout", "5"]);
     assert_eq!(verdicts.len(), 8, "{verdicts:?}");
+}
+
+#[test]
+fn the_fib_class_with_its_fuel_sized_proves_both_correct_submissions() {
+    let verdicts = check_class("fib", &["--timeout", "300"]);
+    assert_eq!(verdicts.len(), 4, "{verdicts:?}");
+    for (name, verdict) in verdicts.iter().filter(|(n, _)| n.starts_with("correct_")) {
+        assert_eq!(verdict, "equivalent", "fib/{name}: {verdicts:?}");
+    }
 }

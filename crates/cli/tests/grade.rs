@@ -860,3 +860,220 @@ fn the_termination_rule_and_the_domain_come_from_the_task_or_the_command_line() 
     assert_eq!(out.status.code(), Some(2));
     assert!(String::from_utf8_lossy(&out.stderr).contains("write `==` to compare"));
 }
+
+/// Grades the fib class (examples/classes/fib, whose task says `fuel = "auto"`) with
+/// `extra` options: the exit status, the JSON report and the text report.
+fn grade_fib(extra: &[&str]) -> (i32, Value, String) {
+    let dir = tempfile::tempdir().expect("tempdir");
+    let run = |format: &str| {
+        let out = tamarin()
+            .args([
+                "grade",
+                "--task",
+                "examples/classes/fib/task.toml",
+                "examples/classes/fib/submissions",
+                "--portfolio",
+                "none",
+                "--timeout",
+                "300",
+                "--format",
+                format,
+                "--store",
+            ])
+            .arg(dir.path().join(format!("{format}.sqlite")))
+            .args(extra)
+            .output()
+            .expect("run tamarin");
+        (
+            out.status.code().unwrap_or(-1),
+            String::from_utf8_lossy(&out.stdout).into_owned(),
+        )
+    };
+    let (status, out) = run("json");
+    let (text_status, text) = run("text");
+    assert_eq!(status, text_status, "{text}");
+    (status, json(&out), text)
+}
+
+/// `fuel = "auto"`: the fuel is the reference's most steps on the domain (5,349, at
+/// $1 = 12) times 4, the report says so, and the slower correct submission is proved
+/// equivalent, with no warning anywhere.
+#[test]
+fn fuel_auto_sizes_the_fuel_from_the_reference_and_grades_the_slow_solution_right() {
+    let (status, report, text) = grade_fib(&[]);
+    assert_eq!(status, 1, "{report}");
+    let task = &report["summary"]["task"];
+    assert_eq!(task["fuel"], 21_396, "{task}");
+    let auto = &task["fuel_auto"];
+    assert_eq!(
+        (
+            auto["factor"].as_u64(),
+            auto["reference_max_steps"].as_u64(),
+            auto["inputs"].as_u64(),
+            auto["fuel"].as_u64()
+        ),
+        (Some(4), Some(5_349), Some(13), Some(21_396)),
+        "{auto}"
+    );
+    assert_eq!(auto["longest"], "$1 = 12 (0x0000000c)", "{auto}");
+    let v = verdicts(&report);
+    let want = [
+        ("correct_iterative.asm", "equivalent"),
+        ("correct_push_each.asm", "equivalent"),
+        ("wrong_base.asm", "disequivalent"),
+        ("wrong_zero_spins.asm", "disequivalent"),
+    ];
+    assert_eq!(
+        v,
+        want.iter()
+            .map(|(n, v)| (n.to_string(), v.to_string()))
+            .collect()
+    );
+    // A program that spins at any fuel gets no warning: more fuel would not help.
+    for s in report["submissions"].as_array().expect("submissions") {
+        assert!(s.get("warnings").is_none(), "{s}");
+    }
+    assert!(!text.contains("warning:"), "{text}");
+    assert!(
+        text.contains("runs of up to 21396 steps (fuel = \"auto\": 4 × 5,349, the reference's most steps on 13 inputs of the domain)"),
+        "{text}"
+    );
+    let validator = common::schema::validator("grade");
+    common::schema::assert_valid(&validator, &report, "grade with fuel = \"auto\"");
+}
+
+/// A fixed fuel below the slow solution's steps: its witness is a run out of fuel
+/// that ends within 4 × the fuel, and the report warns about it, naming `auto`.
+#[test]
+fn a_witness_out_of_fuel_that_ends_with_more_fuel_is_warned_about() {
+    let (status, report, text) = grade_fib(&["--fuel", "10000"]);
+    assert_eq!(status, 1, "{report}");
+    assert_eq!(report["summary"]["task"]["fuel"], 10_000);
+    assert!(report["summary"]["task"].get("fuel_auto").is_none());
+    let slow = submission(&report, "correct_push_each.asm");
+    assert_eq!(slow["verdict"], "disequivalent", "{slow}");
+    assert_eq!(
+        slow["witness"]["submission"]["status"], "out-of-fuel",
+        "{slow}"
+    );
+    let warnings = slow["warnings"].as_array().expect("warnings");
+    assert_eq!(warnings.len(), 1, "{slow}");
+    assert_eq!(warnings[0]["kind"], "fuel-too-small");
+    let message = warnings[0]["message"].as_str().expect("a message");
+    assert!(message.contains("ends after 10,702 steps"), "{message}");
+    let advice = warnings[0]["advice"].as_str().expect("advice");
+    assert!(
+        advice.contains("--fuel auto") && advice.contains("--fuel 10702"),
+        "{advice}"
+    );
+    // The program that spins (out of fuel at any fuel) gets none.
+    assert!(submission(&report, "wrong_zero_spins.asm")
+        .get("warnings")
+        .is_none());
+    assert!(
+        text.contains("      warning: the submission runs out of fuel on this witness"),
+        "{text}"
+    );
+    let validator = common::schema::validator("grade");
+    common::schema::assert_valid(&validator, &report, "grade with a warning");
+    // The page says it too.
+    let dir = tempfile::tempdir().expect("tempdir");
+    tamarin()
+        .args([
+            "grade",
+            "--task",
+            "examples/classes/fib/task.toml",
+            "examples/classes/fib/submissions",
+            "--portfolio",
+            "none",
+            "--fuel",
+            "10000",
+            "--no-groups",
+            "--store",
+        ])
+        .arg(dir.path().join("store.sqlite"))
+        .arg("--html")
+        .arg(dir.path().join("page"))
+        .output()
+        .expect("run tamarin");
+    let page = std::fs::read_to_string(dir.path().join("page/index.html")).expect("the page");
+    assert!(
+        page.contains("Warning: the submission runs out of fuel"),
+        "{page}"
+    );
+}
+
+/// `compare --task` sizes the fuel as grade does (and says so on standard error), and
+/// with a fuel too small it hints at the fuel; `--fuel auto` without a reference to
+/// size it from, and a task fuel that is neither a number nor `auto`, are usage errors.
+#[test]
+fn compare_sizes_the_fuel_too_and_bad_fuels_are_refused() {
+    let compare = |extra: &[&str]| {
+        let out = tamarin()
+            .args([
+                "compare",
+                "--task",
+                "examples/classes/fib/task.toml",
+                "examples/classes/fib/submissions/correct_push_each.asm",
+                "--portfolio",
+                "none",
+                "--timeout",
+                "300",
+            ])
+            .args(extra)
+            .output()
+            .expect("run tamarin");
+        (
+            out.status.code().unwrap_or(-1),
+            String::from_utf8_lossy(&out.stdout).into_owned(),
+            String::from_utf8_lossy(&out.stderr).into_owned(),
+        )
+    };
+    let (status, out, err) = compare(&[]);
+    assert_eq!(status, 0, "{out}{err}");
+    assert!(err.contains("fuel: 4 × 5,349 = 21,396 (auto)"), "{err}");
+    let (status, out, _) = compare(&["--fuel", "10000", "--format", "json"]);
+    assert_eq!(status, 1, "{out}");
+    let report = json(&out);
+    let hints = report["hints"].as_array().expect("hints");
+    assert!(
+        hints.iter().any(|h| h
+            .as_str()
+            .is_some_and(|h| h.starts_with("the right program runs out of fuel"))),
+        "{report}"
+    );
+    let (status, out, _) = compare(&["--format", "json"]);
+    assert_eq!(status, 0, "{out}");
+    assert_eq!(json(&out)["task"]["fuel_auto"]["fuel"], 21_396, "{out}");
+
+    // check has no reference to size the fuel from without a task.
+    let out = tamarin()
+        .args([
+            "check",
+            "examples/classes/fib/reference.asm",
+            "--fuel",
+            "auto",
+        ])
+        .output()
+        .expect("run tamarin");
+    assert_eq!(out.status.code(), Some(2));
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(
+        err.contains("--fuel auto sizes the fuel from the reference's runs"),
+        "{err}"
+    );
+
+    let dir = tempfile::tempdir().expect("tempdir");
+    let task = dir.path().join("task.toml");
+    std::fs::write(&task, "reference = \"r.asm\"\n\nfuel = \"lots\"\n").expect("write");
+    std::fs::write(dir.path().join("r.asm"), "jr $31\n").expect("write");
+    let out = tamarin()
+        .args(["compare", "--task"])
+        .arg(&task)
+        .arg("examples/classes/fib/reference.asm")
+        .output()
+        .expect("run tamarin");
+    assert_eq!(out.status.code(), Some(2));
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(err.contains(":3:") && err.contains("\"auto\""), "{err}");
+}

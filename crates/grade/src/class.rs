@@ -399,3 +399,38 @@ pub fn compare_pairs(
     }
     Ok(answers.into_iter().map(Option::unwrap_or_default).collect())
 }
+
+/// Attaches the `fuel-too-small` warning (see [`crate::fuel::witness_warning`]) to each
+/// row of `model` whose witness shows a run out of fuel that ends within a few times
+/// the fuel: its verdict may be the fuel's fault, which nothing else in the report
+/// would say. Only witnesses with a side out of fuel are run again.
+pub fn warn_fuel(
+    model: &mut report::Model,
+    subs: &[Submission],
+    reference: &Program,
+    settings: &Settings,
+) {
+    for (row, sub) in model
+        .rows
+        .iter_mut()
+        .zip(subs.iter().filter(|s| s.record.is_some()))
+    {
+        let Some(witness) = sub.record.as_ref().and_then(|r| r.witness.as_ref()) else {
+            continue;
+        };
+        let out_of_fuel = |side: &crate::WitnessSide| side.json["status"] == "out-of-fuel";
+        if !(out_of_fuel(&witness.reference) || out_of_fuel(&witness.submission)) {
+            continue;
+        }
+        let Some(loaded) = &sub.loaded else {
+            continue;
+        };
+        row.warnings.extend(crate::fuel::witness_warning(
+            reference,
+            &loaded.program,
+            &settings.opts,
+            &settings.layout,
+            &witness.values,
+        ));
+    }
+}

@@ -135,6 +135,9 @@ pub fn page(m: &Model) -> String {
     );
 
     let _ = writeln!(h, "<p class=\"sub\">{}</p>", escape(&m.task.line()));
+    for w in m.task.fuel_warnings() {
+        let _ = writeln!(h, "<p class=\"sub\">Warning: {}</p>", escape(w));
+    }
     if let Some(shards) = &m.shards {
         let _ = writeln!(h, "<p class=\"sub\">{}</p>", escape(&shards.line()));
     }
@@ -327,6 +330,14 @@ fn details(h: &mut String, r: &Row, anchor: &str) {
         Verdict::Disequivalent => {
             if let Some(w) = &r.witness {
                 witness(h, w);
+            }
+            for w in &r.warnings {
+                let _ = writeln!(
+                    h,
+                    "<p>Warning: {} ({})</p>",
+                    escape(&w.message),
+                    escape(&w.advice)
+                );
             }
         }
         Verdict::PossiblyEquivalent => {

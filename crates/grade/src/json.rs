@@ -827,7 +827,13 @@ mod tests {
 /// comparison did.
 #[derive(Debug, Default, Serialize)]
 pub struct TaskModel {
+    /// Steps per run: the fuel every comparison used (sized, under `fuel = "auto"`).
     pub fuel: u64,
+    /// Under `fuel = "auto"`: how the fuel was sized from the reference's runs (the
+    /// factor, the floor, the reference's most steps, the inputs run, the input of the
+    /// most steps, and what went wrong). Absent for a fuel given as a number.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub fuel_auto: Option<crate::fuel::Sizing>,
     /// `same` or `different`.
     pub out_of_fuel: &'static str,
     /// The preconditions, as written.
@@ -886,6 +892,7 @@ impl TaskModel {
         };
         TaskModel {
             fuel: opts.fuel,
+            fuel_auto: None,
             out_of_fuel: opts.out_of_fuel.name(),
             assume: opts.assume.iter().map(|p| p.text().to_string()).collect(),
             observe: opts.observe.iter().map(|o| o.to_string()).collect(),

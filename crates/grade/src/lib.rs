@@ -11,6 +11,7 @@
 pub mod class;
 pub mod collect;
 pub mod error;
+pub mod fuel;
 pub mod groups;
 pub mod html;
 pub mod json;

@@ -9,6 +9,7 @@ use serde::Serialize;
 use tamarin::{InputLayout, InputValues};
 
 use crate::collect::Skipped;
+use crate::fuel::FuelWarning;
 use crate::groups::Group;
 use crate::json::{Inputs, TaskModel};
 use crate::record::stored_reason_text;
@@ -121,7 +122,19 @@ impl TaskModel {
             let list: Vec<String> = self.assume.iter().map(|a| format!("`{a}`")).collect();
             format!("the {scope} that satisfy {}", list.join(" and "))
         };
-        format!("task: {inputs}; runs of up to {} steps; {fuel}", self.fuel)
+        let sized = match &self.fuel_auto {
+            Some(s) => format!(" ({})", s.phrase()),
+            None => String::new(),
+        };
+        format!(
+            "task: {inputs}; runs of up to {} steps{sized}; {fuel}",
+            self.fuel
+        )
+    }
+
+    /// What went wrong while the fuel was sized, in words (none for a fuel given).
+    pub fn fuel_warnings(&self) -> &[String] {
+        self.fuel_auto.as_ref().map_or(&[], |s| &s.warnings[..])
     }
 }
 
@@ -138,6 +151,8 @@ pub struct Row {
     pub reasons: Vec<serde_json::Value>,
     pub message: Option<String>,
     pub diagnostic: Option<Diagnostic>,
+    /// Warnings about its verdict (its witness may be the fuel's fault).
+    pub warnings: Vec<FuelWarning>,
 }
 
 impl Row {
@@ -292,6 +307,7 @@ impl Model {
                 reasons: record.reasons.clone(),
                 message: record.message.clone(),
                 diagnostic: record.diagnostic.clone(),
+                warnings: Vec::new(),
             });
         }
         let groups = groups
@@ -407,6 +423,9 @@ fn detail(row: &Row) -> Option<String> {
 pub fn write_text(out: &mut impl Write, m: &Model) -> std::io::Result<()> {
     writeln!(out, "{}", m.summary_line())?;
     writeln!(out, "{}", m.task.line())?;
+    for warning in m.task.fuel_warnings() {
+        writeln!(out, "warning: {warning}")?;
+    }
     for note in &m.task.notes {
         writeln!(out, "note: {} ({})", note.message, note.advice)?;
     }
@@ -477,6 +496,9 @@ pub fn write_text(out: &mut impl Write, m: &Model) -> std::io::Result<()> {
             write!(out, " (from the store)")?;
         }
         writeln!(out)?;
+        for w in &row.warnings {
+            writeln!(out, "      warning: {} ({})", w.message, w.advice)?;
+        }
     }
     for path in &m.not_graded {
         writeln!(out, "  {:<19} {:<4} {:>9}  {path}", "not graded", "", "")?;
@@ -605,6 +627,11 @@ pub struct SubmissionJson<'a> {
     pub message: Option<&'a str>,
     #[serde(skip_serializing_if = "Option::is_none")]
     pub diagnostic: Option<&'a Diagnostic>,
+    /// Warnings about the verdict, each `{kind, message, advice}`: `fuel-too-small`
+    /// when the witness shows a run out of fuel that ends within 4 times the fuel.
+    /// Absent when there are none.
+    #[serde(skip_serializing_if = "<[_]>::is_empty")]
+    pub warnings: &'a [FuelWarning],
 }
 
 #[derive(Debug, Serialize)]
@@ -701,6 +728,7 @@ impl<'a> GradeReport<'a> {
                     reasons: (r.verdict == Verdict::PossiblyEquivalent).then_some(&r.reasons[..]),
                     message: r.message.as_deref(),
                     diagnostic: r.diagnostic.as_ref(),
+                    warnings: &r.warnings,
                 })
                 .collect(),
             skipped: &m.skipped,
@@ -767,7 +795,7 @@ mod tests {
              up to 1000 steps; a submission that runs out of fuel where the reference ends (or \
              the other way round) is wrong"
         );
-        let registers = TaskModel {
+        let registers_model = || TaskModel {
             fuel: 50,
             out_of_fuel: "same",
             frontend: "twoints",
@@ -775,6 +803,28 @@ mod tests {
             stdin_len: 2,
             ..TaskModel::default()
         };
+        let registers = registers_model();
+        let sized = TaskModel {
+            fuel: 21_396,
+            fuel_auto: Some(crate::fuel::Sizing {
+                fuel: 21_396,
+                factor: 4,
+                floor: 10_000,
+                reference_max_steps: 5_349,
+                inputs: 13,
+                longest: None,
+                warnings: Vec::new(),
+            }),
+            ..registers_model()
+        };
+        assert!(
+            sized.line().contains(
+                "runs of up to 21396 steps (fuel = \"auto\": 4 × 5,349, the reference's most \
+                 steps on 13 inputs of the domain);"
+            ),
+            "{}",
+            sized.line()
+        );
         assert_eq!(
             registers.line(),
             "task: all inputs $1, $4 with 2 bytes of standard input; runs of up to 50 steps; a \

@@ -14,7 +14,7 @@ use tamarin_mips::cpu::DEFAULT_TERMINATION;
 use tamarin_mips::{InputFormat, Reg};
 
 use crate::parse::{parse_observables, parse_reg_list};
-use crate::task::Task;
+use crate::task::{Fuel, Task};
 use crate::words::count;
 use crate::Error;
 
@@ -58,7 +58,10 @@ impl Frontend {
 /// same names, in snake case), with the command line's defaults.
 #[derive(Clone, Debug, PartialEq)]
 pub struct Search {
+    /// Steps per run (with `fuel_auto`, once sized: see [`Settings::size_fuel`]).
     pub fuel: u64,
+    /// `--fuel auto`: the fuel is sized from the reference's runs on the domain.
+    pub fuel_auto: bool,
     pub depth: u64,
     /// Per solver query, in milliseconds.
     pub solver_timeout: u64,
@@ -95,6 +98,7 @@ impl Default for Search {
     fn default() -> Search {
         Search {
             fuel: 10_000,
+            fuel_auto: false,
             depth: 50,
             solver_timeout: DEFAULT_QUERY_TIMEOUT.as_millis() as u64,
             solver_rlimit: DEFAULT_RESOURCE_LIMIT as u64,
@@ -270,6 +274,8 @@ pub struct Settings {
     pub canonical: String,
     /// The inputs with the task's preconditions, lowered once.
     pub layout: InputLayout,
+    /// How `fuel = "auto"` sized the fuel, once [`Settings::size_fuel`] did.
+    pub fuel_sizing: Option<crate::fuel::Sizing>,
 }
 
 /// How the command line's options were given: for an option's id (`max_len`), whether
@@ -318,10 +324,7 @@ impl Settings {
         let mut opts = search.options(interrupt)?;
         opts.observe = observe.clone();
         opts.engine = engine;
-        // Every setting that can change a verdict, in one string: the searching
-        // options (all of them, so that an option added later counts too), the
-        // observables and the engine.
-        let canonical = format!("{search:?}|observe={observe:?}|engine={engine:?}");
+        let canonical = canonical(&search, &observe, engine);
         let layout = match InputLayout::assuming(&opts.inputs, opts.stdin_len, &opts.assume) {
             Ok(layout) => layout,
             // grade names the option; a single comparison points at the precondition
@@ -349,8 +352,36 @@ impl Settings {
             opts,
             canonical,
             layout,
+            fuel_sizing: None,
         })
     }
+
+    /// Whether the fuel is still to be sized from a reference (`fuel = "auto"`).
+    pub fn needs_sizing(&self) -> bool {
+        self.search.fuel_auto && self.fuel_sizing.is_none()
+    }
+
+    /// Under `fuel = "auto"`, sizes the fuel from runs of `reference` on the domain
+    /// (see [`crate::fuel`]) and puts it everywhere the fuel is (the search, the
+    /// engine's options, the store's key); otherwise leaves the settings as they are.
+    /// Idempotent: a fuel already sized is kept.
+    pub fn size_fuel(&mut self, reference: &tamarin_mips::Program) -> Option<&crate::fuel::Sizing> {
+        if self.needs_sizing() {
+            let sizing = crate::fuel::size(reference, &self.opts, &self.layout);
+            self.search.fuel = sizing.fuel;
+            self.opts.fuel = sizing.fuel;
+            self.canonical = canonical(&self.search, &self.observe, self.engine);
+            self.fuel_sizing = Some(sizing);
+        }
+        self.fuel_sizing.as_ref()
+    }
+}
+
+/// Every setting that can change a verdict, in one string: the searching options (all
+/// of them, so that an option added later counts too; a sized fuel with `fuel_auto`),
+/// the observables and the engine.
+fn canonical(search: &Search, observe: &[Observable], engine: Engine) -> String {
+    format!("{search:?}|observe={observe:?}|engine={engine:?}")
 }
 
 /// Makes grading, and a comparison under a task or with `--deterministic`, decided by
@@ -434,8 +465,13 @@ impl Task {
                 }
             });
         }
+        if let (Some(v), true) = (f.fuel, free("fuel")) {
+            match v {
+                Fuel::Steps(n) => (s.fuel, s.fuel_auto) = (n, false),
+                Fuel::Auto => s.fuel_auto = true,
+            }
+        }
         for (id, value, field) in [
-            ("fuel", f.fuel, &mut s.fuel),
             ("depth", f.depth, &mut s.depth),
             ("max_len", f.max_len, &mut s.max_len),
             ("stdin_len", f.stdin_len, &mut s.stdin_len),

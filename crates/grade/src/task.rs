@@ -66,7 +66,8 @@ pub struct TaskFile {
     pub inputs: Option<List>,
     pub observe: Option<List>,
     pub engine: Option<String>,
-    pub fuel: Option<u64>,
+    /// Steps per run, or `"auto"`: sized from the reference's runs (see `fuel`).
+    pub fuel: Option<Fuel>,
     pub depth: Option<u64>,
     pub max_len: Option<u64>,
     pub array_base: Option<Word>,
@@ -90,6 +91,55 @@ pub struct TaskFile {
     /// Relative to the task file.
     pub dump_smt: Option<PathBuf>,
     pub force: Option<bool>,
+}
+
+/// The fuel of a task: a number of steps, or `"auto"` (sized from the reference's
+/// runs on the domain: see [`crate::fuel`]). Anything else is an error at its line.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Fuel {
+    Steps(u64),
+    Auto,
+}
+
+impl Fuel {
+    /// The value as the command line writes it: a count, or `auto`.
+    pub fn parse(text: &str) -> Result<Fuel, String> {
+        if text.trim() == "auto" {
+            return Ok(Fuel::Auto);
+        }
+        crate::parse::parse_count(text)
+            .map(Fuel::Steps)
+            .map_err(|e| format!("{e}, or `auto` (sized from the reference's runs)"))
+    }
+}
+
+impl<'de> Deserialize<'de> for Fuel {
+    fn deserialize<D: serde::Deserializer<'de>>(de: D) -> Result<Fuel, D::Error> {
+        struct Visitor;
+        impl serde::de::Visitor<'_> for Visitor {
+            type Value = Fuel;
+            fn expecting(&self, f: &mut std::fmt::Formatter) -> std::fmt::Result {
+                f.write_str("a number of steps or \"auto\"")
+            }
+            fn visit_u64<E: serde::de::Error>(self, v: u64) -> Result<Fuel, E> {
+                Ok(Fuel::Steps(v))
+            }
+            fn visit_i64<E: serde::de::Error>(self, v: i64) -> Result<Fuel, E> {
+                u64::try_from(v)
+                    .map(Fuel::Steps)
+                    .map_err(|_| E::custom("the fuel must not be negative"))
+            }
+            fn visit_str<E: serde::de::Error>(self, v: &str) -> Result<Fuel, E> {
+                match v {
+                    "auto" => Ok(Fuel::Auto),
+                    _ => Err(E::custom(format!(
+                        "expected a number of steps or \"auto\", found \"{v}\""
+                    ))),
+                }
+            }
+        }
+        de.deserialize_any(Visitor)
+    }
 }
 
 /// A list written as one comma-separated string or as an array of strings.
@@ -293,7 +343,7 @@ mod tests {
         assert_eq!(t.observe.map(|l| l.joined()), Some("$3,output".to_string()));
         assert_eq!(
             (t.fuel, t.depth, t.max_len, t.stdin_len, t.timeout),
-            (Some(100), Some(9), Some(4), Some(2), Some(5))
+            (Some(Fuel::Steps(100)), Some(9), Some(4), Some(2), Some(5))
         );
         assert_eq!(t.engine.as_deref(), Some("bmc"));
         assert_eq!(t.assume, ["$1 > 0"]);
@@ -316,6 +366,14 @@ mod tests {
         }
         let e = parse("t.toml", "fuel = \"many\"\n").unwrap_err();
         assert!(e.to_string().starts_with("t.toml:1:"), "{e}");
+        assert!(e.to_string().contains("\"auto\""), "{e}");
+        let e = parse("t.toml", "\nfuel = -3\n").unwrap_err();
+        assert!(e.to_string().starts_with("t.toml:2:"), "{e}");
+        let auto = parse("t.toml", "fuel = \"auto\"\n").expect("auto is a fuel");
+        assert_eq!(auto.fuel, Some(Fuel::Auto));
+        assert_eq!(Fuel::parse("auto"), Ok(Fuel::Auto));
+        assert_eq!(Fuel::parse("0x10"), Ok(Fuel::Steps(16)));
+        assert!(Fuel::parse("lots").is_err());
     }
 
     #[test]

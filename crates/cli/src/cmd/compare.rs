@@ -126,7 +126,7 @@ pub fn execute(mut args: Args) -> Result<ExitCode, CliError> {
         observe: Some(args.observe.0.clone()),
         engine: Some(args.engine.engine()),
     };
-    let settings = Settings::resolve(
+    let mut settings = Settings::resolve(
         line,
         task.as_ref(),
         &|id| given.contains(id) || (id == "array_base" && array_base),
@@ -144,6 +144,8 @@ pub fn execute(mut args: Args) -> Result<ExitCode, CliError> {
     let format = settings.search.input_format;
     let left = super::load_program(&left_path, format)?;
     let right = super::load_program(&right_path, format)?;
+    // `--fuel auto`: LEFT (the task's reference) is the reference.
+    super::search::size_fuel(&mut settings, &left, &left_path);
     super::search::warn_overlap(
         &settings.search,
         &[(&left_path, &left), (&right_path, &right)],
@@ -176,7 +178,15 @@ pub fn execute(mut args: Args) -> Result<ExitCode, CliError> {
                 left_path.display().to_string(),
                 right_path.display().to_string(),
             );
-            crate::hint::hints([(&l, &left), (&r, &right)], &opts, cx)
+            let mut hints = crate::hint::hints([(&l, &left), (&r, &right)], &opts, cx);
+            // A witness with a run out of fuel that ends with a little more fuel.
+            let values: Vec<u32> = cx.inputs.iter().map(|&(_, v)| v).collect();
+            let sides = [("the right program", &right), ("the left program", &left)];
+            hints.extend(
+                tamarin_grade::fuel::fuel_warning(sides, &opts, &settings.layout, &values)
+                    .map(|w| format!("{} ({})", w.message, w.advice)),
+            );
+            hints
         }
         _ => Vec::new(),
     };
@@ -191,7 +201,7 @@ pub fn execute(mut args: Args) -> Result<ExitCode, CliError> {
             &hints,
             Some((&left, &right)),
         ),
-        OutputFormat::Json => write_json(&mut out, &opts, &report, &hints),
+        OutputFormat::Json => write_json(&mut out, &settings, &opts, &report, &hints),
     }
     .map_err(CliError::stdout)?;
     super::finish(out)?;
@@ -421,12 +431,14 @@ fn how_proved(p: &Proof, solver: &str) -> String {
 
 fn write_json(
     out: &mut impl Write,
+    settings: &Settings,
     opts: &tamarin::Options,
     report: &Report,
     hints: &[String],
 ) -> std::io::Result<()> {
     let mut json = crate::json::CompareReport::new(report, opts);
     json.hints = hints.to_vec();
+    json.task.fuel_auto = settings.fuel_sizing.clone();
     serde_json::to_writer(&mut *out, &json)?;
     writeln!(out)
 }

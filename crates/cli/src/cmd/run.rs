@@ -77,6 +77,13 @@ fn apply_task(args: &mut Args) -> Result<(), CliError> {
     let given = super::search::given_on_command_line("run");
     let take = |key: &str| task.has(key) && !given.contains(&key.replace('-', "_"));
     if take("fuel") {
+        if line.search.fuel_auto {
+            return Err(CliError::Usage(format!(
+                "the task file {} sizes its fuel from the reference's runs (`fuel = \"auto\"`): \
+                 give --fuel N (grade's report states the fuel it used)",
+                path.display()
+            )));
+        }
         args.fuel = line.search.fuel;
     }
     if take("termination") {

@@ -12,6 +12,7 @@ use tamarin::{DEFAULT_QUERY_TIMEOUT, DEFAULT_RESOURCE_LIMIT};
 pub use tamarin_grade::parse::{parse_reg_list, RegList};
 pub use tamarin_grade::settings::DEFAULT_TIMEOUT_SECS;
 use tamarin_grade::settings::{Frontend, Line, Search, Settings};
+use tamarin_grade::task::Fuel;
 pub use tamarin_grade::text::*;
 use tamarin_grade::Task;
 
@@ -25,10 +26,11 @@ use crate::words::count;
 #[derive(Debug, ClapArgs)]
 pub struct SearchArgs {
     /// Steps per run; a run still going after this many is out of fuel, which is never
-    /// a difference.
-    #[arg(long, value_name = "N", value_parser = parse_count,
-          allow_negative_numbers = true, default_value_t = 10_000)]
-    pub fuel: u64,
+    /// a difference. `auto`: the reference's (LEFT's, the task's) most steps on a fixed
+    /// sample of the domain, times 4, at least 10000.
+    #[arg(long, value_name = "N|auto", value_parser = Fuel::parse,
+          allow_negative_numbers = true, default_value = "10000")]
+    pub fuel: Fuel,
     /// The most path conditions per path that the bug hunt explores; in `compare` a
     /// proof goes on past it once the hunt found no difference (`check` and `paths`
     /// stop at it).
@@ -140,7 +142,11 @@ impl SearchArgs {
     /// These options as plain settings.
     pub fn search(&self) -> Search {
         Search {
-            fuel: self.fuel,
+            fuel: match self.fuel {
+                Fuel::Steps(n) => n,
+                Fuel::Auto => Search::default().fuel,
+            },
+            fuel_auto: self.fuel == Fuel::Auto,
             depth: self.depth,
             solver_timeout: self.solver_timeout,
             solver_rlimit: self.solver_rlimit,
@@ -190,14 +196,40 @@ pub fn resolve(
     let given = given_on_command_line(name);
     let array_base = line.search.array_base.is_some();
     let task = task.map(Task::read).transpose()?;
-    let settings = Settings::resolve(
+    let mut settings = Settings::resolve(
         line,
         task.as_ref(),
         &|id| given.contains(id) || (id == "array_base" && array_base),
         grading,
         crate::interrupt::flag(),
     )?;
+    if settings.needs_sizing() {
+        let reference = task.as_ref().and_then(Task::reference).ok_or_else(|| {
+            CliError::Usage(format!(
+                "--fuel auto sizes the fuel from the reference's runs: with `{name}`, give                  a --task file that names the reference, or a number of steps"
+            ))
+        })?;
+        let program = super::load_program(&reference, settings.search.input_format)?;
+        size_fuel(&mut settings, &program, &reference);
+    }
     Ok((settings, task))
+}
+
+/// Sizes the fuel from `reference`'s runs (`--fuel auto`, `fuel = "auto"`), and says on
+/// standard error how, with what went wrong (the reports of compare, check and paths
+/// have no task line of their own).
+pub fn size_fuel(settings: &mut Settings, reference: &tamarin::mips::Program, path: &Path) {
+    if let Some(s) = settings.size_fuel(reference) {
+        eprintln!(
+            "fuel: {}, from the runs of {} on {}",
+            s.derivation(),
+            path.display(),
+            count(s.inputs, "input")
+        );
+        for w in &s.warnings {
+            eprintln!("warning: {w}");
+        }
+    }
 }
 
 /// Warns when `--array-base` places the array over a program's image: the engines

@@ -86,13 +86,7 @@ pub fn execute(args: Args) -> Result<ExitCode, CliError> {
         .as_ref()
         .map(|t| Task::from_text(Path::new(&t.path), t.text.clone()))
         .transpose()?;
-    let settings = resolve(&grade_args, task.as_ref(), &given)?;
-    if settings.canonical != base.canonical {
-        return Err(unreadable(
-            &origin,
-            "this version reads its settings otherwise: merge with the version that graded",
-        ));
-    }
+    let mut settings = resolve(&grade_args, task.as_ref(), &given)?;
 
     let reference = {
         let format = parse_format(&base.reference.format)
@@ -109,6 +103,15 @@ pub fn execute(args: Args) -> Result<ExitCode, CliError> {
             program,
         }
     };
+    // `fuel = "auto"` sizes the fuel again from the reference the shards graded
+    // against: the same sample, so the same fuel.
+    settings.size_fuel(&reference.program);
+    if settings.canonical != base.canonical {
+        return Err(unreadable(
+            &origin,
+            "this version reads its settings otherwise: merge with the version that graded",
+        ));
+    }
     settings
         .opts
         .validate(&[&reference.program])
@@ -183,7 +186,7 @@ pub fn execute(args: Args) -> Result<ExitCode, CliError> {
         started.elapsed(),
         crate::interrupt::raised(),
     );
-    model.task = tamarin_grade::json::TaskModel::with_notes(&settings.opts, &reference.program);
+    super::finish_model(&mut model, &subs, &reference, &settings);
     model.grouping_seconds = grouping;
     model.shards = Some(report::ShardsModel {
         total,

@@ -69,6 +69,8 @@ submission equivalent).";
     mut_arg("portfolio", |a| a
         .help("Solvers that a query Z3 left unknown is put to in parallel (comma-separated: yices, cvc5, z3 or command lines). None by default in grade: the race is bounded by the clock, and grades must come out the same on a rerun")
         .default_value("none")),
+    mut_arg("fuel", |a| a
+        .help("Steps per run: a number, or `auto` (as `fuel = \"auto\"` in a task file): the reference's most steps on a fixed sample of the domain (edge, small and seeded random inputs that the preconditions admit; every array length up to --max-len), times 4, at least 10000; the report states the fuel and how it was sized. A submission whose witness is a run out of fuel that ends within 4 times the fuel gets a fuel-too-small warning")),
     mut_arg("out_of_fuel", |a| a
         .help("Whether a submission that runs out of fuel where the reference ends (or the other way round) differs: `different` (the default in grade: a submission that does not end where the reference does is wrong) or `same` (the report's rule)")),
     mut_arg("dump_trace", |a| a.hide(true)),
@@ -177,7 +179,7 @@ pub fn execute(mut args: Args) -> Result<ExitCode, CliError> {
         .collect();
     let given = given_on_command_line();
     let task = args.task.as_deref().map(Task::read).transpose()?;
-    let settings = resolve(&args, task.as_ref(), &given)?;
+    let mut settings = resolve(&args, task.as_ref(), &given)?;
 
     // The reference: from the task file, or the first path.
     let mut paths = args.paths.clone();
@@ -204,6 +206,8 @@ pub fn execute(mut args: Args) -> Result<ExitCode, CliError> {
         .opts
         .validate(&[&reference.program])
         .map_err(|e| CliError::engine(e, &reference.path))?;
+    // `fuel = "auto"`: sized before any key is made, since the fuel is part of them.
+    settings.size_fuel(&reference.program);
 
     let found = collect::collect(&paths, &reference.path)?;
     if found.submissions.is_empty() {
@@ -310,7 +314,7 @@ pub fn execute(mut args: Args) -> Result<ExitCode, CliError> {
         started.elapsed(),
         crate::interrupt::raised(),
     );
-    model.task = tamarin_grade::json::TaskModel::with_notes(&settings.opts, &reference.program);
+    finish_model(&mut model, &subs, &reference, &settings);
     model.grouping_seconds = grouping;
     if !shard.is_whole() {
         model.shard = Some(report::ShardModel {
@@ -320,6 +324,20 @@ pub fn execute(mut args: Args) -> Result<ExitCode, CliError> {
         });
     }
     print_report(&model, &args.report)
+}
+
+/// What the report adds to the verdicts: the task's rules (with how the fuel was
+/// sized, and the notes about the reference), and the warnings about witnesses that
+/// may be the fuel's fault.
+fn finish_model(
+    model: &mut report::Model,
+    subs: &[Submission],
+    reference: &Reference,
+    settings: &Settings,
+) {
+    model.task = tamarin_grade::json::TaskModel::with_notes(&settings.opts, &reference.program);
+    model.task.fuel_auto = settings.fuel_sizing.clone();
+    tamarin_grade::class::warn_fuel(model, subs, &reference.program, settings);
 }
 
 /// Resolves the settings of a run of grade (and of `grade merge`, which resolves a
