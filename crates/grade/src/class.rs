@@ -363,6 +363,10 @@ pub fn grade_all(
     fatal.map_or(Ok(()), Err)
 }
 
+/// A comparison's record and whether the wall clock left it undecided (`None`: cut
+/// short by Ctrl-C).
+type Clocked = Result<Option<(Record, bool)>, Error>;
+
 /// Compares pairs of wrong submissions (`left` the group's representative) under
 /// `opts`, taking what the store has (keyed with `canonical`) and storing what is new:
 /// whether each pair is proved equivalent, and the inputs that tell it apart when some
@@ -395,7 +399,7 @@ pub fn compare_pairs(
     }
     let todo: Vec<usize> = (0..pairs.len()).filter(|&k| answers[k].is_none()).collect();
     if !opts.interrupted() {
-        let computed: Vec<(usize, Result<Option<(Record, bool)>, Error>)> = pool.install(|| {
+        let computed: Vec<(usize, Clocked)> = pool.install(|| {
             todo.par_iter()
                 .with_max_len(1)
                 .map(|&k| {
