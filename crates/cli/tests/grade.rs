@@ -391,6 +391,21 @@ fn group_timeout_comes_from_the_flag_or_the_task_file() {
             String::from_utf8_lossy(&out.stderr).into_owned(),
         )
     };
+    let help = tamarin()
+        .args(["grade", "--help"])
+        .output()
+        .expect("run tamarin");
+    let help = String::from_utf8_lossy(&help.stdout)
+        .split_whitespace()
+        .collect::<Vec<_>>()
+        .join(" ");
+    let default = tamarin_grade::groups::DEFAULT_GROUP_TIMEOUT_SECS;
+    assert!(
+        help.contains(&format!(
+            "[default: {default}, or the task's group-timeout]"
+        )),
+        "{help}"
+    );
     let cut = |out: &str| json(out)["summary"]["grouping_cut_by_wall_clock"].clone();
     let task = task_with("group-timeout = 1e-9");
     let (status, out, _) = run(&task, "a.sqlite", &[]);
