@@ -161,7 +161,8 @@ fn the_example_class_gets_its_verdicts_and_groups() {
     );
 
     // Groups: every wrong submission in exactly one, the ids match, largest first,
-    // and the two unsigned comparisons proved equivalent to each other.
+    // and the two unsigned comparisons in one group (their witnesses take the same
+    // path through the reference, so no proof is spent on them).
     let groups = report["groups"].as_array().expect("groups");
     let mut seen = HashSet::new();
     let mut last = usize::MAX;
@@ -199,14 +200,8 @@ fn the_example_class_gets_its_verdicts_and_groups() {
     assert!(g["formed_by"]
         .as_array()
         .expect("formed_by")
-        .contains(&"proved-equivalent".into()));
-    let proved: Vec<&Value> = g["members"]
-        .as_array()
-        .expect("members")
-        .iter()
-        .filter(|m| m["joined"] == "proved-equivalent")
-        .collect();
-    assert!(!proved.is_empty(), "{g}");
+        .contains(&"same-reference-path".into()));
+    assert_eq!(report["summary"]["grouping_cut_by_wall_clock"], false);
     // The minimum and the overflow differ from the unsigned ones on their witnesses.
     assert_ne!(submission(&report, "bug_min.asm")["group"], unsigned);
     assert_ne!(submission(&report, "bug_overflow.asm")["group"], unsigned);
@@ -287,6 +282,200 @@ fn grouping_is_timed_apart_and_can_be_left_out() {
     assert!(text.contains("0 groups of wrong submissions"), "{text}");
     let (_, text) = grade_example(&dir.path().join("a.sqlite"), &[]);
     assert!(text.contains(": grading "), "{text}");
+}
+
+/// Each group's members, as file names with how each joined and through whom.
+fn group_members(report: &Value) -> Vec<Vec<(String, String, String)>> {
+    let name = |v: &Value| {
+        v.as_str()
+            .unwrap_or("")
+            .rsplit('/')
+            .next()
+            .unwrap_or("")
+            .to_string()
+    };
+    report["groups"]
+        .as_array()
+        .expect("groups")
+        .iter()
+        .map(|g| {
+            g["members"]
+                .as_array()
+                .expect("members")
+                .iter()
+                .map(|m| (name(&m["path"]), name(&m["joined"]), name(&m["with"])))
+                .collect()
+        })
+        .collect()
+}
+
+/// A limit of a nanosecond has passed before grouping starts, on any machine: the
+/// grouping is cut, and the report is whole (every wrong submission in a group of its
+/// own, no join guessed) and says so.
+#[test]
+fn a_tiny_group_timeout_cuts_grouping_and_the_report_says_so() {
+    let dir = tempfile::tempdir().expect("tempdir");
+    let store = dir.path().join("a.sqlite");
+    let (status, out) = grade_example(&store, &["--format", "json", "--group-timeout", "1e-9"]);
+    assert_eq!(status, 1, "{out}");
+    let report = json(&out);
+    common::schema::assert_valid(&common::schema::validator("grade"), &report, "grade");
+    assert_eq!(
+        report["summary"]["grouping_cut_by_wall_clock"], true,
+        "{report}"
+    );
+    let wrong = verdicts(&report)
+        .into_iter()
+        .filter(|(_, v)| v == "disequivalent")
+        .count();
+    let groups = group_members(&report);
+    assert_eq!(groups.len(), wrong, "{report}");
+    assert!(groups.iter().all(|g| g.len() == 1), "{report}");
+    let (_, text) = grade_example(&store, &["--group-timeout", "1e-9"]);
+    let first = text.lines().next().expect("a summary line");
+    assert!(first.contains("grouping cut by its time limit"), "{first}");
+    assert!(first.contains("a larger --group-timeout"), "{first}");
+
+    // `grade merge` takes it too (a store of a whole run is one shard of one).
+    let out = tamarin()
+        .args(["grade", "merge"])
+        .arg(&store)
+        .arg("--store")
+        .arg(dir.path().join("m.sqlite"))
+        .args(["--format", "json", "--group-timeout", "1e-9"])
+        .output()
+        .expect("run tamarin");
+    let merged = json(&String::from_utf8_lossy(&out.stdout));
+    assert_eq!(
+        merged["summary"]["grouping_cut_by_wall_clock"], true,
+        "{merged}"
+    );
+    assert_eq!(group_members(&merged), groups);
+}
+
+/// `group-timeout` in a task file, the flag winning over it; values that are no
+/// number of seconds are refused with exit status 2.
+#[test]
+fn group_timeout_comes_from_the_flag_or_the_task_file() {
+    let dir = tempfile::tempdir().expect("tempdir");
+    let task_text = std::fs::read_to_string(root().join("examples/grading/task.toml"))
+        .expect("the example task");
+    let reference = root().join("examples/grading/reference.asm");
+    let task_with = |line: &str| -> PathBuf {
+        let text = task_text.replace(
+            "reference = \"reference.asm\"",
+            &format!("reference = {:?}\n{line}", reference.display().to_string()),
+        );
+        let path = dir.path().join("task.toml");
+        std::fs::write(&path, text).expect("write the task");
+        path
+    };
+    let run = |task: &Path, store: &str, extra: &[&str]| {
+        let out = tamarin()
+            .arg("grade")
+            .arg("--task")
+            .arg(task)
+            .args([
+                "examples/grading/submissions",
+                "--format",
+                "json",
+                "--store",
+            ])
+            .arg(dir.path().join(store))
+            .args(extra)
+            .output()
+            .expect("run tamarin");
+        (
+            out.status.code().unwrap_or(-1),
+            String::from_utf8_lossy(&out.stdout).into_owned(),
+            String::from_utf8_lossy(&out.stderr).into_owned(),
+        )
+    };
+    let help = tamarin()
+        .args(["grade", "--help"])
+        .output()
+        .expect("run tamarin");
+    let help = String::from_utf8_lossy(&help.stdout)
+        .split_whitespace()
+        .collect::<Vec<_>>()
+        .join(" ");
+    let default = tamarin_grade::groups::DEFAULT_GROUP_TIMEOUT_SECS;
+    assert!(
+        help.contains(&format!(
+            "[default: {default}, or the task's group-timeout]"
+        )),
+        "{help}"
+    );
+    let cut = |out: &str| json(out)["summary"]["grouping_cut_by_wall_clock"].clone();
+    let task = task_with("group-timeout = 1e-9");
+    let (status, out, _) = run(&task, "a.sqlite", &[]);
+    assert_eq!(status, 1, "{out}");
+    assert_eq!(cut(&out), true, "the task's limit: {out}");
+    let (status, out, _) = run(&task, "a.sqlite", &["--group-timeout", "0"]);
+    assert_eq!(status, 1, "{out}");
+    assert_eq!(cut(&out), false, "the flag wins, 0 is no limit: {out}");
+    let task = task_with("group-timeout = 600");
+    let (status, out, _) = run(&task, "a.sqlite", &[]);
+    assert_eq!((status, cut(&out)), (1, false.into()), "{out}");
+
+    for bad in ["-1", "soon", "NaN", "1e400"] {
+        let flag = format!("--group-timeout={bad}");
+        let (status, _, err) = run(&task, "b.sqlite", &[&flag]);
+        assert_eq!(status, 2, "--group-timeout {bad}: {err}");
+        assert!(err.contains("--group-timeout"), "{err}");
+    }
+    // Each error names the file's line, and the key or the value.
+    for (bad, named) in [
+        ("group-timeout = -1", "`group-timeout`"),
+        ("group-timeout = \"soon\"", "\"soon\""),
+    ] {
+        let task = task_with(bad);
+        let (status, _, err) = run(&task, "b.sqlite", &[]);
+        assert_eq!(status, 2, "{bad}: {err}");
+        assert!(
+            err.contains("task.toml:4:") && err.contains(named),
+            "{bad}: {err}"
+        );
+    }
+}
+
+/// The budgets of the proofs between wrong submissions are counts, so a generous
+/// limit on the whole changes nothing: the array maximum class gets the same groups
+/// with no limit and with an hour.
+#[test]
+fn the_amax_groups_are_the_same_with_and_without_a_generous_group_timeout() {
+    let dir = tempfile::tempdir().expect("tempdir");
+    let run = |store: &str, limit: &str| -> Value {
+        let out = tamarin()
+            .args([
+                "grade",
+                "--task",
+                "examples/classes/amax/task.toml",
+                "examples/classes/amax/submissions",
+                "--portfolio",
+                "none",
+                "--format",
+                "json",
+                "--group-timeout",
+                limit,
+                "--store",
+            ])
+            .arg(dir.path().join(store))
+            .output()
+            .expect("run tamarin");
+        json(&String::from_utf8_lossy(&out.stdout))
+    };
+    let unlimited = run("a.sqlite", "0");
+    let hour = run("b.sqlite", "3600");
+    for report in [&unlimited, &hour] {
+        assert_eq!(
+            report["summary"]["grouping_cut_by_wall_clock"], false,
+            "{report}"
+        );
+        assert!(report["summary"]["groups"].as_u64() > Some(0), "{report}");
+    }
+    assert_eq!(verdicts(&unlimited), verdicts(&hour));
+    assert_eq!(group_members(&unlimited), group_members(&hour));
 }
 
 #[test]

@@ -7,12 +7,13 @@ use std::collections::{BTreeMap, HashMap};
 use std::path::{Path, PathBuf};
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::mpsc;
+use std::time::Duration;
 
 use rayon::prelude::*;
 use tamarin::Options;
 use tamarin_mips::{InputFormat, Program};
 
-use crate::record::compare_one;
+use crate::record::{compare_clocked, compare_one};
 use crate::settings::Settings;
 use crate::shard::Shard;
 use crate::store::{self, Role, Store};
@@ -176,22 +177,66 @@ pub fn thread_pool(jobs: Option<usize>) -> Result<rayon::ThreadPool, Error> {
 }
 
 /// Forms the groups of the wrong submissions among `subs`, comparing pairs of them
-/// (and keeping those results in `store`). Nothing is formed after Ctrl-C: groups
-/// formed in part are not shown, and a rerun forms them from the store.
+/// (and keeping those results in `store`) within the budgets of `groups::pair_options`,
+/// the whole within `limit` (`--group-timeout`; `None`: no limit). Nothing is formed
+/// after Ctrl-C: groups formed in part are not shown, and a rerun forms them from the
+/// store.
 pub fn form_groups(
     pool: &rayon::ThreadPool,
     subs: &[Submission],
     reference: &Program,
     settings: &Settings,
+    limit: Option<Duration>,
     store: &mut Store,
     progress: &mut dyn Progress,
-) -> Result<Vec<groups::Group>, Error> {
+) -> Result<groups::Formed, Error> {
+    let none = groups::Formed {
+        groups: Vec::new(),
+        cut_by_wall_clock: false,
+    };
     if settings.opts.interrupted() {
-        return Ok(Vec::new());
+        return Ok(none);
     }
+    let deadline = groups::Deadline::after(limit);
     let runner = groups::Runner::new(&settings.opts, &settings.layout, reference);
-    let items: Vec<groups::Item> = subs
-        .iter()
+    let items = wrong_items(subs);
+    let canonical = groups::pair_canonical(&settings.canonical);
+    let mut pair_error = None;
+    let mut compare = |pairs: &[(usize, usize)]| -> Vec<groups::PairOutcome> {
+        let undecided = |cut_by_wall_clock| groups::PairOutcome {
+            cut_by_wall_clock,
+            ..groups::PairOutcome::default()
+        };
+        if pair_error.is_some() {
+            return vec![undecided(false); pairs.len()];
+        }
+        let Some(opts) = groups::pair_options(&settings.opts, deadline) else {
+            return vec![undecided(true); pairs.len()];
+        };
+        match compare_pairs(pool, pairs, subs, &opts, &canonical, store) {
+            Ok(v) => v,
+            Err(e) => {
+                pair_error.get_or_insert(e);
+                vec![undecided(false); pairs.len()]
+            }
+        }
+    };
+    progress.grouping(items.len());
+    let formed = groups::form(&runner, &items, deadline, &mut compare);
+    progress.grouped();
+    if let Some(e) = pair_error {
+        return Err(e);
+    }
+    Ok(if settings.opts.interrupted() {
+        none
+    } else {
+        formed
+    })
+}
+
+/// The disequivalent submissions among `subs`, with their witnesses, in order.
+fn wrong_items(subs: &[Submission]) -> Vec<groups::Item<'_>> {
+    subs.iter()
         .enumerate()
         .filter_map(|(index, s)| {
             let loaded = s.loaded.as_ref()?;
@@ -204,38 +249,7 @@ pub fn form_groups(
                 witness: &witness.values,
             })
         })
-        .collect();
-    let mut pair_error = None;
-    let mut compare_pairs = |pairs: &[(usize, usize)]| -> Vec<groups::PairOutcome> {
-        if pair_error.is_some() {
-            return vec![groups::PairOutcome::default(); pairs.len()];
-        }
-        match compare_pairs(
-            pool,
-            pairs,
-            subs,
-            &settings.opts,
-            &settings.canonical,
-            store,
-        ) {
-            Ok(v) => v,
-            Err(e) => {
-                pair_error.get_or_insert(e);
-                vec![groups::PairOutcome::default(); pairs.len()]
-            }
-        }
-    };
-    progress.grouping(items.len());
-    let groups = groups::form(&runner, &items, &mut compare_pairs);
-    progress.grouped();
-    if let Some(e) = pair_error {
-        return Err(e);
-    }
-    Ok(if settings.opts.interrupted() {
-        Vec::new()
-    } else {
-        groups
-    })
+        .collect()
 }
 
 /// What the report needs of each submission.
@@ -349,9 +363,15 @@ pub fn grade_all(
     fatal.map_or(Ok(()), Err)
 }
 
-/// Compares pairs of wrong submissions (`left` the group's representative), taking
-/// what the store has and storing what is new: whether each pair is proved
-/// equivalent, and the inputs that tell it apart when some were found.
+/// A comparison's record and whether the wall clock left it undecided (`None`: cut
+/// short by Ctrl-C).
+type Clocked = Result<Option<(Record, bool)>, Error>;
+
+/// Compares pairs of wrong submissions (`left` the group's representative) under
+/// `opts`, taking what the store has (keyed with `canonical`) and storing what is new:
+/// whether each pair is proved equivalent, and the inputs that tell it apart when some
+/// were found. A result that the wall clock left undecided is not stored: another run
+/// may decide it.
 pub fn compare_pairs(
     pool: &rayon::ThreadPool,
     pairs: &[(usize, usize)],
@@ -361,9 +381,10 @@ pub fn compare_pairs(
     store: &mut Store,
 ) -> Result<Vec<groups::PairOutcome>, Error> {
     let loaded = |i: usize| subs[i].loaded.as_ref().expect("a wrong submission loaded");
-    let outcome = |r: &Record| groups::PairOutcome {
+    let outcome = |r: &Record, cut_by_wall_clock| groups::PairOutcome {
         equivalent: r.verdict == Verdict::Equivalent,
         witness: r.witness.as_ref().map(|w| w.values.clone()),
+        cut_by_wall_clock,
     };
     let keys: Vec<String> = pairs
         .iter()
@@ -374,26 +395,28 @@ pub fn compare_pairs(
         .collect();
     let mut answers: Vec<Option<groups::PairOutcome>> = Vec::with_capacity(pairs.len());
     for key in &keys {
-        answers.push(store.get(key)?.as_ref().map(outcome));
+        answers.push(store.get(key)?.as_ref().map(|r| outcome(r, false)));
     }
     let todo: Vec<usize> = (0..pairs.len()).filter(|&k| answers[k].is_none()).collect();
     if !opts.interrupted() {
-        let computed: Vec<(usize, Result<Option<Record>, Error>)> = pool.install(|| {
+        let computed: Vec<(usize, Clocked)> = pool.install(|| {
             todo.par_iter()
                 .with_max_len(1)
                 .map(|&k| {
                     let (a, b) = pairs[k];
                     let (left, right) = (&loaded(a).program, &loaded(b).program);
-                    (k, compare_one(left, right, &subs[b].path, opts))
+                    (k, compare_clocked(left, right, &subs[b].path, opts))
                 })
                 .collect()
         });
         for (k, result) in computed {
-            if let Some(record) = result? {
-                let (a, b) = pairs[k];
-                let name = format!("{} | {}", subs[a].name, subs[b].name);
-                store.put(&keys[k], Role::Pair, &name, &record)?;
-                answers[k] = Some(outcome(&record));
+            if let Some((record, clocked)) = result? {
+                if !clocked {
+                    let (a, b) = pairs[k];
+                    let name = format!("{} | {}", subs[a].name, subs[b].name);
+                    store.put(&keys[k], Role::Pair, &name, &record)?;
+                }
+                answers[k] = Some(outcome(&record, clocked));
             }
         }
     }

@@ -138,6 +138,13 @@ pub fn page(m: &Model) -> String {
     for w in m.task.fuel_warnings() {
         let _ = writeln!(h, "<p class=\"sub\">Warning: {}</p>", escape(w));
     }
+    if m.grouping_cut_by_wall_clock {
+        let _ = writeln!(
+            h,
+            "<p class=\"sub\"><strong>{}</strong></p>",
+            escape(crate::report::GROUPING_CUT)
+        );
+    }
     if let Some(shards) = &m.shards {
         let _ = writeln!(h, "<p class=\"sub\">{}</p>", escape(&shards.line()));
     }

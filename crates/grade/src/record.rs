@@ -94,23 +94,38 @@ pub fn compare_one(
     path: &Path,
     opts: &Options,
 ) -> Result<Option<Record>, Error> {
+    Ok(compare_clocked(reference, program, path, opts)?.map(|(record, _)| record))
+}
+
+/// [`compare_one`], and whether the wall clock left the comparison undecided (its
+/// time limit, or a query that the limit cut short; [`Incomplete::is_time_limit`]):
+/// such a result might come out otherwise on another load.
+pub fn compare_clocked(
+    reference: &Program,
+    program: &Program,
+    path: &Path,
+    opts: &Options,
+) -> Result<Option<(Record, bool)>, Error> {
     let start = Instant::now();
     let result = tamarin::compare(reference, program, opts, &mut Quiet);
     let seconds = start.elapsed().as_secs_f64();
     let report = match result {
         Ok(report) => report,
         Err(tamarin::Error::Setup(e)) => {
-            return Ok(Some(Record {
-                verdict: Verdict::DoesNotAssemble,
-                witness: None,
-                reasons: Vec::new(),
-                seconds,
-                message: Some(format!(
-                    "{}: cannot place the input array after it: {e}",
-                    path.display()
-                )),
-                diagnostic: None,
-            }))
+            return Ok(Some((
+                Record {
+                    verdict: Verdict::DoesNotAssemble,
+                    witness: None,
+                    reasons: Vec::new(),
+                    seconds,
+                    message: Some(format!(
+                        "{}: cannot place the input array after it: {e}",
+                        path.display()
+                    )),
+                    diagnostic: None,
+                },
+                false,
+            )))
         }
         Err(error) => {
             return Err(Error::Engine {
@@ -119,6 +134,8 @@ pub fn compare_one(
             })
         }
     };
+    let clocked = matches!(&report.verdict,
+        tamarin::Verdict::PossiblyEquivalent(reasons) if reasons.iter().any(Incomplete::is_time_limit));
     let record = match report.verdict {
         tamarin::Verdict::Equivalent(_) => Record {
             verdict: Verdict::Equivalent,
@@ -160,7 +177,7 @@ pub fn compare_one(
             }
         }
     };
-    Ok(Some(record))
+    Ok(Some((record, clocked)))
 }
 
 /// One side of a counterexample (`pick` 0 the left, 1 the right).

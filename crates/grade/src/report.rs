@@ -33,6 +33,9 @@ pub struct Model {
     /// Of `seconds`, the time grouping the wrong submissions took; `None` when no
     /// groups were formed (`--no-groups`, or one shard of a class).
     pub grouping_seconds: Option<f64>,
+    /// The wall clock (`--group-timeout`, or a proof's time limit) cut the grouping:
+    /// some wrong submissions were left apart undecided.
+    pub grouping_cut_by_wall_clock: bool,
     pub interrupted: bool,
     /// Submissions left without a verdict by Ctrl-C.
     pub not_graded: Vec<String>,
@@ -339,6 +342,7 @@ impl Model {
             reference: reference.display().to_string(),
             seconds: elapsed.as_secs_f64(),
             grouping_seconds: None,
+            grouping_cut_by_wall_clock: false,
             interrupted,
             not_graded,
             rows,
@@ -382,6 +386,9 @@ impl Model {
             plural(self.groups.len()),
             self.stored()
         );
+        if self.grouping_cut_by_wall_clock {
+            line.push_str(&format!("; {GROUPING_CUT}"));
+        }
         if self.interrupted {
             line.push_str(&format!(
                 "; interrupted: {} not graded",
@@ -393,6 +400,10 @@ impl Model {
         line
     }
 }
+
+/// What the summary says when the wall clock cut the grouping.
+pub const GROUPING_CUT: &str = "grouping cut by its time limit: the wrong submissions it had \
+not compared stay apart (a larger --group-timeout compares them)";
 
 pub use crate::words::s as plural;
 
@@ -562,6 +573,10 @@ pub struct SummaryJson<'a> {
     pub grading_seconds: f64,
     #[serde(skip_serializing_if = "Option::is_none")]
     pub grouping_seconds: Option<f64>,
+    /// Whether the wall clock (`--group-timeout`, or the time limit of a proof between
+    /// two wrong submissions) cut the grouping: some were left apart undecided, and
+    /// another run may group them otherwise. Always present (false without groups).
+    pub grouping_cut_by_wall_clock: bool,
     pub interrupted: bool,
     /// The rules every verdict was given under.
     pub task: &'a TaskModel,
@@ -680,6 +695,7 @@ impl<'a> GradeReport<'a> {
                 seconds: m.seconds,
                 grading_seconds: (m.seconds - m.grouping_seconds.unwrap_or(0.0)).max(0.0),
                 grouping_seconds: m.grouping_seconds,
+                grouping_cut_by_wall_clock: m.grouping_cut_by_wall_clock,
                 interrupted: m.interrupted,
                 task: &m.task,
                 not_graded: m.not_graded.iter().map(String::as_str).collect(),

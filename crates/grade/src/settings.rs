@@ -26,6 +26,26 @@ pub const MAX_STDIN: usize = 4096;
 /// benchmarks, short enough that a class of submissions cannot stall on one.
 pub const DEFAULT_TIMEOUT_SECS: u64 = 60;
 
+/// `grade`'s wall-clock limit on grouping the wrong submissions: `given`
+/// (`--group-timeout`, in seconds), else the task's `group-timeout`, else
+/// [`DEFAULT_GROUP_TIMEOUT_SECS`](crate::groups::DEFAULT_GROUP_TIMEOUT_SECS); 0 means
+/// none (`None`). It is no setting of a verdict: the store's keys do not take it.
+pub fn group_timeout(given: Option<f64>, task: Option<&Task>) -> Result<Option<Duration>, Error> {
+    let from_task = task.and_then(|t| Some((t, t.file.group_timeout?)));
+    let seconds = match (given, from_task) {
+        (Some(s), _) => seconds(s).map_err(|e| Error::Usage(format!("--group-timeout: {e}")))?,
+        (None, Some((task, s))) => seconds(s).map_err(|e| task.bad_value("group-timeout", e))?,
+        (None, None) => Duration::from_secs(crate::groups::DEFAULT_GROUP_TIMEOUT_SECS),
+    };
+    Ok((!seconds.is_zero()).then_some(seconds))
+}
+
+/// A number of seconds, 0 or more, as a duration.
+pub fn seconds(s: f64) -> Result<Duration, String> {
+    Duration::try_from_secs_f64(s)
+        .map_err(|_| format!("expected a number of seconds, 0 or more (0 means no limit), not {s}"))
+}
+
 /// How inputs enter the programs.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum Frontend {

@@ -41,6 +41,7 @@ pub const KEYS: &[&str] = &[
     "stdin-len",
     "init-inputs",
     "timeout",
+    "group-timeout",
     "max-runs",
     "solver",
     "solver-timeout",
@@ -74,6 +75,8 @@ pub struct TaskFile {
     pub stdin_len: Option<u64>,
     pub init_inputs: Option<Words>,
     pub timeout: Option<u64>,
+    /// `grade`'s wall-clock limit on grouping, in seconds (0: none).
+    pub group_timeout: Option<f64>,
     pub max_runs: Option<u64>,
     pub solver: Option<String>,
     pub solver_timeout: Option<u64>,

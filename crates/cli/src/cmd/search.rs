@@ -604,7 +604,12 @@ mod tests {
             Searcher::Check,
         );
         let keys: Vec<&String> = depth.as_object().expect("an object").keys().collect();
-        assert_eq!(keys, ["kind", "message", "advice", "points", "depth"]);
+        assert_eq!(
+            keys,
+            ["kind", "cut_by_wall_clock", "message", "advice", "points", "depth"]
+        );
+        assert_eq!(depth["cut_by_wall_clock"], false);
+        assert_eq!(v["cut_by_wall_clock"], true);
         assert_eq!(depth["kind"], "depth-bound");
         assert_eq!(
             (depth["points"].clone(), depth["depth"].clone()),

@@ -15,8 +15,10 @@ use std::time::Instant;
 
 use clap::{Args as ClapArgs, Parser};
 
+use tamarin_grade::groups::Formed;
 use tamarin_grade::report;
 use tamarin_grade::run::{parse_format, RunRecord};
+use tamarin_grade::settings::group_timeout;
 use tamarin_grade::store::{Journal, Store};
 use tamarin_grade::{Record, Task, Verdict};
 
@@ -87,6 +89,13 @@ pub fn execute(args: Args) -> Result<ExitCode, CliError> {
         .map(|t| Task::from_text(Path::new(&t.path), t.text.clone()))
         .transpose()?;
     let mut settings = resolve(&grade_args, task.as_ref(), &given)?;
+    // The merge's own limit, else the run's (its command line, then its task file).
+    let group_limit = group_timeout(
+        args.report
+            .group_timeout
+            .or(grade_args.report.group_timeout),
+        task.as_ref(),
+    )?;
 
     let reference = {
         let format = parse_format(&base.reference.format)
@@ -163,14 +172,15 @@ pub fn execute(args: Args) -> Result<ExitCode, CliError> {
 
     let pool = thread_pool(args.jobs)?;
     let grouping = std::time::Instant::now();
-    let groups = if args.report.no_groups {
-        Vec::new()
+    let formed = if args.report.no_groups {
+        Formed::default()
     } else {
         form_groups(
             &pool,
             &subs,
             &reference.program,
             &settings,
+            group_limit,
             &mut store,
             &mut super::Bars::default(),
         )?
@@ -179,7 +189,7 @@ pub fn execute(args: Args) -> Result<ExitCode, CliError> {
     let mut model = report::Model::new(
         &reference.path,
         &subs_view(&subs),
-        &groups,
+        &formed.groups,
         base.skipped.clone(),
         &settings.search,
         &settings.layout,
@@ -188,6 +198,7 @@ pub fn execute(args: Args) -> Result<ExitCode, CliError> {
     );
     super::finish_model(&mut model, &subs, &reference, &settings);
     model.grouping_seconds = grouping;
+    model.grouping_cut_by_wall_clock = formed.cut_by_wall_clock;
     model.shards = Some(report::ShardsModel {
         total,
         present: present.into_iter().collect(),

@@ -22,8 +22,9 @@ use tamarin_grade::class::{
     form_groups, grade_all, run_record, subs_view, thread_pool, Loaded, Progress, Reference,
     Submission,
 };
+use tamarin_grade::groups::Formed;
 use tamarin_grade::parse::{parse_observables, ObservableList};
-use tamarin_grade::settings::{Line, Settings};
+use tamarin_grade::settings::{group_timeout, Line, Settings};
 use tamarin_grade::shard::Shard;
 use tamarin_grade::store::{Journal, Store};
 use tamarin_grade::{collect, html, report, run};
@@ -63,7 +64,7 @@ submission equivalent).";
                       tamarin grade [OPTIONS] --slurm N …\n       \
                       tamarin grade merge [OPTIONS] STORE...",
     mut_arg("timeout", |a| a
-        .help("Time limit per submission, in seconds (each comparison, and each comparison of two wrong submissions for the groups, has its own); 0 means none. A submission that meets it is possibly-equivalent")
+        .help("Time limit per submission, in seconds (each comparison has its own, and so has each proof between two wrong submissions for the groups, there a safety net behind its budgets); 0 means none. A submission that meets it is possibly-equivalent")
         .default_value(DEFAULT_GRADE_TIMEOUT)),
     // For one comparison at a time only: refused by grade.
     mut_arg("portfolio", |a| a
@@ -90,8 +91,9 @@ pub struct Args {
     pub paths: Vec<PathBuf>,
     /// A task file (TOML) with the settings of the assignment, its keys: reference
     /// (relative to the file), frontend, inputs, observe, engine, fuel, depth, max-len,
-    /// array-base, stdin-len, init-inputs, timeout, max-runs, solver, solver-timeout,
-    /// solver-rlimit, solver-work, portfolio, out-of-fuel, assume, input-format, termination,
+    /// array-base, stdin-len, init-inputs, timeout, group-timeout, max-runs, solver,
+    /// solver-timeout, solver-rlimit, solver-work, portfolio, out-of-fuel, assume,
+    /// input-format, termination,
     /// dump-trace, dump-smt and force (each as the option of that name takes it).
     /// Options on the command line win over it; an unknown key is an error. `compare
     /// --task` takes the same file.
@@ -155,6 +157,24 @@ pub struct ReportArgs {
     /// each other): every wrong submission is reported with its own witness alone.
     #[arg(long)]
     pub no_groups: bool,
+    /// A wall-clock limit on grouping the wrong submissions, in seconds; 0 means none
+    /// [default: 120, or the task's group-timeout]. A safety net: each proof between
+    /// two wrong submissions is bounded by counts (solver work, runs), so the groups
+    /// come out the same on any load. When it passes, the pairs not yet compared stay
+    /// apart (never joined by a guess) and the report says so (JSON
+    /// summary.grouping_cut_by_wall_clock).
+    #[arg(long, value_name = "SECONDS", value_parser = parse_seconds)]
+    pub group_timeout: Option<f64>,
+}
+
+/// `--group-timeout`: a number of seconds, 0 or more.
+fn parse_seconds(text: &str) -> Result<f64, String> {
+    let s: f64 = text
+        .trim()
+        .parse()
+        .map_err(|_| format!("expected a number of seconds, not `{text}`"))?;
+    tamarin_grade::settings::seconds(s)?;
+    Ok(s)
 }
 
 /// How `grade` prints its report.
@@ -180,6 +200,7 @@ pub fn execute(mut args: Args) -> Result<ExitCode, CliError> {
     let given = given_on_command_line();
     let task = args.task.as_deref().map(Task::read).transpose()?;
     let mut settings = resolve(&args, task.as_ref(), &given)?;
+    let group_limit = group_timeout(args.report.group_timeout, task.as_ref())?;
 
     // The reference: from the task file, or the first path.
     let mut paths = args.paths.clone();
@@ -291,23 +312,24 @@ pub fn execute(mut args: Args) -> Result<ExitCode, CliError> {
     // formed when the shards are merged).
     let grouping = Instant::now();
     let grouped = shard.is_whole() && !args.report.no_groups;
-    let groups = if grouped {
+    let formed = if grouped {
         form_groups(
             &pool,
             &subs,
             &reference.program,
             &settings,
+            group_limit,
             &mut store,
             &mut progress,
         )?
     } else {
-        Vec::new()
+        Formed::default()
     };
     let grouping = grouped.then(|| grouping.elapsed().as_secs_f64());
     let mut model = report::Model::new(
         &reference.path,
         &subs_view(&subs),
-        &groups,
+        &formed.groups,
         found.skipped,
         &settings.search,
         &settings.layout,
@@ -316,6 +338,7 @@ pub fn execute(mut args: Args) -> Result<ExitCode, CliError> {
     );
     finish_model(&mut model, &subs, &reference, &settings);
     model.grouping_seconds = grouping;
+    model.grouping_cut_by_wall_clock = formed.cut_by_wall_clock;
     if !shard.is_whole() {
         model.shard = Some(report::ShardModel {
             index: shard.index,
