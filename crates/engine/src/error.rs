@@ -53,6 +53,10 @@ pub enum Error {
     /// limit.
     #[error("a comparison decided by counts alone cannot use {what}: it is bounded by the clock")]
     NotDeterministic { what: String },
+    /// The domain program ([`Options::assume_program`]) cannot be encoded exactly, or
+    /// the inputs cannot be placed for it.
+    #[error("the domain program {name} cannot be used: {message}")]
+    DomainProgram { name: String, message: String },
     /// A precondition ([`Options::assume`]) that does not fit the inputs: it names a
     /// register that is not an input, an array without the array frontend, a byte of
     /// standard input that is not an input, or mixes numbers and truths. `span` is the
@@ -127,7 +131,7 @@ impl Options {
     /// by the solver, the deadline or an interrupt, lets the task go on, and the
     /// search then reports what it could not do).
     fn validate_preconditions(&self) -> Result<(), Error> {
-        if self.assume.is_empty() {
+        if self.assume.is_empty() && self.assume_program.is_none() {
             return Ok(());
         }
         let mut store = TermStore::new();
@@ -141,12 +145,24 @@ impl Options {
                 })?;
         }
         let _ = layout.assume(&mut store, &self.assume);
+        if let Err(e) = crate::bmc::domain::restrict(&mut store, &mut layout, self) {
+            return Err(Error::DomainProgram {
+                name: self
+                    .assume_program
+                    .as_ref()
+                    .map_or_else(String::new, |p| p.name().to_string()),
+                message: e.to_string(),
+            });
+        }
         let domain = layout.domain(&mut store);
         let mut solver = build_chain(&self.solver, self.budget().stop(), domain);
         if solver.check(&mut store, &[]) == Answer::Unsat {
-            return Err(Error::Unsatisfiable {
-                preconditions: self.assume.iter().map(|p| p.text().to_string()).collect(),
-            });
+            let mut preconditions: Vec<String> =
+                self.assume.iter().map(|p| p.text().to_string()).collect();
+            if let Some(p) = &self.assume_program {
+                preconditions.push(format!("assume-program {}", p.name()));
+            }
+            return Err(Error::Unsatisfiable { preconditions });
         }
         Ok(())
     }

@@ -188,12 +188,68 @@ pub struct InputLayout {
     admission: Option<InputFilter>,
 }
 
+/// A program that says which inputs are in the domain (a precondition no formula of
+/// `--assume` can state, such as "a valid tree"): it runs on the same inputs as the
+/// programs compared, placed the same way (an array after its own image unless the
+/// task fixes the base), in a machine of its own, and an input is in the domain when
+/// it ends normally with `$3 = 1` within its own fuel. Concrete inputs are checked by
+/// running it ([`InputLayout::admits`]); the engines add its merged encoding to every
+/// query, so every model the solver gives, and every counterexample, is inside.
+#[derive(Clone, Debug)]
+pub struct DomainProgram {
+    name: String,
+    program: std::sync::Arc<Program>,
+    fuel: u64,
+}
+
+impl DomainProgram {
+    /// The domain that `program` (named `name` in reports) accepts within `fuel` steps.
+    pub fn new(name: impl Into<String>, program: Program, fuel: u64) -> DomainProgram {
+        DomainProgram {
+            name: name.into(),
+            program: std::sync::Arc::new(program),
+            fuel,
+        }
+    }
+
+    /// Its name, as reports give it.
+    pub fn name(&self) -> &str {
+        &self.name
+    }
+
+    pub fn program(&self) -> &Program {
+        &self.program
+    }
+
+    /// Steps it may take before an input counts as outside the domain.
+    pub fn fuel(&self) -> u64 {
+        self.fuel
+    }
+
+    /// Whether a run of it on `values` (placed by `layout`) ends normally with `$3 = 1`
+    /// within its fuel; `termination` is the task's termination address.
+    pub fn accepts(&self, layout: &InputLayout, termination: u32, values: &[u32]) -> bool {
+        let mut config = tamarin_mips::cpu::Config::default();
+        config.fuel = self.fuel;
+        config.termination = termination;
+        let mut machine = Machine::new(&self.program, config);
+        if layout.load(&mut machine, values).is_err() {
+            return false;
+        }
+        let outcome = machine.run_to_outcome(&mut tamarin_mips::cpu::NoTrace);
+        outcome.status == tamarin_mips::cpu::Status::Done && outcome.regs.get(Reg::from_bits(3)) == 1
+    }
+}
+
 /// A Boolean term over a layout's variables, in a store of its own whose variables
-/// are declared in the layout's order (so input values index them directly): what
-/// concrete inputs must satisfy.
+/// are declared in the layout's order (so input values index them directly), and a
+/// domain program: what concrete inputs must satisfy.
 #[derive(Clone)]
 pub(crate) struct InputFilter {
     inner: std::sync::Arc<(TermStore, Term)>,
+    /// The domain program, the layout that places inputs for it, and the termination
+    /// address.
+    program: Option<std::sync::Arc<(DomainProgram, InputLayout, u32)>>,
 }
 
 impl fmt::Debug for InputFilter {
@@ -206,7 +262,21 @@ impl InputFilter {
     pub(crate) fn new(store: TermStore, term: Term) -> InputFilter {
         InputFilter {
             inner: std::sync::Arc::new((store, term)),
+            program: None,
         }
+    }
+
+    /// Admits what it admitted and the domain program accepts too.
+    fn with_program(mut self, program: DomainProgram, layout: InputLayout, termination: u32) -> InputFilter {
+        self.program = Some(std::sync::Arc::new((program, layout, termination)));
+        self
+    }
+
+    /// Admits every input.
+    fn admit_all() -> InputFilter {
+        let mut store = TermStore::new();
+        let term = store.bool(true);
+        InputFilter::new(store, term)
     }
 
     /// Admits no input.
@@ -216,11 +286,15 @@ impl InputFilter {
         InputFilter::new(store, term)
     }
 
-    /// Whether `values` satisfy the term.
+    /// Whether `values` satisfy the term, and the domain program accepts them.
     pub(crate) fn admits(&self, values: &[u32]) -> bool {
         let (store, term) = &*self.inner;
         let vars: Vec<u64> = values.iter().map(|&v| v as u64).collect();
         crate::term::Evaluator::new(store, &vars).holds(*term)
+            && self
+                .program
+                .as_ref()
+                .is_none_or(|p| p.0.accepts(&p.1, p.2, values))
     }
 }
 
@@ -281,6 +355,24 @@ impl InputLayout {
     pub(crate) fn restrict(&mut self, assumed: Vec<Term>, filter: InputFilter) {
         self.assumed = assumed;
         self.admission = Some(filter);
+    }
+
+    /// Restricts the inputs to those that `program` accepts as well: concrete inputs
+    /// are checked by running it ([`DomainProgram::accepts`]), and `accepted`, its
+    /// acceptance as a term of the layout's store (from the merged encoding; `None` for
+    /// a layout that only checks concrete inputs), joins the [`domain`](Self::domain).
+    pub fn restrict_to_program(
+        &mut self,
+        program: &DomainProgram,
+        termination: u32,
+        accepted: Option<Term>,
+    ) {
+        if let Some(t) = accepted {
+            self.assumed.push(t);
+        }
+        let plain = InputLayout::new(&self.spec, self.stdin_len);
+        let filter = self.admission.take().unwrap_or_else(InputFilter::admit_all);
+        self.admission = Some(filter.with_program(program.clone(), plain, termination));
     }
 
     /// Whether `values` (in the layout's order) satisfy the preconditions.

@@ -85,6 +85,7 @@ internal_modules!(
 pub use tamarin_mips as mips;
 
 pub use assume::{AssumeError, Precondition};
+pub use bmc::domain::DOMAIN_TERMS;
 pub use budget::Budget;
 pub use check::{CheckReport, Finding, FindingKind};
 pub use concolic::Exploration;
@@ -97,7 +98,7 @@ pub use explain::{
     explain, row_sides, Change, Divergence, Explanation, Row, RunInputs, Step, MAX_EXPLAINED_STEPS,
 };
 pub use io::{
-    image_word, observe, InputLayout, InputSpec, InputValues, Observable, Observed,
+    image_word, observe, DomainProgram, InputLayout, InputSpec, InputValues, Observable, Observed,
     MAX_OBSERVED_WORDS,
 };
 pub use notes::NOTE_FUEL;

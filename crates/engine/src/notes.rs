@@ -30,10 +30,13 @@ pub fn notes(programs: &[&Program], opts: &Options, known: &[bool]) -> Vec<Note>
     if opts.observe.contains(&Observable::Output) {
         return Vec::new();
     }
-    let layout = match InputLayout::assuming(&opts.inputs, opts.stdin_len, &opts.assume) {
+    let mut layout = match InputLayout::assuming(&opts.inputs, opts.stdin_len, &opts.assume) {
         Ok(layout) => layout,
         Err(_) => InputLayout::new(&opts.inputs, opts.stdin_len),
     };
+    if let Some(p) = &opts.assume_program {
+        layout.restrict_to_program(p, opts.termination, None);
+    }
     let writers: Vec<bool> = programs
         .iter()
         .enumerate()

@@ -80,6 +80,11 @@ pub struct Options {
     /// Preconditions on the inputs (default none): a counterexample satisfies them all,
     /// and a proof covers the inputs that do.
     pub assume: Vec<crate::assume::Precondition>,
+    /// A program that says which inputs are in the domain (default none): an input is
+    /// when it ends normally with `$3 = 1` within its own fuel, run on the same
+    /// inputs (see [`crate::DomainProgram`]). Like `assume`, its acceptance joins every
+    /// query and every concrete input is checked against it.
+    pub assume_program: Option<crate::io::DomainProgram>,
     /// Whether a comparison minimises its counterexample concretely after the engine's
     /// own shrinking (default true): fewer array elements, then inputs nearer 0, each
     /// step replayed (see the `minimise` module). Off, the counterexample is as the
@@ -132,6 +137,7 @@ impl Default for Options {
             bmc_split: true,
             assume: Vec::new(),
             out_of_fuel: verdict::FuelPolicy::Same,
+            assume_program: None,
             minimise: true,
             keep_paths: false,
             interrupt: None,

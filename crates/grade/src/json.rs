@@ -838,6 +838,12 @@ pub struct TaskModel {
     pub out_of_fuel: &'static str,
     /// The preconditions, as written.
     pub assume: Vec<String>,
+    /// The domain program: an input is in the domain when it ends with `$3 = 1` within
+    /// `assume_fuel` steps. Absent when there is none.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub assume_program: Option<String>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub assume_fuel: Option<u64>,
     /// What is compared when both runs end.
     pub observe: Vec<String>,
     /// `concolic`, `bmc` or `auto`.
@@ -895,6 +901,8 @@ impl TaskModel {
             fuel_auto: None,
             out_of_fuel: opts.out_of_fuel.name(),
             assume: opts.assume.iter().map(|p| p.text().to_string()).collect(),
+            assume_program: opts.assume_program.as_ref().map(|p| p.name().to_string()),
+            assume_fuel: opts.assume_program.as_ref().map(|p| p.fuel()),
             observe: opts.observe.iter().map(|o| o.to_string()).collect(),
             engine: opts.engine.name(),
             frontend,

@@ -119,12 +119,23 @@ impl TaskModel {
         if self.stdin_len > 0 {
             scope.push_str(&format!(" with {} bytes of standard input", self.stdin_len));
         }
-        let inputs = if self.assume.is_empty() {
+        let mut inputs = if self.assume.is_empty() {
             format!("all {scope}")
         } else {
             let list: Vec<String> = self.assume.iter().map(|a| format!("`{a}`")).collect();
             format!("the {scope} that satisfy {}", list.join(" and "))
         };
+        if let Some(checker) = &self.assume_program {
+            if self.assume.is_empty() {
+                inputs = format!("the {scope}");
+            } else {
+                inputs.push_str(" and");
+            }
+            inputs.push_str(&format!(
+                " that {checker} accepts ($3 = 1 within {} steps)",
+                self.assume_fuel.unwrap_or(0)
+            ));
+        }
         let sized = match &self.fuel_auto {
             Some(s) => format!(" ({})", s.phrase()),
             None => String::new(),

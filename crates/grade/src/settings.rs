@@ -46,6 +46,10 @@ pub fn seconds(s: f64) -> Result<Duration, String> {
         .map_err(|_| format!("expected a number of seconds, 0 or more (0 means no limit), not {s}"))
 }
 
+/// The domain program's fuel by default: a traversal of a tree of a few dozen nodes
+/// with a visited mark per node takes a few thousand steps.
+pub const DEFAULT_ASSUME_FUEL: u64 = 100_000;
+
 /// How inputs enter the programs.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum Frontend {
@@ -107,6 +111,11 @@ pub struct Search {
     /// `None`: the command's default.
     pub out_of_fuel: Option<FuelPolicy>,
     pub assume: Vec<String>,
+    /// The domain program (`--assume-program`), read by the front end, which attaches
+    /// it with [`Settings::set_domain_program`].
+    pub assume_program: Option<PathBuf>,
+    /// The domain program's own fuel.
+    pub assume_fuel: u64,
     pub dump_trace: bool,
     pub dump_smt: Option<PathBuf>,
     pub force: bool,
@@ -136,6 +145,8 @@ impl Default for Search {
             timeout: DEFAULT_TIMEOUT_SECS,
             out_of_fuel: None,
             assume: Vec::new(),
+            assume_program: None,
+            assume_fuel: DEFAULT_ASSUME_FUEL,
             dump_trace: false,
             dump_smt: None,
             force: false,
@@ -296,6 +307,9 @@ pub struct Settings {
     pub layout: InputLayout,
     /// How `fuel = "auto"` sized the fuel, once [`Settings::size_fuel`] did.
     pub fuel_sizing: Option<crate::fuel::Sizing>,
+    /// The SHA-256 of the domain program's bytes, once attached (the store's key
+    /// names its content, not its path).
+    pub domain_digest: Option<String>,
 }
 
 /// How the command line's options were given: for an option's id (`max_len`), whether
@@ -373,7 +387,29 @@ impl Settings {
             canonical,
             layout,
             fuel_sizing: None,
+            domain_digest: None,
         })
+    }
+
+    /// Attaches the domain program that `search.assume_program` names, as the front
+    /// end read it (`bytes`, parsed into `program`, named `name` in reports): the
+    /// engine's options take it, the layout checks concrete inputs with it (so that
+    /// fuel sizing and grouping stay inside the domain), and the store's key names its
+    /// content. Call it before [`Settings::size_fuel`].
+    pub fn set_domain_program(
+        &mut self,
+        name: String,
+        bytes: &[u8],
+        program: tamarin_mips::Program,
+    ) {
+        use sha2::Digest;
+        let domain = tamarin::DomainProgram::new(name, program, self.search.assume_fuel);
+        self.layout
+            .restrict_to_program(&domain, self.opts.termination, None);
+        self.opts.assume_program = Some(domain);
+        let digest = sha2::Sha256::digest(bytes);
+        self.domain_digest = Some(digest.iter().map(|b| format!("{b:02x}")).collect());
+        self.canonical = self.canonical();
     }
 
     /// Whether the fuel is still to be sized from a reference (`fuel = "auto"`).
@@ -390,8 +426,8 @@ impl Settings {
             let sizing = crate::fuel::size(reference, &self.opts, &self.layout);
             self.search.fuel = sizing.fuel;
             self.opts.fuel = sizing.fuel;
-            self.canonical = canonical(&self.search, &self.observe, self.engine);
             self.fuel_sizing = Some(sizing);
+            self.canonical = self.canonical();
         }
         self.fuel_sizing.as_ref()
     }
@@ -402,6 +438,17 @@ impl Settings {
 /// the observables and the engine.
 fn canonical(search: &Search, observe: &[Observable], engine: Engine) -> String {
     format!("{search:?}|observe={observe:?}|engine={engine:?}")
+}
+
+impl Settings {
+    /// [`canonical`] of these settings, with the domain program's content.
+    fn canonical(&self) -> String {
+        let mut c = canonical(&self.search, &self.observe, self.engine);
+        if let Some(d) = &self.domain_digest {
+            c.push_str(&format!("|assume-program={d}"));
+        }
+        c
+    }
 }
 
 /// Makes grading, and a comparison under a task or with `--deterministic`, decided by
@@ -538,6 +585,12 @@ impl Task {
         }
         if let (Some(v), true) = (f.dump_trace, free("dump_trace")) {
             s.dump_trace = v;
+        }
+        if let (Some(v), true) = (&f.assume_program, free("assume_program")) {
+            s.assume_program = Some(self.relative(v));
+        }
+        if let (Some(v), true) = (f.assume_fuel, free("assume_fuel")) {
+            s.assume_fuel = v;
         }
         if let (Some(v), true) = (&f.dump_smt, free("dump_smt")) {
             s.dump_smt = Some(self.relative(v));

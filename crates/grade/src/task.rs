@@ -50,6 +50,8 @@ pub const KEYS: &[&str] = &[
     "portfolio",
     "out-of-fuel",
     "assume",
+    "assume-program",
+    "assume-fuel",
     "input-format",
     "termination",
     "dump-trace",
@@ -88,6 +90,10 @@ pub struct TaskFile {
     /// Preconditions on the inputs, in the language of `--assume`.
     #[serde(default)]
     pub assume: Vec<String>,
+    /// A domain program (relative to the task file): an input is in the domain when it
+    /// ends with `$3 = 1` within `assume-fuel` steps.
+    pub assume_program: Option<PathBuf>,
+    pub assume_fuel: Option<u64>,
     pub input_format: Option<String>,
     pub termination: Option<Word>,
     pub dump_trace: Option<bool>,

@@ -112,6 +112,18 @@ pub struct SearchArgs {
     /// index too). Example: --assume '0 <= $1 <= 20' --assume 'all x: x != 0'.
     #[arg(long, value_name = "EXPR", allow_hyphen_values = true)]
     pub assume: Vec<String>,
+    /// A domain program, for preconditions no formula states (such as "a valid tree"):
+    /// a CS241 program run on the same inputs (in a machine of its own); an input is in
+    /// the domain when it ends normally with $3 = 1 within --assume-fuel steps.
+    /// Counterexamples are inside it, and a proof covers the inputs it accepts. Its
+    /// merged encoding must follow it exactly (fixed jumps, no code written or read
+    /// from the inputs).
+    #[arg(long, value_name = "FILE")]
+    pub assume_program: Option<PathBuf>,
+    /// The domain program's own fuel: an input on which it runs longer is outside.
+    #[arg(long, value_name = "N", value_parser = parse_count, allow_negative_numbers = true,
+          default_value_t = tamarin_grade::settings::DEFAULT_ASSUME_FUEL)]
+    pub assume_fuel: u64,
     /// Print each run's symbolic trace (SSA form) to standard error.
     #[arg(long)]
     pub dump_trace: bool,
@@ -167,6 +179,8 @@ impl SearchArgs {
             timeout: self.timeout,
             out_of_fuel: self.out_of_fuel.map(FuelPolicyArg::policy),
             assume: self.assume.clone(),
+            assume_program: self.assume_program.clone(),
+            assume_fuel: self.assume_fuel,
             dump_trace: self.dump_trace,
             dump_smt: self.dump_smt.clone(),
             force: self.force,
@@ -203,16 +217,29 @@ pub fn resolve(
         grading,
         crate::interrupt::flag(),
     )?;
+    attach_domain_program(&mut settings)?;
     if settings.needs_sizing() {
         let reference = task.as_ref().and_then(Task::reference).ok_or_else(|| {
             CliError::Usage(format!(
-                "--fuel auto sizes the fuel from the reference's runs: with `{name}`, give                  a --task file that names the reference, or a number of steps"
+                "--fuel auto sizes the fuel from the reference's runs: with `{name}`, give a --task file that names the reference, or a number of steps"
             ))
         })?;
         let program = super::load_program(&reference, settings.search.input_format)?;
         size_fuel(&mut settings, &program, &reference);
     }
     Ok((settings, task))
+}
+
+/// Reads the domain program that the settings name (`--assume-program`, a task's
+/// `assume-program`) and attaches it (nothing to do without one). A file that cannot be
+/// read or does not assemble is an error with its place (exit status 2).
+pub fn attach_domain_program(settings: &mut Settings) -> Result<(), CliError> {
+    let Some(path) = settings.search.assume_program.clone() else {
+        return Ok(());
+    };
+    let (bytes, _, program) = super::read_program(&path, None)?;
+    settings.set_domain_program(path.display().to_string(), &bytes, program);
+    Ok(())
 }
 
 /// Sizes the fuel from `reference`'s runs (`--fuel auto`, `fuel = "auto"`), and says on
@@ -606,7 +633,14 @@ mod tests {
         let keys: Vec<&String> = depth.as_object().expect("an object").keys().collect();
         assert_eq!(
             keys,
-            ["kind", "cut_by_wall_clock", "message", "advice", "points", "depth"]
+            [
+                "kind",
+                "cut_by_wall_clock",
+                "message",
+                "advice",
+                "points",
+                "depth"
+            ]
         );
         assert_eq!(depth["cut_by_wall_clock"], false);
         assert_eq!(v["cut_by_wall_clock"], true);

@@ -12,6 +12,7 @@
 //! is a proof for every run within the fuel; a model is replayed concretely before it
 //! is believed, as every counterexample is.
 
+pub mod domain;
 pub mod state;
 pub mod unroll;
 
@@ -68,6 +69,7 @@ impl<'o> Checker<'o> {
         let mut layout = InputLayout::declare(&mut store, &opts.inputs, opts.stdin_len);
         // The front door validated the preconditions; ones that do not fit admit nothing.
         let _ = layout.assume(&mut store, &opts.assume);
+        let _ = domain::restrict(&mut store, &mut layout, opts);
         let domain = layout.domain(&mut store);
         let start = Instant::now();
         let budget = opts.budget();

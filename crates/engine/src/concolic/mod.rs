@@ -220,6 +220,7 @@ impl<'o> Search<'o> {
         let mut layout = InputLayout::declare(&mut store, &opts.inputs, opts.stdin_len);
         // The front door validated the preconditions; ones that do not fit admit nothing.
         let _ = layout.assume(&mut store, &opts.assume);
+        let _ = crate::bmc::domain::restrict(&mut store, &mut layout, opts);
         let domain = layout.domain(&mut store);
         let now = Instant::now();
         let budget = opts.budget();
@@ -285,8 +286,13 @@ impl<'o> Search<'o> {
         let init = self.layout.normalise(&init);
         if self.layout.admits(&init) {
             self.try_inputs(&init);
+        } else if let Answer::Sat(model) = self.ask(&[]) {
+            // The first inputs break a precondition: the solver picks the first run,
+            // anywhere in the domain (a program without a branch has no node for it
+            // to aim at).
+            let inputs = self.inputs_of(&model.values);
+            self.try_inputs(&inputs);
         } else {
-            // The first inputs break a precondition: the solver picks the first run.
             for side in 0..self.sides.len() {
                 self.push(side, 0);
             }
