@@ -13,13 +13,13 @@
 #   taskset   pinned to one core with `taskset -c 0` (skipped, saying so, without
 #             taskset or where core 0 cannot be used).
 # The reports, without their times (`seconds`, `grading_seconds`, `grouping_seconds`,
-# every `*seconds` and `*_ms` field) and `from_store`, must be the same: any difference
-# in verdicts, groups, witnesses or reasons fails the test (exit 1) and is printed. A
-# reason cut by the wall clock, or grouping cut by it, fails it too: such a report is
-# not decided by counts, so agreeing would be luck. Then one class is graded with the
-# default `-j` (one comparison per core) beside the busy loops, and its verdicts and
-# groups (not the whole report: the work Z3 counts may vary slightly between threads)
-# are compared with the idle run's.
+# every `*seconds`, `*_ms` and `millis` field) and `from_store`, must be the same: any
+# difference in verdicts, groups, witnesses or reasons fails the test (exit 1) and is
+# printed. A reason cut by the wall clock, or grouping cut by it, fails it too: such a
+# report is not decided by counts, so agreeing would be luck. Then one class is graded
+# with the default `-j` (one comparison per core) beside the busy loops, and its
+# verdicts and groups (not the whole report: the work Z3 counts may vary slightly
+# between threads) are compared with the idle run's.
 #
 # Environment: LOAD_TEST_CLASSES, the classes, separated by `;`, each a folder and
 # grade options for all its runs (default: the example classes amax and fib,
@@ -29,7 +29,8 @@
 # times as long: LOAD_TEST_CLASSES=examples/classes/print runs it);
 # LOAD_TEST_JOBS_CLASS, the class graded with the default -j (default
 # examples/classes/amax).
-# Needs python3 or jq. About two minutes with a release build on a 2-core machine.
+# Needs python3 or jq (LOAD_TEST_JSON=jq uses jq where both are). About a minute and
+# a half with a release build on a 2-core machine.
 set -euo pipefail
 
 root=$(cd "$(dirname "$0")/.." && pwd)
@@ -59,7 +60,7 @@ for c in "${classes[@]}" "$jobs_class"; do
     fi
 done
 
-if command -v python3 >/dev/null 2>&1; then
+if [ "${LOAD_TEST_JSON:-}" != jq ] && command -v python3 >/dev/null 2>&1; then
     json=python3
 elif command -v jq >/dev/null 2>&1; then
     json=jq
@@ -96,7 +97,7 @@ import json, sys
 def strip(o):
     if isinstance(o, dict):
         return {k: strip(v) for k, v in o.items()
-                if not (k.endswith("seconds") or k.endswith("_ms") or k == "from_store")}
+                if not (k.endswith("seconds") or k.endswith("_ms") or k in ("millis", "from_store"))}
     if isinstance(o, list):
         return [strip(v) for v in o]
     return o
@@ -104,7 +105,7 @@ with open(sys.argv[1]) as f:
     print(json.dumps(strip(json.load(f)), indent=1, sort_keys=True))
 PY
     else
-        jq -S 'walk(if type == "object" then with_entries(select(.key | test("(seconds|_ms)$|^from_store$") | not)) else . end)' "$1"
+        jq -S 'walk(if type == "object" then with_entries(select(.key | test("(seconds|_ms)$|^(millis|from_store)$") | not)) else . end)' "$1"
     fi
 }
 
@@ -192,25 +193,26 @@ fi
 
 failed=0
 table=()
-# compare_runs CLASS IDLE OTHER: the normalized reports and exit statuses must agree.
+# compare_runs CLASS KEY RUN OTHER: the normalized reports of the class's two runs
+# ($tmp/KEY.RUN.json) and their exit statuses must agree.
 compare_runs() {
-    local class=$1 a=$2 b=$3
+    local class=$1 a=$2.$3 b=$2.$4
     normalize "$tmp/$a.json" >"$tmp/$a.norm"
     normalize "$tmp/$b.json" >"$tmp/$b.norm"
-    if ! diff -u --label "$class ($a)" --label "$class ($b)" "$tmp/$a.norm" "$tmp/$b.norm"; then
-        echo "FAIL: $class graded $a and $b gives different reports (above)"
+    if ! diff -u --label "$class ($3)" --label "$class ($4)" "$tmp/$a.norm" "$tmp/$b.norm"; then
+        echo "FAIL: $class graded $3 and $4 gives different reports (above)"
         failed=1
     fi
     if [ "$(cat "$tmp/$a.status")" != "$(cat "$tmp/$b.status")" ]; then
-        echo "FAIL: $class exits with status $(cat "$tmp/$a.status") ($a) but $(cat "$tmp/$b.status") ($b)"
+        echo "FAIL: $class exits with status $(cat "$tmp/$a.status") ($3) but $(cat "$tmp/$b.status") ($4)"
         failed=1
     fi
 }
 check_clock() {
-    local class=$1 name=$2 cuts
-    cuts=$(clock_cuts "$tmp/$name.json")
+    local class=$1 key=$2 run=$3 cuts
+    cuts=$(clock_cuts "$tmp/$key.$run.json")
     if [ -n "$cuts" ]; then
-        echo "FAIL: $class ($name) was cut by the wall clock, not decided by counts:"
+        echo "FAIL: $class ($run) was cut by the wall clock, not decided by counts:"
         echo "$cuts" | sed 's/^/  /'
         failed=1
     fi
@@ -238,11 +240,11 @@ for e in "${entries[@]}"; do
         runs+=(taskset)
     fi
     for r in "${runs[@]}"; do
-        check_clock "$class" "$key.$r"
+        check_clock "$class" "$key" "$r"
     done
-    compare_runs "$class" "$key.idle" "$key.busy"
+    compare_runs "$class" "$key" idle busy
     if [ "$pinned" = 1 ]; then
-        compare_runs "$class" "$key.idle" "$key.taskset"
+        compare_runs "$class" "$key" idle taskset
     fi
     echo "$class ${opts[*]}: idle ${t_idle} s, busy ${t_busy} s, taskset ${t_pinned} s"
     table+=("$class ${t_idle} ${t_busy} ${t_pinned}")
@@ -258,7 +260,7 @@ start_busy
 grade "$key.busy-default-j" "$jobs_class" -- ${opts[@]+"${opts[@]}"}
 stop_busy
 t_jobs=$secs
-check_clock "$jobs_class" "$key.busy-default-j"
+check_clock "$jobs_class" "$key" busy-default-j
 verdicts_and_groups "$tmp/$key.idle.json" >"$tmp/$key.idle.vg"
 verdicts_and_groups "$tmp/$key.busy-default-j.json" >"$tmp/$key.busy-default-j.vg"
 if ! diff -u --label "$jobs_class (idle, -j 1)" --label "$jobs_class (busy, default -j)" \
