@@ -31,7 +31,7 @@
 # examples/classes/amax).
 # Needs python3 or jq (LOAD_TEST_JSON=jq uses jq where both are). About a minute and
 # a half with a release build on a 2-core machine.
-set -euo pipefail
+set -Eeuo pipefail
 
 root=$(cd "$(dirname "$0")/.." && pwd)
 bin=${1:-target/release/tamarin}
@@ -81,6 +81,7 @@ stop_busy() {
 }
 trap 'stop_busy; rm -rf "$tmp"' EXIT
 trap 'exit 130' INT TERM
+trap 'echo "$0: a command failed at line $LINENO" >&2' ERR
 start_busy() {
     local i
     for i in 1 2; do
@@ -246,7 +247,9 @@ for e in "${entries[@]}"; do
     if [ "$pinned" = 1 ]; then
         compare_runs "$class" "$key" idle taskset
     fi
-    echo "$class ${opts[*]}: idle ${t_idle} s, busy ${t_busy} s, taskset ${t_pinned} s"
+    pinned_text=skipped
+    [ "$t_pinned" = skipped ] || pinned_text="$t_pinned s"
+    echo "$class ${opts[*]}: idle ${t_idle} s, busy ${t_busy} s, taskset ${pinned_text}"
     table+=("$class ${t_idle} ${t_busy} ${t_pinned}")
 done
 
@@ -281,4 +284,8 @@ if [ "$failed" != 0 ]; then
     echo "load test FAILED: a grade depends on the load"
     exit 1
 fi
-echo "load test passed: the same reports idle, beside busy loops and on one core"
+if [ "$pinned" = 1 ]; then
+    echo "load test passed: the same reports idle, beside busy loops and on one core"
+else
+    echo "load test passed: the same reports idle and beside busy loops (one core: skipped)"
+fi
