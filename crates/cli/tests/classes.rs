@@ -1,5 +1,5 @@
-//! The example classes in `examples/classes/` (amax, print, fib) graded with their task
-//! files: every wrong submission is found wrong, and no correct one is. Every correct
+//! The example classes in `examples/classes/` (amax, print, fib, tree) graded with their
+//! task files: every wrong submission is found wrong, and no correct one is. Every correct
 //! amax submission is proved: `auto` proves them in phases bounded by counts (a short
 //! search, then the merged encoding), so the time limit is only a safety net there.
 
@@ -107,4 +107,63 @@ fn the_fib_class_with_its_fuel_sized_proves_both_correct_submissions() {
     for (name, verdict) in verdicts.iter().filter(|(n, _)| n.starts_with("correct_")) {
         assert_eq!(verdict, "equivalent", "fib/{name}: {verdicts:?}");
     }
+}
+
+/// Runs `examples/classes/tree/valid_tree.asm` on `array`: whether it accepts it.
+fn valid_tree(array: &[i64]) -> bool {
+    let words: Vec<String> = array.iter().map(i64::to_string).collect();
+    let out = Command::cargo_bin("tamarin")
+        .expect("binary")
+        .current_dir(root())
+        .args([
+            "run",
+            "examples/classes/tree/valid_tree.asm",
+            "--format",
+            "json",
+        ])
+        .arg(format!("--array={}", words.join(",")))
+        .output()
+        .expect("run tamarin run");
+    let v: Value = serde_json::from_slice(&out.stdout).expect("one JSON object");
+    v["status"] == "done" && v["registers"]["$3"] == 1
+}
+
+/// The tree task's domain is a program (`assume-program = "valid_tree.asm"`): the bug
+/// of a height function that shows only on six-node trees is found, and its witness is
+/// a valid tree, six nodes deep.
+#[test]
+fn the_tree_task_finds_a_six_node_bug_with_a_valid_tree() {
+    let out = Command::cargo_bin("tamarin")
+        .expect("binary")
+        .current_dir(root())
+        .args(["compare", "--task", "examples/classes/tree/task.toml"])
+        .arg("examples/classes/tree/submissions/wrong_depth_guard.asm")
+        .args(["--format", "json", "--timeout", "300"])
+        .output()
+        .expect("run tamarin compare");
+    let v: Value = serde_json::from_slice(&out.stdout).expect("one JSON object");
+    assert_eq!(v["verdict"], "disequivalent", "{v}");
+    assert_eq!(
+        v["task"]["assume_program"], "examples/classes/tree/valid_tree.asm",
+        "{v}"
+    );
+    let array: Vec<i64> = v["counterexample"]["inputs"]["array"]
+        .as_array()
+        .expect("an array witness")
+        .iter()
+        .map(|x| x.as_i64().expect("a word"))
+        .collect();
+    assert_eq!(array.len(), 12, "six nodes: {array:?}");
+    assert!(valid_tree(&array), "not a valid tree: {array:?}");
+    assert!(!valid_tree(&[1, -1, 0, -1]), "a cycle is no tree");
+}
+
+/// The whole tree class: the wrong submissions are found (each witness a valid tree),
+/// the correct one is not. Long (the correct one spends its whole solver budget), so
+/// run on its own: `cargo test --release -p tamarin-cli --test classes -- --ignored`.
+#[test]
+#[ignore]
+fn the_tree_class_grades_wrong_submissions_wrong_and_no_correct_one_wrong() {
+    let verdicts = check_class("tree", &["--timeout", "600", "--solver-work", "60000000"]);
+    assert_eq!(verdicts.len(), 3, "{verdicts:?}");
 }

@@ -779,3 +779,64 @@ fn deterministic_comparisons_state_their_budget_and_refuse_a_race() {
         "{v}"
     );
 }
+
+/// `--assume-program`: the witness is one the domain program accepts, the report
+/// names it, and a domain program that cannot be read, does not assemble or cannot
+/// be encoded exactly is an error (exit 2) that names the file.
+#[test]
+fn a_domain_program_keeps_witnesses_inside_and_bad_ones_are_refused() {
+    let dir = tempfile::tempdir().expect("tempdir");
+    let write = |name: &str, text: &str| {
+        let p = dir.path().join(name);
+        std::fs::write(&p, text).expect("write");
+        p
+    };
+    // Accepts $1 in 5..=7 only, by a loop that counts from 5 to 7.
+    let seven = write(
+        "seven.asm",
+        "lis $4\n.word 1\nlis $5\n.word 7\nlis $6\n.word 5\nloop: beq $6, $1, found\n\
+         beq $6, $5, done\nadd $6, $6, $4\nbeq $0, $0, loop\nfound: add $3, $4, $0\ndone: jr $31\n",
+    );
+    let left = write("left.asm", "add $3, $1, $0\njr $31\n");
+    let right = write("right.asm", "sub $3, $0, $1\njr $31\n");
+    let run = |extra: &[&std::ffi::OsStr]| {
+        tamarin()
+            .arg("compare")
+            .arg(&left)
+            .arg(&right)
+            .args(extra)
+            .output()
+            .expect("run tamarin")
+    };
+    let out = run(&[
+        "--assume-program".as_ref(),
+        seven.as_os_str(),
+        "--format".as_ref(),
+        "json".as_ref(),
+    ]);
+    assert_eq!(out.status.code(), Some(1));
+    let v: Value = serde_json::from_slice(&out.stdout).expect("one JSON object");
+    let x = v["counterexample"]["inputs"]["$1"].as_i64().expect("$1");
+    assert!((5..=7).contains(&x), "{v}");
+    assert!(
+        v["task"]["assume_program"]
+            .as_str()
+            .is_some_and(|p| p.ends_with("seven.asm")),
+        "{v}"
+    );
+    assert_eq!(v["task"]["assume_fuel"], 100_000, "{v}");
+
+    let missing = dir.path().join("missing.asm");
+    let bad = write("bad.asm", "add $3, $1\njr $31\n");
+    let unfollowed = write("writes.asm", "lis $3\n.word 1\nsw $1, 0($2)\njr $31\n");
+    for (checker, says) in [
+        (&missing, "missing.asm"),
+        (&bad, "bad.asm:1:"),
+        (&unfollowed, "cannot be used"),
+    ] {
+        let out = run(&["--assume-program".as_ref(), checker.as_os_str()]);
+        assert_eq!(out.status.code(), Some(2), "{}", checker.display());
+        let err = String::from_utf8_lossy(&out.stderr);
+        assert!(err.contains(says), "{err}");
+    }
+}
