@@ -49,6 +49,15 @@ fn grade_example(store: &Path, extra: &[&str]) -> (i32, String) {
     )
 }
 
+/// A finished command's exit status, standard output and standard error.
+fn outcome(out: &std::process::Output) -> (i32, String, String) {
+    (
+        out.status.code().unwrap_or(-1),
+        String::from_utf8_lossy(&out.stdout).into_owned(),
+        String::from_utf8_lossy(&out.stderr).into_owned(),
+    )
+}
+
 fn json(stdout: &str) -> Value {
     serde_json::from_str(stdout.trim())
         .unwrap_or_else(|e| panic!("not exactly one JSON object ({e}): {stdout}"))
@@ -385,11 +394,7 @@ fn group_timeout_comes_from_the_flag_or_the_task_file() {
             .args(extra)
             .output()
             .expect("run tamarin");
-        (
-            out.status.code().unwrap_or(-1),
-            String::from_utf8_lossy(&out.stdout).into_owned(),
-            String::from_utf8_lossy(&out.stderr).into_owned(),
-        )
+        outcome(&out)
     };
     let help = tamarin()
         .args(["grade", "--help"])
@@ -871,11 +876,7 @@ fn troubles_exit_2_and_task_files_are_checked() {
     std::fs::write(d.join("good.asm"), "add $3, $1, $2\njr $31\n").expect("write");
     let run = |args: &[&str]| {
         let out = tamarin().current_dir(d).args(args).output().expect("run");
-        (
-            out.status.code().unwrap_or(-1),
-            String::from_utf8_lossy(&out.stdout).into_owned(),
-            String::from_utf8_lossy(&out.stderr).into_owned(),
-        )
+        outcome(&out)
     };
     // A reference that does not assemble.
     let (status, _, err) = run(&["grade", "ref.asm", "good.asm"]);
@@ -1212,11 +1213,7 @@ fn compare_sizes_the_fuel_too_and_bad_fuels_are_refused() {
             .args(extra)
             .output()
             .expect("run tamarin");
-        (
-            out.status.code().unwrap_or(-1),
-            String::from_utf8_lossy(&out.stdout).into_owned(),
-            String::from_utf8_lossy(&out.stderr).into_owned(),
-        )
+        outcome(&out)
     };
     let (status, out, err) = compare(&[]);
     assert_eq!(status, 0, "{out}{err}");
