@@ -19,7 +19,7 @@ use tamarin::{InputLayout, InputSpec, Options};
 use tamarin_mips::cpu::Machine;
 use tamarin_mips::{Config, NoTrace, Outcome, Program, Status, Stop};
 
-use crate::text::inputs_line;
+use crate::values::inputs_line;
 
 /// How many times the reference's most steps `auto` gives: room for a correct
 /// solution that spends a few more instructions per call or per trip of a loop (a

@@ -25,6 +25,7 @@ pub mod slurm;
 pub mod store;
 pub mod task;
 pub mod text;
+pub mod values;
 pub mod words;
 
 pub use error::Error;

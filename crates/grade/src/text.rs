@@ -10,15 +10,8 @@ use tamarin_mips::cpu::DEFAULT_TERMINATION;
 use tamarin_mips::{InputFormat, Outcome, Status};
 
 use crate::settings::Search;
+pub use crate::values::{inputs_line, short_inputs_line, signed, word};
 use crate::words::count;
-
-pub fn signed(v: u32) -> i64 {
-    v as i32 as i64
-}
-
-pub fn word(v: u32) -> String {
-    format!("{} ({v:#010x})", signed(v))
-}
 
 /// `done after 5 steps` or the error.
 pub fn status_line(o: &Outcome) -> String {
@@ -115,42 +108,6 @@ fn with_inputs(args: &Search, command: &str, values: &InputValues) -> String {
         cmd.push_str(&format!(" --termination {:#x}", args.termination));
     }
     cmd
-}
-
-/// The inputs of a counterexample, one line: `$1 = -1 (0xffffffff), …`.
-pub fn inputs_line(values: &InputValues) -> String {
-    inputs_shown(values, word)
-}
-
-/// The same, numbers in decimal only: `$1 = -1, $2 = 0`.
-pub fn short_inputs_line(values: &InputValues) -> String {
-    inputs_shown(values, |v| signed(v).to_string())
-}
-
-/// The inputs in one line, register values shown by `show`.
-fn inputs_shown(values: &InputValues, show: fn(u32) -> String) -> String {
-    let mut parts: Vec<String> = match &values.array {
-        Some(elems) => {
-            let items: Vec<String> = elems.iter().map(|&e| signed(e).to_string()).collect();
-            vec![format!(
-                "array = [{}] (length {})",
-                items.join(", "),
-                elems.len()
-            )]
-        }
-        None => values
-            .registers
-            .iter()
-            .map(|(n, v)| format!("{n} = {}", show(*v)))
-            .collect(),
-    };
-    if !values.stdin.is_empty() {
-        parts.push(format!(
-            "stdin = {:?}",
-            String::from_utf8_lossy(&values.stdin)
-        ));
-    }
-    parts.join(", ")
 }
 
 pub fn ms(d: Duration) -> f64 {
