@@ -154,7 +154,12 @@ fn auto(left: &Program, right: &Program, opts: &Options, observer: &mut dyn Obse
     match full.verdict {
         Verdict::PossiblyEquivalent(reasons) => {
             let mut reasons: Vec<Incomplete> = reasons.into_iter().map(whole_work).collect();
-            reasons.extend(encoding_reasons.iter().cloned());
+            for r in encoding_reasons {
+                // One time limit is enough, whichever phase met it first.
+                if !(r.kind() == "time-limit" && reasons.iter().any(|x| x.kind() == r.kind())) {
+                    reasons.push(r.clone());
+                }
+            }
             finish(
                 Verdict::PossiblyEquivalent(reasons),
                 stats,

@@ -100,3 +100,17 @@ fn what_the_clock_cut_is_marked_and_what_counts_cut_is_not() {
     );
     assert!(cut.iter().any(Incomplete::cut_by_wall_clock), "{cut:?}");
 }
+
+/// The merged encoding stopped by the deadline says so: its unrolling's own reason is a
+/// count's name (`encoding-budget`), so the time limit is added as a reason of its own.
+#[test]
+fn an_encoding_the_deadline_stopped_is_marked() {
+    let (l, r) = (asm(LOOP), asm(CLOSED));
+    let mut o = deterministic();
+    o.engine = tamarin::Engine::Bmc;
+    o.fuel = 10_000_000;
+    o.timeout = Some(Duration::from_millis(1));
+    let cut = reasons(&tamarin::compare(&l, &r, &o, &mut Quiet).unwrap().verdict);
+    assert!(cut.iter().any(|i| i.kind() == "time-limit"), "{cut:?}");
+    assert!(cut.iter().any(Incomplete::cut_by_wall_clock), "{cut:?}");
+}

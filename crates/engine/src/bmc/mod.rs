@@ -142,6 +142,14 @@ impl<'o> Checker<'o> {
         }
         if self.budget.interrupted() {
             incomplete.push(Incomplete::Interrupted);
+        } else if !incomplete.is_empty()
+            && self.budget.deadline().is_some_and(|d| Instant::now() >= d)
+        {
+            // The deadline passed: the unrolling it stopped says `encoding-budget`, a
+            // count's name, so the clock's part is said too.
+            incomplete.push(Incomplete::Timeout {
+                millis: self.budget.started().elapsed().as_millis() as u64,
+            });
         }
         let proof = Proof {
             engine: Engine::Bmc,
