@@ -51,9 +51,10 @@ pub fn execute(args: Args) -> Result<ExitCode, CliError> {
         modules.push(m);
     }
     let module = super::asm::link(modules)?;
-    let binary = args.output.as_deref().is_some_and(|p| {
-        loader::InputFormat::from_path(p) == Some(loader::InputFormat::Bin)
-    });
+    let binary = args
+        .output
+        .as_deref()
+        .is_some_and(|p| loader::InputFormat::from_path(p) == Some(loader::InputFormat::Bin));
     let bytes = if binary {
         let program = module.into_program().map_err(LoadError::from)?;
         loader::to_binary(program.words())

@@ -157,10 +157,7 @@ fn read_limited(
             MAX_BINARY_BYTES,
             "16 MiB, the machine's whole memory (4194304 words)",
         ),
-        InputFormat::Merl => (
-            MAX_MERL_BYTES,
-            "64 MiB, the most a MERL file may be",
-        ),
+        InputFormat::Merl => (MAX_MERL_BYTES, "64 MiB, the most a MERL file may be"),
         InputFormat::Asm => (
             MAX_ASSEMBLY_BYTES,
             "256 MiB, the most an assembly file may be",
@@ -193,7 +190,9 @@ pub fn parse_bytes(name: &str, bytes: &[u8], format: InputFormat) -> Result<Prog
     if format == InputFormat::Asm {
         check_text(name, bytes)?;
     }
-    let linked = LINKED.read().map_err(|_| CliError::Usage("the linked modules are unavailable".into()))?;
+    let linked = LINKED
+        .read()
+        .map_err(|_| CliError::Usage("the linked modules are unavailable".into()))?;
     let modules: Vec<(&str, &[u8], InputFormat)> = linked
         .iter()
         .map(|m| (m.name.as_str(), m.bytes.as_slice(), m.format))
