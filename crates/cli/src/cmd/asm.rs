@@ -83,7 +83,7 @@ pub fn is_merl_name(path: &Path) -> bool {
 pub fn refuse_terminal(output: Option<&Path>) -> Result<(), CliError> {
     if output.is_none() && std::io::stdout().is_terminal() {
         return Err(CliError::Usage(
-            "refusing to write a binary file to a terminal; give -o FILE, redirect \
+            "refusing to write a binary image to a terminal; give -o FILE, redirect \
              standard output (> prog.mips), or -o - to write it here anyway"
                 .into(),
         ));
