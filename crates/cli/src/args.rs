@@ -16,6 +16,8 @@ pub enum InputFormatArg {
     Asm,
     /// Big-endian binary words.
     Bin,
+    /// A MERL module (CS241's relocatable format).
+    Merl,
 }
 
 impl From<InputFormatArg> for InputFormat {
@@ -23,17 +25,24 @@ impl From<InputFormatArg> for InputFormat {
         match f {
             InputFormatArg::Asm => InputFormat::Asm,
             InputFormatArg::Bin => InputFormat::Bin,
+            InputFormatArg::Merl => InputFormat::Merl,
         }
     }
 }
 
-/// `--input-format`, for commands that read program files.
-#[derive(Clone, Copy, Debug, Default, Args)]
+/// `--input-format` and `--link`, for commands that read program files.
+#[derive(Clone, Debug, Default, Args)]
 pub struct InputFormatOpt {
     /// How to read program files; by default from the extension (.asm/.s: assembly,
-    /// .mips/.bin: binary).
+    /// .mips/.bin: binary, read as MERL when it starts with the MERL cookie; .merl:
+    /// MERL).
     #[arg(long, value_enum, value_name = "FORMAT")]
     pub input_format: Option<InputFormatArg>,
+    /// A module (.asm or .merl) linked after each program, as cs241.linker does
+    /// (repeatable, in order): the program's `.import`s are resolved against the
+    /// modules' `.export`s, such as a runtime's `print`, `init`, `new` and `delete`.
+    #[arg(long, value_name = "FILE")]
+    pub link: Vec<std::path::PathBuf>,
 }
 
 impl InputFormatOpt {

@@ -223,6 +223,9 @@ impl CliError {
             CliError::Load(LoadError::Io { path, .. })
             | CliError::Read { path, .. }
             | CliError::TooLarge { path, .. } => ("read", Some(path.clone()), None),
+            // Unresolved imports and duplicate exports: the command line links too
+            // little or too much.
+            CliError::Load(LoadError::Link(_)) => ("usage", None, None),
             CliError::Load(e) => ("input", load_path(e), None),
             CliError::NotText {
                 path, line, column, ..
@@ -327,8 +330,11 @@ fn load_path(e: &LoadError) -> Option<String> {
         | LoadError::UnknownFormat { path }
         | LoadError::RaggedBinary { path, .. }
         | LoadError::TooLarge { path, .. }
-        | LoadError::NotText { path, .. } => Some(path.clone()),
+        | LoadError::NotText { path, .. }
+        | LoadError::NotLinkable { path } => Some(path.clone()),
         LoadError::Asm { errors } => Some(errors.path.clone()),
+        LoadError::Merl(e) => Some(e.path.clone()),
+        LoadError::Link(_) => None,
     }
 }
 

@@ -37,6 +37,8 @@ enum Command {
     #[command(after_help = diag::EXIT_HELP)]
     Asm(cmd::asm::Args),
     #[command(after_help = diag::EXIT_HELP)]
+    Link(cmd::link::Args),
+    #[command(after_help = diag::EXIT_HELP)]
     Disasm(cmd::disasm::Args),
     #[command(after_help = diag::EXIT_HELP)]
     Run(cmd::run::Args),
@@ -78,6 +80,7 @@ fn main() -> ExitCode {
     };
     let result = match cli.command {
         Command::Asm(args) => cmd::asm::execute(args),
+        Command::Link(args) => cmd::link::execute(args),
         Command::Disasm(args) => cmd::disasm::execute(args),
         Command::Run(args) => cmd::run::execute(args),
         Command::Compare(args) => cmd::compare::execute(args),

@@ -9,7 +9,7 @@ use serde::{Deserialize, Serialize};
 use crate::Error;
 
 /// The extensions of program files, looked for in folders and glob matches.
-pub const PROGRAM_EXTENSIONS: [&str; 4] = ["asm", "s", "mips", "bin"];
+pub const PROGRAM_EXTENSIONS: [&str; 5] = ["asm", "s", "mips", "bin", "merl"];
 
 /// A file that was found but is not graded, and why.
 #[derive(Clone, Debug, Serialize, Deserialize)]

@@ -82,12 +82,9 @@ impl ClassEntry {
     }
 }
 
-/// `asm` or `bin`.
+/// `asm`, `bin` or `merl`.
 pub fn format_name(format: InputFormat) -> &'static str {
-    match format {
-        InputFormat::Asm => "asm",
-        InputFormat::Bin => "bin",
-    }
+    format.name()
 }
 
 /// The format a record names.
@@ -95,6 +92,7 @@ pub fn parse_format(name: &str) -> Option<InputFormat> {
     match name {
         "asm" => Some(InputFormat::Asm),
         "bin" => Some(InputFormat::Bin),
+        "merl" => Some(InputFormat::Merl),
         _ => None,
     }
 }

@@ -120,6 +120,9 @@ pub struct Search {
     pub dump_smt: Option<PathBuf>,
     pub force: bool,
     pub input_format: Option<InputFormat>,
+    /// Modules linked after every program (`--link`, a task's `link`), in order; the
+    /// front end reads them and attaches their digest ([`Settings::set_link_digest`]).
+    pub link: Vec<PathBuf>,
     pub termination: u32,
 }
 
@@ -151,6 +154,7 @@ impl Default for Search {
             dump_smt: None,
             force: false,
             input_format: None,
+            link: Vec::new(),
             termination: DEFAULT_TERMINATION,
         }
     }
@@ -310,6 +314,8 @@ pub struct Settings {
     /// The SHA-256 of the domain program's bytes, once attached (the store's key
     /// names its content, not its path).
     pub domain_digest: Option<String>,
+    /// The SHA-256 of the linked modules' bytes (`link`), once attached.
+    pub link_digest: Option<String>,
 }
 
 /// How the command line's options were given: for an option's id (`max_len`), whether
@@ -388,6 +394,7 @@ impl Settings {
             layout,
             fuel_sizing: None,
             domain_digest: None,
+            link_digest: None,
         })
     }
 
@@ -409,6 +416,20 @@ impl Settings {
         self.opts.assume_program = Some(domain);
         let digest = sha2::Sha256::digest(bytes);
         self.domain_digest = Some(digest.iter().map(|b| format!("{b:02x}")).collect());
+        self.canonical = self.canonical();
+    }
+
+    /// Attaches the content of the modules that `search.link` names, as the front end
+    /// read them (in order): the store's key names their content, not only their paths.
+    pub fn set_link_digest<'b>(&mut self, modules: impl IntoIterator<Item = &'b [u8]>) {
+        use sha2::Digest;
+        let mut h = sha2::Sha256::new();
+        for bytes in modules {
+            h.update((bytes.len() as u64).to_le_bytes());
+            h.update(bytes);
+        }
+        let digest = h.finalize();
+        self.link_digest = Some(digest.iter().map(|b| format!("{b:02x}")).collect());
         self.canonical = self.canonical();
     }
 
@@ -446,6 +467,9 @@ impl Settings {
         let mut c = canonical(&self.search, &self.observe, self.engine);
         if let Some(d) = &self.domain_digest {
             c.push_str(&format!("|assume-program={d}"));
+        }
+        if let Some(d) = &self.link_digest {
+            c.push_str(&format!("|link={d}"));
         }
         c
     }
@@ -580,7 +604,12 @@ impl Task {
             s.input_format = Some(match v.as_str() {
                 "asm" => InputFormat::Asm,
                 "bin" => InputFormat::Bin,
-                _ => return Err(self.bad_value("input-format", "expected \"asm\" or \"bin\"")),
+                "merl" => InputFormat::Merl,
+                _ => {
+                    return Err(
+                        self.bad_value("input-format", "expected \"asm\", \"bin\" or \"merl\"")
+                    )
+                }
             });
         }
         if let (Some(v), true) = (f.dump_trace, free("dump_trace")) {
@@ -588,6 +617,9 @@ impl Task {
         }
         if let (Some(v), true) = (&f.assume_program, free("assume_program")) {
             s.assume_program = Some(self.relative(v));
+        }
+        if let (Some(v), true) = (&f.link, free("link")) {
+            s.link = v.iter().map(|p| self.relative(p)).collect();
         }
         if let (Some(v), true) = (f.assume_fuel, free("assume_fuel")) {
             s.assume_fuel = v;

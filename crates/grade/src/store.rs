@@ -49,6 +49,7 @@ pub fn key(left: (&[u8], InputFormat), right: (&[u8], InputFormat), options: &st
         h.update([match format {
             InputFormat::Asm => b'a',
             InputFormat::Bin => b'b',
+            InputFormat::Merl => b'm',
         }]);
         h.update((bytes.len() as u64).to_le_bytes());
         h.update(bytes);

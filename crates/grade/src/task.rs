@@ -53,6 +53,7 @@ pub const KEYS: &[&str] = &[
     "assume-program",
     "assume-fuel",
     "input-format",
+    "link",
     "termination",
     "dump-trace",
     "dump-smt",
@@ -95,6 +96,9 @@ pub struct TaskFile {
     pub assume_program: Option<PathBuf>,
     pub assume_fuel: Option<u64>,
     pub input_format: Option<String>,
+    /// Modules linked after every program (relative to the task file): `.asm` or
+    /// `.merl`, such as the runtime a compiler's output imports.
+    pub link: Option<Vec<PathBuf>>,
     pub termination: Option<Word>,
     pub dump_trace: Option<bool>,
     /// Relative to the task file.

@@ -101,6 +101,7 @@ fn with_inputs(args: &Search, command: &str, values: &InputValues) -> String {
         let f = match f {
             InputFormat::Asm => "asm",
             InputFormat::Bin => "bin",
+            InputFormat::Merl => "merl",
         };
         cmd.push_str(&format!(" --input-format {f}"));
     }

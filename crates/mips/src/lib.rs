@@ -8,13 +8,17 @@ pub mod asm;
 pub mod cpu;
 pub mod disasm;
 pub mod isa;
+pub mod link;
 pub mod loader;
 pub mod memory;
+pub mod merl;
 pub mod program;
 
 pub use cpu::{
     Config, Event, Fault, FaultKind, Frontend, Machine, NoTrace, Outcome, Status, Stop, Tracer,
 };
 pub use isa::{Instr, Reg};
+pub use link::{link, LinkError, Module, Symbol};
 pub use loader::{InputFormat, LoadError};
+pub use merl::MerlError;
 pub use program::Program;

@@ -47,12 +47,14 @@ impl Program {
         (self.words.len() as u32).saturating_mul(4)
     }
 
-    /// The source line of the word at byte address `addr`, for assembled programs.
+    /// The source line of the word at byte address `addr`, for assembled programs
+    /// (none for the words of modules linked after the program).
     pub fn line_of(&self, addr: u32) -> Option<u32> {
         let lines = self.lines.as_ref()?;
         if !addr.is_multiple_of(4) {
             return None;
         }
-        lines.get((addr / 4) as usize).copied()
+        // Line 0: a word of another file, linked in.
+        lines.get((addr / 4) as usize).copied().filter(|&l| l != 0)
     }
 }

@@ -23,6 +23,7 @@ pub struct Args {
 }
 
 pub fn execute(args: Args) -> Result<ExitCode, CliError> {
+    super::set_link(&args.format.link)?;
     let program = super::load_program(&args.input, args.format.format())?;
     let text = disasm::disassemble(program.words());
     let mut out = super::stdout();

@@ -76,6 +76,7 @@ pub struct Args {
 
 pub fn execute(args: Args) -> Result<ExitCode, CliError> {
     let format = args.input_format.format();
+    super::set_link(&args.input_format.link)?;
     let left = super::load_program(&args.left, format)?;
     let right = super::load_program(&args.right, format)?;
     let mut settings = ReplaySettings {

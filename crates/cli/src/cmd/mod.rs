@@ -11,13 +11,15 @@ pub mod compare;
 pub mod disasm;
 pub mod explain;
 pub mod grade;
+pub mod link;
 pub mod paths;
 pub mod run;
 pub mod search;
 
 use std::fs::File;
 use std::io::{self, BufWriter, IsTerminal, Read, StdoutLock, Write};
-use std::path::Path;
+use std::path::{Path, PathBuf};
+use std::sync::RwLock;
 
 use tamarin_mips::loader::{self, InputFormat};
 use tamarin_mips::memory::MEM_SIZE;
@@ -32,6 +34,8 @@ pub const MAX_BINARY_BYTES: u64 = MEM_SIZE as u64;
 pub const MAX_ASSEMBLY_BYTES: u64 = 256 << 20;
 /// The most bytes of program input (`run --stdin`) read, whatever the fuel.
 pub const MAX_INPUT_BYTES: u64 = 256 << 20;
+/// The largest MERL file read: a whole memory of code with a relocation per word.
+pub const MAX_MERL_BYTES: u64 = 64 << 20;
 
 pub use crate::diag::STDIN_NAME;
 
@@ -118,6 +122,7 @@ pub fn read_program_bytes(
     if std::fs::metadata(path).map_err(io_error)?.is_dir() {
         return Err(LoadError::IsDirectory { path: name }.into());
     }
+    let forced = format.is_some();
     let format = format
         .or_else(|| InputFormat::from_path(path))
         .ok_or_else(|| LoadError::UnknownFormat { path: name.clone() })?;
@@ -128,6 +133,8 @@ pub fn read_program_bytes(
         Limited::Io(source) => io_error(source),
         Limited::Error(e) => e,
     })?;
+    // A binary named by its extension is MERL when it starts like one and reads as one.
+    let format = if forced { format } else { format.sniff(&bytes) };
     Ok((bytes, format))
 }
 
@@ -150,6 +157,7 @@ fn read_limited(
             MAX_BINARY_BYTES,
             "16 MiB, the machine's whole memory (4194304 words)",
         ),
+        InputFormat::Merl => (MAX_MERL_BYTES, "64 MiB, the most a MERL file may be"),
         InputFormat::Asm => (
             MAX_ASSEMBLY_BYTES,
             "256 MiB, the most an assembly file may be",
@@ -177,12 +185,71 @@ pub fn parse_read(
 }
 
 /// Checks and parses a program's bytes, read from `name`, leaving the bytes to the
-/// caller.
+/// caller. The modules to link ([`set_link`]) are linked after it.
 pub fn parse_bytes(name: &str, bytes: &[u8], format: InputFormat) -> Result<Program, CliError> {
     if format == InputFormat::Asm {
         check_text(name, bytes)?;
     }
-    Ok(loader::parse_program(name, bytes, format)?)
+    let linked = LINKED
+        .read()
+        .map_err(|_| CliError::Usage("the linked modules are unavailable".into()))?;
+    let modules: Vec<(&str, &[u8], InputFormat)> = linked
+        .iter()
+        .map(|m| (m.name.as_str(), m.bytes.as_slice(), m.format))
+        .collect();
+    Ok(loader::parse_linked((name, bytes, format), &modules)?)
+}
+
+/// Rejects assembly that is not text, located by line and column (as [`parse_bytes`]
+/// does before assembling).
+pub fn parse_bytes_checked_text(name: &str, bytes: &[u8]) -> Result<(), CliError> {
+    check_text(name, bytes)
+}
+
+/// A module to link after every program: read once, linked into each.
+pub struct LinkModule {
+    pub name: String,
+    pub bytes: Vec<u8>,
+    pub format: InputFormat,
+}
+
+/// The modules that [`parse_bytes`] links after every program it loads: set once per
+/// command, before its programs are loaded, from `--link` or a task's `link`.
+static LINKED: RwLock<Vec<LinkModule>> = RwLock::new(Vec::new());
+
+/// Reads modules to link (`--link`, a task's `link`): each must be relocatable
+/// (assembly that assembles, or MERL), or the error names it.
+pub fn read_link_modules(paths: &[PathBuf]) -> Result<Vec<LinkModule>, CliError> {
+    let mut modules = Vec::with_capacity(paths.len());
+    for path in paths {
+        let name = program_name(path);
+        let (bytes, format) = read_program_bytes(path, None)?;
+        if format == InputFormat::Asm {
+            check_text(&name, &bytes)?;
+        }
+        if format == InputFormat::Bin {
+            return Err(LoadError::NotLinkable { path: name }.into());
+        }
+        // Checked now, so that an error is the module's, not each program's.
+        loader::parse_module(&name, &bytes, format)?;
+        modules.push(LinkModule {
+            name,
+            bytes,
+            format,
+        });
+    }
+    Ok(modules)
+}
+
+/// Reads the modules at `paths` and links them after every program loaded from now
+/// on; gives their bytes, in order (for a store's key).
+pub fn set_link(paths: &[PathBuf]) -> Result<Vec<Vec<u8>>, CliError> {
+    let modules = read_link_modules(paths)?;
+    let bytes = modules.iter().map(|m| m.bytes.clone()).collect();
+    if let Ok(mut linked) = LINKED.write() {
+        *linked = modules;
+    }
+    Ok(bytes)
 }
 
 /// What [`read_at_most`] found.

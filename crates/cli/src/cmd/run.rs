@@ -93,8 +93,12 @@ fn apply_task(args: &mut Args) -> Result<(), CliError> {
         args.input_format.input_format = match line.search.input_format {
             Some(tamarin_mips::InputFormat::Bin) => Some(crate::args::InputFormatArg::Bin),
             Some(tamarin_mips::InputFormat::Asm) => Some(crate::args::InputFormatArg::Asm),
+            Some(tamarin_mips::InputFormat::Merl) => Some(crate::args::InputFormatArg::Merl),
             None => None,
         };
+    }
+    if take("link") {
+        args.input_format.link = line.search.link;
     }
     if take("array-base") && (args.frontend.array.is_some() || args.frontend.array_stdin) {
         args.frontend.array_base = line.search.array_base;
@@ -142,6 +146,7 @@ pub fn execute(mut args: Args) -> Result<ExitCode, CliError> {
             fe.twoints || fe.array_stdin,
         ),
     ])?;
+    super::set_link(&args.input_format.link)?;
     let program = super::load_program(&args.program, args.input_format.format())?;
     let frontend = match ask {
         Some(ask) => read_frontend(ask, terminal, fe.array_base)?,

@@ -185,6 +185,7 @@ impl SearchArgs {
             dump_smt: self.dump_smt.clone(),
             force: self.force,
             input_format: self.input_format.format(),
+            link: self.input_format.link.clone(),
             termination: self.termination.termination,
         }
     }
@@ -218,6 +219,7 @@ pub fn resolve(
         crate::interrupt::flag(),
     )?;
     attach_domain_program(&mut settings)?;
+    attach_link(&mut settings)?;
     if settings.needs_sizing() {
         let reference = task.as_ref().and_then(Task::reference).ok_or_else(|| {
             CliError::Usage(format!(
@@ -239,6 +241,18 @@ pub fn attach_domain_program(settings: &mut Settings) -> Result<(), CliError> {
     };
     let (bytes, _, program) = super::read_program(&path, None)?;
     settings.set_domain_program(path.display().to_string(), &bytes, program);
+    Ok(())
+}
+
+/// Reads the modules that the settings link after every program (`--link`, a task's
+/// `link`), links them into every program loaded from now on, and puts their content
+/// in the settings' key (nothing to do without any).
+pub fn attach_link(settings: &mut Settings) -> Result<(), CliError> {
+    if settings.search.link.is_empty() {
+        return Ok(());
+    }
+    let bytes = super::set_link(&settings.search.link)?;
+    settings.set_link_digest(bytes.iter().map(Vec::as_slice));
     Ok(())
 }
 

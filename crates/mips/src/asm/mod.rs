@@ -16,8 +16,10 @@ mod tests;
 use std::collections::HashMap;
 use std::fmt;
 use std::ops::Range;
+use std::sync::Arc;
 
 use crate::isa::Reg;
+use crate::link::{Module, Symbol};
 use crate::program::Program;
 use diag::{Diag, Located, Sink};
 use parser::{BranchOp, Operand, Outcome, Stmt};
@@ -108,6 +110,13 @@ struct Fixup {
     line_start: usize,
 }
 
+/// Where an `.import` or `.export` directive named its label.
+struct Directive {
+    span: Range<usize>,
+    line: u32,
+    line_start: usize,
+}
+
 /// The state of one assembly.
 struct Assembler<'a> {
     source: &'a str,
@@ -115,6 +124,16 @@ struct Assembler<'a> {
     lines: Vec<u32>,
     labels: HashMap<&'a str, LabelDef>,
     fixups: Vec<Fixup>,
+    /// `.import` directives: each label's first, where it is.
+    imports: HashMap<&'a str, Directive>,
+    /// `.export` directives, in source order.
+    exports: Vec<Directive>,
+    /// Words holding a local label's address (REL entries), by index.
+    relocs: Vec<usize>,
+    /// Words holding an imported label's address (ESR entries), by index.
+    uses: Vec<(usize, &'a str)>,
+    /// Whether `.import` is refused: the text is to be a whole program by itself.
+    flat: bool,
     /// Errors from reading the lines, in source order.
     syntax: Sink,
     /// Errors from resolving labels, in source order.
@@ -191,6 +210,8 @@ impl<'a> Assembler<'a> {
                 self.fixups.push(f);
                 0
             }
+            // Directives emit no word (the driver hands them to `directive`).
+            Stmt::Import(_) | Stmt::Export(_) => return,
         };
         self.words.push(word);
         self.lines.push(line);
@@ -201,6 +222,24 @@ impl<'a> Assembler<'a> {
         for f in std::mem::take(&mut self.fixups) {
             let name = self.text(&f.label);
             let Some(def) = self.labels.get(name) else {
+                if self.imports.contains_key(name) {
+                    match f.kind {
+                        Use::Word => self.uses.push((f.index, name)),
+                        Use::Branch { .. } => report(&mut self.resolve, &f, || {
+                            Diag::new(
+                                f.label.clone(),
+                                format!(
+                                    "branch to imported label {}: a branch's offset cannot be \
+                                     linked; load the address with `lis` and `.word {name}`, \
+                                     then `jr` or `jalr`",
+                                    diag::quote(name)
+                                ),
+                            )
+                            .expecting("a label defined in this file")
+                        }),
+                    }
+                    continue;
+                }
                 report(&mut self.resolve, &f, || {
                     Diag::new(
                         f.label.clone(),
@@ -215,7 +254,10 @@ impl<'a> Assembler<'a> {
             };
             let word = match f.kind {
                 // Addresses above 4 GiB cannot occur: the loader caps programs at 16 MiB.
-                Use::Word => (def.index as u64 * 4) as u32,
+                Use::Word => {
+                    self.relocs.push(f.index);
+                    (def.index as u64 * 4) as u32
+                }
                 Use::Branch { op, s, t } => {
                     let offset = def.index as i64 - (f.index as i64 + 1);
                     let Ok(i) = i16::try_from(offset) else {
@@ -241,6 +283,98 @@ impl<'a> Assembler<'a> {
                 *w = word;
             }
         }
+        self.check_directives();
+    }
+
+    /// Records an `.import` or `.export` directive.
+    fn directive(&mut self, stmt: Stmt, line: u32, line_start: usize) {
+        let (span, import) = match stmt {
+            Stmt::Import(span) => (span, true),
+            Stmt::Export(span) => (span, false),
+            _ => return,
+        };
+        let d = Directive {
+            span,
+            line,
+            line_start,
+        };
+        if !import {
+            self.exports.push(d);
+        } else if self.flat {
+            self.syntax.push(Located {
+                diag: Diag::new(
+                    d.span.clone(),
+                    format!(
+                        "`.import {}` needs linking: this program must be linked with a \
+                         module that exports the label",
+                        self.text(&d.span)
+                    ),
+                ),
+                line,
+                line_start,
+            });
+        } else {
+            let name = self.text(&d.span);
+            self.imports.entry(name).or_insert(d);
+        }
+    }
+
+    /// An imported label must not be defined here; an exported one must be.
+    fn check_directives(&mut self) {
+        let mut found = Vec::new();
+        for d in self.imports.values() {
+            let name = self.text(&d.span);
+            if let Some(def) = self.labels.get(name) {
+                let mut diag = Diag::new(
+                    d.span.clone(),
+                    format!(
+                        "label {} is imported but also defined on line {}; a label is \
+                         either imported or defined here",
+                        diag::quote(name),
+                        def.line
+                    ),
+                );
+                diag.related = Some((def.span.clone(), "defined here".to_string()));
+                found.push((diag, d.line, d.line_start));
+            }
+        }
+        for d in &self.exports {
+            let name = self.text(&d.span);
+            if self.imports.contains_key(name) {
+                found.push((
+                    Diag::new(
+                        d.span.clone(),
+                        format!(
+                            "label {} is imported, so it cannot be exported",
+                            diag::quote(name)
+                        ),
+                    ),
+                    d.line,
+                    d.line_start,
+                ));
+            } else if !self.labels.contains_key(name) {
+                found.push((
+                    Diag::new(
+                        d.span.clone(),
+                        format!(
+                            "exported label {} is not defined: no line defines `{name}:`",
+                            diag::quote(name)
+                        ),
+                    )
+                    .expecting("a defined label"),
+                    d.line,
+                    d.line_start,
+                ));
+            }
+        }
+        found.sort_by_key(|(d, _, _)| d.span.start);
+        for (diag, line, line_start) in found {
+            self.resolve.push(Located {
+                diag,
+                line,
+                line_start,
+            });
+        }
     }
 }
 
@@ -257,14 +391,38 @@ fn report(sink: &mut Sink, f: &Fixup, make: impl FnOnce() -> Diag) {
     }
 }
 
-/// Assembles `source` (named `path` in messages).
+/// Assembles `source` (named `path` in messages) into a program by itself: `.import`
+/// is an error (see [`assemble_module`] for text to be linked), `.export` is allowed
+/// and changes nothing.
 pub fn assemble(path: &str, source: &str) -> Result<Program, AsmErrors> {
+    let module = assemble_text(path, source, true)?;
+    Ok(match module.lines {
+        Some(lines) => Program::with_lines(module.words, lines),
+        None => Program::from_words(module.words),
+    })
+}
+
+/// Assembles `source` (named `path` in messages and in the module's symbols) into a
+/// module: its code as if loaded at address 0, a relocation for every `.word` of a
+/// label defined here, an import for every `.word` of an `.import`ed label and an
+/// export for every `.export`. A branch to an imported label is an error, as in
+/// `cs241.linkasm`: a branch's offset cannot be filled in by a linker.
+pub fn assemble_module(path: &str, source: &str) -> Result<Module, AsmErrors> {
+    assemble_text(path, source, false)
+}
+
+fn assemble_text(path: &str, source: &str, flat: bool) -> Result<Module, AsmErrors> {
     let mut asm = Assembler {
         source,
         words: Vec::new(),
         lines: Vec::new(),
         labels: HashMap::new(),
         fixups: Vec::new(),
+        imports: HashMap::new(),
+        exports: Vec::new(),
+        relocs: Vec::new(),
+        uses: Vec::new(),
+        flat,
         syntax: Sink::default(),
         resolve: Sink::default(),
     };
@@ -281,6 +439,9 @@ pub fn assemble(path: &str, source: &str) -> Result<Program, AsmErrors> {
         }
         match outcome {
             Outcome::Empty => {}
+            Outcome::Stmt(stmt @ (Stmt::Import(_) | Stmt::Export(_))) => {
+                asm.directive(stmt, line, line_start)
+            }
             Outcome::Stmt(stmt) => asm.emit(stmt, line, line_start),
             Outcome::Error { diag, takes_word } => {
                 asm.syntax.push(Located {
@@ -298,7 +459,32 @@ pub fn assemble(path: &str, source: &str) -> Result<Program, AsmErrors> {
     }
     asm.resolve();
     if asm.syntax.kept.is_empty() && asm.resolve.kept.is_empty() {
-        return Ok(Program::with_lines(asm.words, asm.lines));
+        let file: Arc<str> = Arc::from(path);
+        let addr = |index: usize| (index as u64 * 4) as u32;
+        let symbol = |name: &str, index: usize| Symbol {
+            name: name.to_string(),
+            addr: addr(index),
+            file: file.clone(),
+        };
+        let imports = asm.uses.iter().map(|&(i, name)| symbol(name, i)).collect();
+        let mut seen = std::collections::HashSet::new();
+        let exports = asm
+            .exports
+            .iter()
+            .filter_map(|d| {
+                let name = asm.text(&d.span);
+                let def = asm.labels.get(name)?;
+                // `.export x` twice exports it once.
+                seen.insert(name).then(|| symbol(name, def.index))
+            })
+            .collect();
+        return Ok(Module {
+            relocs: asm.relocs.iter().map(|&i| addr(i)).collect(),
+            imports,
+            exports,
+            words: asm.words,
+            lines: Some(asm.lines),
+        });
     }
     let (errors, more) = diag::finish(source, asm.syntax, asm.resolve);
     Err(AsmErrors {

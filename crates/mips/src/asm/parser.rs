@@ -45,6 +45,10 @@ pub(crate) enum Stmt {
         target: Operand<i16>,
     },
     Word(Operand<u32>),
+    /// `.import label`: no word; the label is defined by another module.
+    Import(Range<usize>),
+    /// `.export label`: no word; the label is offered to other modules.
+    Export(Range<usize>),
 }
 
 /// What a line amounted to.
@@ -77,10 +81,14 @@ enum Form {
     Branch(BranchOp),
     /// `.word value`
     Word,
+    /// `.import label`
+    Import,
+    /// `.export label`
+    Export,
 }
 
 /// Every mnemonic with its usage line (shown when operands run out) and form.
-const MNEMONICS: [(&str, &str, Form); 18] = [
+const MNEMONICS: [(&str, &str, Form); 20] = [
     (
         "add",
         "add $d, $s, $t",
@@ -135,6 +143,8 @@ const MNEMONICS: [(&str, &str, Form); 18] = [
     ("jr", "jr $s", Form::One(|s| Instr::Jr { s })),
     ("jalr", "jalr $s", Form::One(|s| Instr::Jalr { s })),
     (".word", ".word number-or-label", Form::Word),
+    (".import", ".import label", Form::Import),
+    (".export", ".export label", Form::Export),
 ];
 
 const ORDINALS: [&str; 3] = ["first", "second", "third"];
@@ -190,7 +200,7 @@ pub(crate) fn parse_line(src: &str, toks: &[Token], labels: &mut Vec<Range<usize
             )
         } else if text.starts_with('.') {
             format!(
-                "unknown directive {}: the only directive is `.word`",
+                "unknown directive {}: the directives are `.word`, `.import` and `.export`",
                 quote(text)
             )
         } else {
@@ -217,7 +227,7 @@ pub(crate) fn parse_line(src: &str, toks: &[Token], labels: &mut Vec<Range<usize
         Ok(stmt) => Outcome::Stmt(stmt),
         Err(diag) => Outcome::Error {
             diag,
-            takes_word: true,
+            takes_word: !matches!(form, Form::Import | Form::Export),
         },
     }
 }
@@ -303,6 +313,20 @@ impl Cursor<'_> {
                     None => Operand::Value(self.imm16(Imm::Branch)?),
                 };
                 Stmt::Branch { op, s, t, target }
+            }
+            Form::Import | Form::Export => {
+                let what = "a label name like `print`";
+                let t = self.next();
+                match t {
+                    Some(tok) if tok.kind == Kind::Word && is_label_name(tok.text(self.src)) => {
+                        if matches!(form, Form::Import) {
+                            Stmt::Import(tok.span())
+                        } else {
+                            Stmt::Export(tok.span())
+                        }
+                    }
+                    _ => return Err(self.expected(t, what)),
+                }
             }
             Form::Word => match self.label_operand()? {
                 Some(label) => Stmt::Word(Operand::Label(label)),

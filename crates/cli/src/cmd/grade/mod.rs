@@ -93,7 +93,7 @@ pub struct Args {
     /// (relative to the file), frontend, inputs, observe, engine, fuel, depth, max-len,
     /// array-base, stdin-len, init-inputs, timeout, group-timeout, max-runs, solver,
     /// solver-timeout, solver-rlimit, solver-work, portfolio, out-of-fuel, assume,
-    /// assume-program, assume-fuel, input-format, termination,
+    /// assume-program, assume-fuel, input-format, link, termination,
     /// dump-trace, dump-smt and force (each as the option of that name takes it).
     /// Options on the command line win over it; an unknown key is an error. `compare
     /// --task` takes the same file.
@@ -385,6 +385,7 @@ fn resolve(
         crate::interrupt::flag(),
     )?;
     crate::cmd::search::attach_domain_program(&mut settings)?;
+    crate::cmd::search::attach_link(&mut settings)?;
     // The comparisons that run at once share the trace memory.
     let jobs = tamarin_grade::class::job_count(args.jobs);
     settings.opts.trace_limits = settings.opts.trace_limits.for_jobs(jobs);
