@@ -1,6 +1,8 @@
 //! End-to-end tests of `tamarin compare`: every row of examples/paper/EXPECTED.md through
 //! the real binary, the JSON contract, exit statuses, replay commands and the dumps.
 
+mod common;
+
 use std::path::{Path, PathBuf};
 
 use assert_cmd::Command;
@@ -726,6 +728,7 @@ fn deterministic_comparisons_state_their_budget_and_refuse_a_race() {
         &["--deterministic", "--timeout", "45"],
     );
     assert_ne!(code, 2, "{v}");
+    common::schema::assert_valid(&common::schema::validator("compare"), &v, "deterministic");
     assert_eq!(v["task"]["deterministic"], true, "{v}");
     assert_eq!(v["task"]["portfolio"], serde_json::json!([]), "{v}");
     assert_eq!(v["task"]["solver_work"], 45_000_000, "{v}");
@@ -766,6 +769,7 @@ fn deterministic_comparisons_state_their_budget_and_refuse_a_race() {
         .expect("run tamarin");
     let code = out.status.code().unwrap_or(-1);
     let v: Value = serde_json::from_slice(&out.stdout).expect("one JSON object");
+    common::schema::assert_valid(&common::schema::validator("compare"), &v, "work spent");
     assert_eq!(code, 3, "{v}");
     let reasons = v["incomplete"].as_array().expect("reasons");
     assert!(
@@ -816,6 +820,11 @@ fn a_domain_program_keeps_witnesses_inside_and_bad_ones_are_refused() {
     ]);
     assert_eq!(out.status.code(), Some(1));
     let v: Value = serde_json::from_slice(&out.stdout).expect("one JSON object");
+    common::schema::assert_valid(
+        &common::schema::validator("compare"),
+        &v,
+        "compare with a domain program",
+    );
     let x = v["counterexample"]["inputs"]["$1"].as_i64().expect("$1");
     assert!((5..=7).contains(&x), "{v}");
     assert!(
