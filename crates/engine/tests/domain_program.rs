@@ -144,3 +144,25 @@ fn inputs_the_domain_program_does_not_decide_within_its_fuel_are_outside() {
         near.verdict
     );
 }
+
+/// An engine that cannot build the domain program's acceptance (the front door refuses
+/// such a task first; an engine called directly, or one whose deadline passed during
+/// the encoding, meets it) admits no input and says so: it never proves anything of an
+/// empty domain.
+#[test]
+fn an_engine_that_cannot_encode_the_domain_claims_no_proof() {
+    let writes = asm("lis $3\n.word 1\nsw $1, 0($2)\njr $31\n");
+    let o = opts(Engine::Concolic, &writes);
+    let (l, r) = (asm(TRIPLE), asm(&triple_but(3)));
+    for report in [
+        tamarin::concolic::compare(&l, &r, &o, &mut Quiet),
+        tamarin::bmc::compare(&l, &r, &o, &mut Quiet),
+    ] {
+        match report.verdict {
+            Verdict::PossiblyEquivalent(why) => {
+                assert!(why.iter().any(|i| i.kind() == "code-write"), "{why:?}")
+            }
+            other => panic!("{other:?}"),
+        }
+    }
+}

@@ -33,6 +33,18 @@ pub enum DomainError {
     Placement(String),
 }
 
+impl DomainError {
+    /// The uncovered part an engine reports when it meets this error after the front
+    /// door's check (its deadline passed meanwhile, say): the encoding's budget for a
+    /// placement, which the front door always refuses first.
+    pub fn uncovered(&self) -> Uncovered {
+        match self {
+            DomainError::Uncovered(why) => *why,
+            DomainError::Placement(_) => Uncovered::Budget,
+        }
+    }
+}
+
 impl std::fmt::Display for DomainError {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         match self {

@@ -46,6 +46,8 @@ pub fn compare(
 
 struct Checker<'o> {
     opts: &'o Options,
+    /// Why the domain program's acceptance could not be built, if it could not.
+    domain_refused: Option<Uncovered>,
     store: TermStore,
     layout: InputLayout,
     /// Every query, the unrolling's included (jump targets, pruning).
@@ -69,12 +71,17 @@ impl<'o> Checker<'o> {
         let mut layout = InputLayout::declare(&mut store, &opts.inputs, opts.stdin_len);
         // The front door validated the preconditions; ones that do not fit admit nothing.
         let _ = layout.assume(&mut store, &opts.assume);
-        let _ = domain::restrict(&mut store, &mut layout, opts);
+        // As in the path search: a domain program that cannot be encoded here admits
+        // no input, and the comparison says so instead of proving anything.
+        let domain_refused = domain::restrict(&mut store, &mut layout, opts)
+            .err()
+            .map(|e| e.uncovered());
         let domain = layout.domain(&mut store);
         let start = Instant::now();
         let budget = opts.budget();
         Checker {
             opts,
+            domain_refused,
             store,
             layout,
             solver: build_chain(&opts.solver, budget.stop(), domain),
@@ -94,7 +101,11 @@ impl<'o> Checker<'o> {
     fn compare(mut self, left: &Program, right: &Program) -> Report {
         let sl = self.summarize(left);
         let sr = self.summarize(right);
-        let mut incomplete = Vec::new();
+        let mut incomplete: Vec<Incomplete> = self
+            .domain_refused
+            .map(|what| Incomplete::Encoding { what })
+            .into_iter()
+            .collect();
         let both: Vec<(Uncovered, Term)> =
             sl.uncovered.iter().chain(&sr.uncovered).copied().collect();
         let uncovered = merge_reasons(&mut self.store, &both);

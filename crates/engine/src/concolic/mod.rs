@@ -117,6 +117,9 @@ const EDGE_VALUES: [u32; 8] = [0, 1, u32::MAX, 0x8000_0000, 0x7FFF_FFFF, 2, 16, 
 
 struct Search<'o> {
     opts: &'o Options,
+    /// Why the domain program's acceptance could not be built (then no input is
+    /// admitted, and no proof may be claimed).
+    domain_refused: Option<crate::verdict::Uncovered>,
     observer: &'o mut dyn Observer,
     store: TermStore,
     layout: InputLayout,
@@ -220,7 +223,12 @@ impl<'o> Search<'o> {
         let mut layout = InputLayout::declare(&mut store, &opts.inputs, opts.stdin_len);
         // The front door validated the preconditions; ones that do not fit admit nothing.
         let _ = layout.assume(&mut store, &opts.assume);
-        let _ = crate::bmc::domain::restrict(&mut store, &mut layout, opts);
+        // The front door refused a domain program it could not encode exactly; one that
+        // fails here (its budget's deadline passed meanwhile) admits no input, and the
+        // search says so rather than prove anything of an empty domain.
+        let domain_refused = crate::bmc::domain::restrict(&mut store, &mut layout, opts)
+            .err()
+            .map(|e| e.uncovered());
         let domain = layout.domain(&mut store);
         let now = Instant::now();
         let budget = opts.budget();
@@ -240,6 +248,7 @@ impl<'o> Search<'o> {
         let solver = build_chain(&opts.solver, config.stop, domain);
         Search {
             opts,
+            domain_refused,
             observer,
             store,
             layout,
@@ -1204,6 +1213,9 @@ impl<'o> Search<'o> {
                 points: cut,
                 depth: self.opts.depth,
             });
+        }
+        if let Some(what) = self.domain_refused {
+            incomplete.push(Incomplete::Encoding { what });
         }
         let solver = &self.solver.stats;
         let unknown = solver.unknown.saturating_sub(self.settled);
