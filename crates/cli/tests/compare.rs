@@ -835,6 +835,9 @@ fn a_domain_program_keeps_witnesses_inside_and_bad_ones_are_refused() {
     );
     assert_eq!(v["task"]["assume_fuel"], 100_000, "{v}");
 
+    let out = run(&["--assume-program".as_ref(), "-".as_ref()]);
+    assert_eq!(out.status.code(), Some(2));
+    assert!(String::from_utf8_lossy(&out.stderr).contains("takes a file"));
     let missing = dir.path().join("missing.asm");
     let bad = write("bad.asm", "add $3, $1\njr $31\n");
     let unfollowed = write("writes.asm", "lis $3\n.word 1\nsw $1, 0($2)\njr $31\n");

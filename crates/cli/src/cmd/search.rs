@@ -239,6 +239,12 @@ pub fn attach_domain_program(settings: &mut Settings) -> Result<(), CliError> {
     let Some(path) = settings.search.assume_program.clone() else {
         return Ok(());
     };
+    if super::is_stdin(&path) {
+        // Standard input is the programs' to read (`compare - right.asm`).
+        return Err(CliError::Usage(
+            "--assume-program takes a file, not `-` (standard input)".into(),
+        ));
+    }
     let (bytes, _, program) = super::read_program(&path, None)?;
     settings.set_domain_program(path.display().to_string(), &bytes, program);
     Ok(())
