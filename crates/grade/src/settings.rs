@@ -409,27 +409,18 @@ impl Settings {
         bytes: &[u8],
         program: tamarin_mips::Program,
     ) {
-        use sha2::Digest;
         let domain = tamarin::DomainProgram::new(name, program, self.search.assume_fuel);
         self.layout
             .restrict_to_program(&domain, self.opts.termination, None);
         self.opts.assume_program = Some(domain);
-        let digest = sha2::Sha256::digest(bytes);
-        self.domain_digest = Some(digest.iter().map(|b| format!("{b:02x}")).collect());
+        self.domain_digest = Some(content_digest([bytes]));
         self.canonical = self.canonical();
     }
 
     /// Attaches the content of the modules that `search.link` names, as the front end
     /// read them (in order): the store's key names their content, not only their paths.
     pub fn set_link_digest<'b>(&mut self, modules: impl IntoIterator<Item = &'b [u8]>) {
-        use sha2::Digest;
-        let mut h = sha2::Sha256::new();
-        for bytes in modules {
-            h.update((bytes.len() as u64).to_le_bytes());
-            h.update(bytes);
-        }
-        let digest = h.finalize();
-        self.link_digest = Some(digest.iter().map(|b| format!("{b:02x}")).collect());
+        self.link_digest = Some(content_digest(modules));
         self.canonical = self.canonical();
     }
 
@@ -452,6 +443,19 @@ impl Settings {
         }
         self.fuel_sizing.as_ref()
     }
+}
+
+/// The SHA-256, in hex, of files' contents in order (each prefixed with its length, so
+/// that no two lists of files share one): how the store's key names the content of
+/// the files a task reads besides its programs.
+fn content_digest<'b>(files: impl IntoIterator<Item = &'b [u8]>) -> String {
+    use sha2::Digest;
+    let mut h = sha2::Sha256::new();
+    for bytes in files {
+        h.update((bytes.len() as u64).to_le_bytes());
+        h.update(bytes);
+    }
+    h.finalize().iter().map(|b| format!("{b:02x}")).collect()
 }
 
 /// Every setting that can change a verdict, in one string: the searching options (all

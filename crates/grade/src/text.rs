@@ -156,30 +156,25 @@ pub fn advice(reason: &Incomplete, cmd: Searcher) -> Option<&'static str> {
         "depth-bound" => Some("raise --depth"),
         // auto's first phases have work budgets of their own; the budget of a whole
         // comparison (its last phase's, or an engine's alone) is --solver-work's.
-        "solver-unknown"
-            if matches!(reason, Incomplete::SolverUnknown { reason, .. }
-                if reason == WORK_BUDGET_SPENT) =>
-        {
-            Some(if engine == Some(Engine::Auto) {
-                "--engine bmc may decide it without auto's budget"
-            } else {
-                "raise --solver-work (or --timeout, which sizes it)"
-            })
-        }
-        "solver-unknown"
-            if matches!(reason, Incomplete::SolverUnknown { reason, .. }
-                if reason == COMPARISON_WORK_SPENT) =>
-        {
-            Some("raise --solver-work (or --timeout, which sizes it)")
-        }
-        // Z3 says `canceled` when it meets its resource limit.
-        "solver-unknown"
-            if matches!(reason, Incomplete::SolverUnknown { reason, .. }
-                if reason.contains("canceled") || reason.contains("resource")) =>
-        {
-            Some("raise --solver-rlimit, or 0 for none")
-        }
-        "solver-unknown" => Some("raise --solver-timeout"),
+        "solver-unknown" => match reason {
+            Incomplete::SolverUnknown { reason, .. }
+                if reason == WORK_BUDGET_SPENT && engine == Some(Engine::Auto) =>
+            {
+                Some("--engine bmc may decide it without auto's budget")
+            }
+            Incomplete::SolverUnknown { reason, .. }
+                if reason == WORK_BUDGET_SPENT || reason == COMPARISON_WORK_SPENT =>
+            {
+                Some("raise --solver-work (or --timeout, which sizes it)")
+            }
+            // Z3 says `canceled` when it meets its resource limit.
+            Incomplete::SolverUnknown { reason, .. }
+                if reason.contains("canceled") || reason.contains("resource") =>
+            {
+                Some("raise --solver-rlimit, or 0 for none")
+            }
+            _ => Some("raise --solver-timeout"),
+        },
         "run-budget" => Some("raise --max-runs"),
         "path-budget" if cmd == Searcher::Paths => Some("raise --max-paths"),
         "path-budget" => Some("raise --timeout, or 0 for none"),
