@@ -10,6 +10,7 @@
 
 pub mod campaign;
 pub mod check;
+pub mod compiler;
 pub mod generate;
 pub mod mutate;
 pub mod pair;

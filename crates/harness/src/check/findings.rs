@@ -91,6 +91,11 @@ pub enum FindingKind {
     MoreFuelEquivalent,
     /// `compare` panicked or refused its task (no verdict came back).
     Crash,
+    /// A compiler pair equal by construction (one program compiled twice, neither
+    /// compilation with a planted bug) disequivalent, or different on a concrete input:
+    /// a bug of a code generator (or, where the counterexample does not replay, also
+    /// of the engine).
+    SameSourceDiffers,
 }
 
 impl FindingKind {
@@ -105,6 +110,7 @@ impl FindingKind {
             FindingKind::TimeLimitIgnored => "time-limit-ignored",
             FindingKind::MoreFuelEquivalent => "more-fuel-equivalent",
             FindingKind::Crash => "crash",
+            FindingKind::SameSourceDiffers => "same-source-differs",
         }
     }
 }

@@ -46,6 +46,7 @@ use std::time::{Duration, Instant};
 use tamarin::Engine;
 use tamarin::Options;
 use tamarin::{InputLayout, InputSpec, Observable};
+use tamarin_mips::Program;
 
 use crate::generate::Shape;
 use crate::pair::{Pair, PairKind, Placement};
@@ -206,6 +207,15 @@ pub fn check_pair(pair: &Pair, cfg: &CheckConfig) -> PairResult {
     let rp = pair.right.assemble().unwrap_or_else(|e| {
         panic!("harness bug: generated program does not assemble:\n{right_text}\n{e}")
     });
+    check_assembled(pair, &lp, &rp, cfg)
+}
+
+/// [`check_pair`] on programs already made from the pair's (assembled, or linked with
+/// a runtime as the compiler pairs are): `pair.left` and `pair.right` only give the
+/// texts and the constants of the concrete inputs.
+pub fn check_assembled(pair: &Pair, lp: &Program, rp: &Program, cfg: &CheckConfig) -> PairResult {
+    let left_text = pair.left.text();
+    let right_text = pair.right.text();
     let mut opts = cfg.options();
     opts.inputs = pair.inputs.clone();
     opts.observe = pair.observe.clone();
