@@ -227,9 +227,9 @@ pub fn check_assembled(pair: &Pair, lp: &Program, rp: &Program, cfg: &CheckConfi
         .map(|engine| {
             let mut opts = opts.clone();
             opts.engine = engine;
-            let forward = run_compare(&lp, &rp, &opts, &layout, "left-right", None, &mut findings);
+            let forward = run_compare(lp, rp, &opts, &layout, "left-right", None, &mut findings);
             let backward = (cfg.symmetric && pair.kind != PairKind::Identical)
-                .then(|| run_compare(&rp, &lp, &opts, &layout, "right-left", None, &mut findings));
+                .then(|| run_compare(rp, lp, &opts, &layout, "right-left", None, &mut findings));
             one_engine_checks(pair.kind, engine, forward, backward, &mut findings)
         })
         .collect();
@@ -238,11 +238,11 @@ pub fn check_assembled(pair: &Pair, lp: &Program, rp: &Program, cfg: &CheckConfi
     let compare_time = runs.iter().map(EngineRun::time).sum();
     // (g)
     let spin = (cfg.spin_checks && spins(pair))
-        .then(|| spin_check(&lp, &rp, &opts, &layout, &runs, &mut findings));
+        .then(|| spin_check(lp, rp, &opts, &layout, &runs, &mut findings));
 
     // (b) and (e), and a probe of the behaviours for every pair.
     let start = Instant::now();
-    let probe = concrete_checks(pair, &lp, &rp, cfg, layout, &mut runs, &mut findings);
+    let probe = concrete_checks(pair, lp, rp, cfg, layout, &mut runs, &mut findings);
     let concrete_time = start.elapsed();
 
     PairResult {

@@ -21,11 +21,11 @@ pub fn compile(prog: &Program, bug: Option<Bug>) -> (Prog, Sites) {
         asm: Asm::new("L", bug),
         helper: false,
     };
-    g.proc(prog, &prog.wain);
+    g.proc(&prog.wain);
     g.helper = true;
     for (k, p) in prog.helpers.iter().enumerate() {
         g.asm.label(&proc_label("F", k));
-        g.proc(prog, p);
+        g.proc(p);
     }
     let sites = g.asm.sites.clone();
     (g.asm.into_prog(), sites)
@@ -51,7 +51,7 @@ impl Naive {
         off as i16
     }
 
-    fn proc(&mut self, prog: &Program, p: &Proc) {
+    fn proc(&mut self, p: &Proc) {
         let a = &mut self.asm;
         if !self.helper {
             a.lis(FOUR, 4);
@@ -68,9 +68,9 @@ impl Naive {
             self.asm.push(RES);
         }
         for s in &p.body {
-            self.stmt(prog, s);
+            self.stmt(s);
         }
-        self.expr(prog, &p.ret);
+        self.expr(&p.ret);
         self.asm.op(Op::Add(STACK, FRAME, FOUR));
         self.asm.op(Op::Jr(LINK));
     }
@@ -91,22 +91,22 @@ impl Naive {
         self.asm.op(Op::Lw(RES, off, FRAME));
     }
 
-    fn stmt(&mut self, prog: &Program, s: &Stmt) {
+    fn stmt(&mut self, s: &Stmt) {
         match s {
             Stmt::Assign(v, e) => {
-                self.expr(prog, e);
+                self.expr(e);
                 let off = self.offset(*v);
                 self.asm.op(Op::Sw(RES, off, FRAME));
             }
             Stmt::Store(p, e) => {
-                self.expr(prog, p);
+                self.expr(p);
                 self.asm.push(RES);
-                self.expr(prog, e);
+                self.expr(e);
                 self.asm.pop(LEFT);
                 self.asm.op(Op::Sw(RES, 0, LEFT));
             }
             Stmt::Print(e) => {
-                self.expr(prog, e);
+                self.expr(e);
                 self.asm.op(Op::Add(R(1), RES, ZERO));
                 self.asm.push(LINK);
                 self.asm.lis_label(LEFT, PRINT);
@@ -115,23 +115,23 @@ impl Naive {
             }
             Stmt::If(c, t, e) => {
                 let (orelse, end) = (self.asm.fresh(), self.asm.fresh());
-                self.branch_unless(prog, c, &orelse);
+                self.branch_unless(c, &orelse);
                 for s in t {
-                    self.stmt(prog, s);
+                    self.stmt(s);
                 }
                 self.asm.goto(&end);
                 self.asm.label(&orelse);
                 for s in e {
-                    self.stmt(prog, s);
+                    self.stmt(s);
                 }
                 self.asm.label(&end);
             }
             Stmt::While(c, b) => {
                 let (top, end) = (self.asm.fresh(), self.asm.fresh());
                 self.asm.label(&top);
-                self.branch_unless(prog, c, &end);
+                self.branch_unless(c, &end);
                 for s in b {
-                    self.stmt(prog, s);
+                    self.stmt(s);
                 }
                 self.asm.goto(&top);
                 self.asm.label(&end);
@@ -140,10 +140,10 @@ impl Naive {
     }
 
     /// Jumps to `target` when `c` does not hold: left in `$5`, right in `$3`.
-    fn branch_unless(&mut self, prog: &Program, c: &Cond, target: &str) {
-        self.expr(prog, &c.left);
+    fn branch_unless(&mut self, c: &Cond, target: &str) {
+        self.expr(&c.left);
         self.asm.push(RES);
-        self.expr(prog, &c.right);
+        self.expr(&c.right);
         self.asm.pop(LEFT);
         let a = &mut self.asm;
         let mut unsigned = c.pointers;
@@ -199,14 +199,14 @@ impl Naive {
     }
 
     /// The value of `e` in `$3`.
-    fn expr(&mut self, prog: &Program, e: &Expr) {
+    fn expr(&mut self, e: &Expr) {
         match e {
             Expr::Num(n) => self.num(*n),
             Expr::Var(v) => self.load(*v),
             Expr::Bin(op, l, r) => {
-                self.expr(prog, l);
+                self.expr(l);
                 self.asm.push(RES);
-                self.expr(prog, r);
+                self.expr(r);
                 self.asm.pop(LEFT);
                 let a = &mut self.asm;
                 let swap = matches!(op, BinOp::Sub | BinOp::Div | BinOp::Rem)
@@ -230,16 +230,16 @@ impl Naive {
                 }
             }
             Expr::PtrAdd(p, i) => {
-                self.expr(prog, p);
+                self.expr(p);
                 self.asm.push(RES);
-                self.expr(prog, i);
+                self.expr(i);
                 self.asm.op(Op::Mult(RES, FOUR));
                 self.asm.op(Op::Mflo(RES));
                 self.asm.pop(LEFT);
                 self.asm.op(Op::Add(RES, LEFT, RES));
             }
             Expr::Deref(p) => {
-                self.expr(prog, p);
+                self.expr(p);
                 self.asm.op(Op::Lw(RES, 0, RES));
             }
             Expr::Call(k, x, y) => {
@@ -248,9 +248,9 @@ impl Naive {
                     self.asm.push(FRAME);
                 }
                 self.asm.push(LINK);
-                self.expr(prog, x);
+                self.expr(x);
                 self.asm.push(RES);
-                self.expr(prog, y);
+                self.expr(y);
                 self.asm.push(RES);
                 self.asm.lis_label(LEFT, &proc_label("F", *k));
                 self.asm.op(Op::Jalr(LEFT));
