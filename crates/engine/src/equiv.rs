@@ -289,6 +289,8 @@ fn add(a: &Stats, b: &Stats) -> Stats {
     s.difference_queries += a.difference_queries;
     s.restarts += a.restarts;
     s.partial_runs += a.partial_runs;
+    s.call_partial_runs += a.call_partial_runs;
+    s.call_events += a.call_events;
     s.stopped_runs += a.stopped_runs;
     s.wrote_output = (
         s.wrote_output.0 || a.wrote_output.0,

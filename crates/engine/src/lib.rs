@@ -79,7 +79,7 @@ macro_rules! internal_modules {
 
 internal_modules!(
     assume, bmc, budget, check, concolic, equiv, error, explain, io, minimise, notes, options,
-    report, semantics, solver, term, trace, verdict
+    report, semantics, shared, solver, term, trace, verdict
 );
 
 pub use tamarin_mips as mips;

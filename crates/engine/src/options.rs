@@ -106,6 +106,11 @@ pub struct Options {
     /// work of the whole comparison, unless [`SolverConfig::work_budget`] sets it, is
     /// [`DETERMINISTIC_WORK_PER_SECOND`] per second of the time limit.
     pub deterministic: bool,
+    /// Compare calls to shared procedures (a procedure both programs contain word for
+    /// word, such as a linked runtime's `print`) by their arguments instead of
+    /// following them (default on; see `tamarin::shared` for when a procedure
+    /// qualifies).
+    pub shared_calls: bool,
     /// The budget the work draws from (default none: the front door starts one from
     /// `timeout`, `interrupt`, `fuel` and `trace_limits` when the work begins). A front
     /// end that wants the deadline anchored earlier (when its command starts), or a
@@ -142,6 +147,7 @@ impl Default for Options {
             keep_paths: false,
             interrupt: None,
             deterministic: false,
+            shared_calls: true,
             budget: None,
         }
     }

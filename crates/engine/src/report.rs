@@ -57,6 +57,10 @@ pub struct Stats {
     pub restarts: u64,
     /// Runs too long or too large to trace to the end.
     pub partial_runs: u64,
+    /// Runs given up because of what a call to a shared procedure left unknown.
+    pub call_partial_runs: u64,
+    /// Calls to shared procedures recorded as events.
+    pub call_events: u64,
     /// Runs cut short by the time limit or an interrupt (their paths stay open).
     pub stopped_runs: u64,
     /// Paths found so far, per side, on which every run is out of fuel.

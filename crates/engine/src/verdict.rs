@@ -137,6 +137,10 @@ pub fn observed_differ(
             return store.bool(true);
         }
         for (&p, &q) in x.iter().zip(y) {
+            // A call to a shared procedure (a 16-bit number) never equals a byte.
+            if store.width(p) != store.width(q) {
+                return store.bool(true);
+            }
             let ne = store.ne(p, q);
             any = store.or(any, ne);
         }
@@ -295,6 +299,9 @@ pub enum Incomplete {
     Interrupted,
     /// Runs too long or too large to trace symbolically to their end.
     TraceLimit { runs: u64 },
+    /// Runs that read what a call to a shared procedure left unknown, or whose end the
+    /// calls' lengths could move (see `tamarin::shared`).
+    CallEffects { runs: u64 },
     /// The number of path pairs to check for differences exceeded the limit.
     TooManyPairs { pairs: u64 },
     /// The merged encoding does not follow some inputs exactly (and some input
@@ -307,7 +314,8 @@ pub enum Incomplete {
 impl Incomplete {
     /// A stable name for the reason, for scripts and for the front end's advice:
     /// `depth-bound`, `solver-unknown`, `diverged`, `path-budget`, `run-budget`,
-    /// `time-limit`, `interrupted`, `trace-limit`, `pair-budget`, `unconfirmed`, and for
+    /// `time-limit`, `interrupted`, `trace-limit`, `call-effects`, `pair-budget`,
+    /// `unconfirmed`, and for
     /// the merged encoding's uncovered parts `uncovered-jump`, `code-write`,
     /// `symbolic-code`, `array-fit`, `encoding-budget`.
     pub fn kind(&self) -> &'static str {
@@ -320,6 +328,7 @@ impl Incomplete {
             Incomplete::Timeout { .. } => "time-limit",
             Incomplete::Interrupted => "interrupted",
             Incomplete::TraceLimit { .. } => "trace-limit",
+            Incomplete::CallEffects { .. } => "call-effects",
             Incomplete::TooManyPairs { .. } => "pair-budget",
             Incomplete::Encoding { what } => what.kind(),
             Incomplete::Unconfirmed => "unconfirmed",
@@ -392,6 +401,12 @@ impl fmt::Display for Incomplete {
                 "{} too long to trace symbolically to the end ({} only partly explored)",
                 count(*runs, "run was", "runs were"),
                 if *runs == 1 { "its path was" } else { "their paths were" }
+            ),
+            Incomplete::CallEffects { runs } => write!(
+                f,
+                "{} a value that a shared procedure's call left unknown, or could end \
+                 otherwise with calls of other lengths (only partly explored)",
+                count(*runs, "run read", "runs read")
             ),
             Incomplete::TooManyPairs { pairs } => write!(
                 f,

@@ -77,6 +77,8 @@ struct SideState {
     checkpoints: FxHashMap<NodeId, std::sync::Arc<trace::Checkpoint>>,
     stack: Vec<NodeId>,
     leaves: Vec<Leaf>,
+    /// Its shared procedures, by entry.
+    calls: Option<std::sync::Arc<crate::shared::Calls>>,
 }
 
 /// The edge values a comparison tries first, in this order, before the solver picks
@@ -233,9 +235,20 @@ impl<'o> Search<'o> {
         let now = Instant::now();
         let budget = opts.budget();
         let config = budget.machine_config(opts.termination);
+        // Procedures both programs contain, compared by their calls (checked once,
+        // alone, before any call is trusted: `crate::shared`).
+        let calls: Vec<Option<std::sync::Arc<crate::shared::Calls>>> = match programs {
+            [l, r] if opts.shared_calls => crate::shared::find(l, r, opts.interrupt)
+                .into_iter()
+                .map(|c| Some(std::sync::Arc::new(c)))
+                .collect(),
+            _ => vec![None; programs.len()],
+        };
         let sides = programs
             .iter()
-            .map(|&p| SideState {
+            .zip(calls)
+            .map(|(&p, calls)| SideState {
+                calls,
                 program: p.clone(),
                 machine: Machine::new(p, config),
                 tree: PathTree::default(),
@@ -738,7 +751,8 @@ impl<'o> Search<'o> {
             // An array that does not fit this program's memory: the run cannot start,
             // so the path stays unexplored.
             let outcome = s.machine.run_to_outcome(&mut tamarin_mips::NoTrace);
-            let (leaf, _, _) = self.record_path(side, inputs, &[], None, &outcome, Vec::new(), (true, false));
+            let (leaf, _, _) =
+                self.record_path(side, inputs, &[], None, &outcome, Vec::new(), (true, false, false));
             return (outcome, Vec::new(), leaf);
         }
         let limits = TraceLimits {
@@ -764,6 +778,7 @@ impl<'o> Search<'o> {
             s.machine.reset();
             let _ = self.layout.load(&mut s.machine, inputs);
         }
+        let calls = s.calls.clone();
         let mut tracer = match &resumed {
             Some((c, _, _)) => SymTracer::resume(&mut self.store, c, termination, limits),
             None => SymTracer::new(
@@ -777,7 +792,8 @@ impl<'o> Search<'o> {
             .with_memory(memory)
             .with_stdin(stdin_terms)
             .with_limits(limits),
-        };
+        }
+        .with_calls(calls);
         let from = resumed.as_ref().map_or(0, |&(_, _, depth)| depth + 1);
         // The run's conditions begin with the checkpoint's node's prefix.
         let below = resumed.as_ref().map(|(c, at, _)| (*at, c.conds()));
@@ -789,7 +805,12 @@ impl<'o> Search<'o> {
         // nothing about trace limits: the search's own stop reason covers it.
         let cut_short =
             outcome.status == Status::Stopped || tracer.gave_up() == Some(trace::GaveUp::Deadline);
-        let partial = tracer.gave_up().is_some() || cut_short;
+        // A run whose calls do not stand for every input of its path is partial too.
+        let by_calls = !cut_short
+            && (tracer.gave_up() == Some(trace::GaveUp::CallEffects)
+                || !tracer.calls_hold(outcome.status, outcome.steps, self.opts.fuel, &self.opts.observe));
+        self.stats.call_events += u64::from(tracer.call_events());
+        let partial = tracer.gave_up().is_some() || cut_short || by_calls;
         let observed_terms: Vec<Vec<Term>> = self
             .opts
             .observe
@@ -843,7 +864,7 @@ impl<'o> Search<'o> {
             below,
             &outcome,
             observed_terms,
-            (partial, cut_short),
+            (partial, cut_short, by_calls),
         );
         // Each checkpoint belongs to the node its conditions lead to (`along[d]` is
         // the node after `first + d` conditions).
@@ -874,7 +895,7 @@ impl<'o> Search<'o> {
         below: Option<(NodeId, usize)>,
         outcome: &Outcome,
         observed: Vec<Vec<Term>>,
-        (partial, cut_short): (bool, bool),
+        (partial, cut_short, by_calls): (bool, bool, bool),
     ) -> (usize, usize, Vec<NodeId>) {
         let terms: Vec<Term> = conds.iter().map(|c| c.cond).collect();
         let s = &mut self.sides[side];
@@ -905,6 +926,8 @@ impl<'o> Search<'o> {
                     // node is known, so it is never closed.
                     if cut_short {
                         self.stats.stopped_runs += 1;
+                    } else if by_calls {
+                        self.stats.call_partial_runs += 1;
                     } else {
                         self.stats.partial_runs += 1;
                     }
@@ -1237,6 +1260,11 @@ impl<'o> Search<'o> {
         if self.stats.partial_runs > 0 && !stopped_by_trace {
             incomplete.push(Incomplete::TraceLimit {
                 runs: self.stats.partial_runs,
+            });
+        }
+        if self.stats.call_partial_runs > 0 {
+            incomplete.push(Incomplete::CallEffects {
+                runs: self.stats.call_partial_runs,
             });
         }
         match &self.stopped {

@@ -11,7 +11,10 @@
 //! divisor being zero or not) records a path condition that pins it, so that every
 //! input satisfying a path's conditions runs exactly that path.
 
+mod calls;
 mod dump;
+
+pub use calls::CallSlack;
 
 pub use dump::{render, Dest, TraceStep};
 
@@ -75,6 +78,9 @@ pub enum GaveUp {
     /// The run's trace would have held more bytes than its share of the search's
     /// trace memory ([`TraceLimits::max_bytes`]).
     Memory,
+    /// The run read a register or word that a call to a shared procedure left unknown,
+    /// or called one where the call could not be recorded as an event.
+    CallEffects,
 }
 
 /// Bounds on what one traced run may cost; past them the tracer gives up on the run
@@ -227,8 +233,11 @@ struct RunState {
     /// Symbolic standard input bytes (8-bit terms); reads past them give -1.
     stdin: Vec<Term>,
     reads: usize,
-    /// Every byte written to the output address, as an 8-bit term.
+    /// Every byte written to the output address, as an 8-bit term; a call to a
+    /// shared procedure as its number (a 16-bit constant) and its arguments' terms.
     outputs: imbl::Vector<Term>,
+    /// What calls to shared procedures left unknown.
+    unknown: calls::Unknown,
 }
 
 /// The tracer's state after some instruction of a run: another run on inputs that
@@ -323,6 +332,7 @@ pub struct SymTracer<'s> {
     /// `.1` conditions on.
     checkpoint_every: Option<(usize, usize)>,
     checkpoints: Vec<Checkpoint>,
+    calls: calls::CallTracking,
 }
 
 impl<'s> SymTracer<'s> {
@@ -352,6 +362,7 @@ impl<'s> SymTracer<'s> {
             gave_up: None,
             checkpoint_every: None,
             checkpoints: Vec::new(),
+            calls: calls::CallTracking::default(),
         }
     }
 
@@ -375,7 +386,15 @@ impl<'s> SymTracer<'s> {
             return;
         };
         let taken = self.checkpoints.last().map_or(0, |c| c.conds());
-        if n == 0 || n < from || !n.is_multiple_of(every) || n == taken || self.gave_up.is_some() {
+        // A run after a call event cannot be placed from its terms (its output holds
+        // the call, not the bytes): it takes no checkpoints.
+        if n == 0
+            || n < from
+            || !n.is_multiple_of(every)
+            || n == taken
+            || self.gave_up.is_some()
+            || self.run.unknown.calls > 0
+        {
             return;
         }
         let next = match event {
@@ -435,6 +454,7 @@ impl<'s> SymTracer<'s> {
                 stdin: Vec::new(),
                 reads: 0,
                 outputs: imbl::Vector::new(),
+                unknown: calls::Unknown::default(),
             },
             image_end,
             termination,
@@ -448,6 +468,7 @@ impl<'s> SymTracer<'s> {
             gave_up: None,
             checkpoint_every: None,
             checkpoints: Vec::new(),
+            calls: calls::CallTracking::default(),
         }
     }
 
@@ -623,6 +644,10 @@ impl<'s> SymTracer<'s> {
     /// The value a load from `addr` (at `a` symbolically) gave; `value` is the word
     /// the machine read.
     fn load(&mut self, pc: u32, a: Val, addr: u32, value: u32) -> Val {
+        let words = &self.run.unknown.words;
+        if !words.is_empty() && (matches!(a, Val::Sym(_)) || words.contains(&addr)) {
+            self.gave_up = Some(GaveUp::CallEffects);
+        }
         if let Val::Sym(t) = a {
             let c = self.access_class(t, addr);
             self.cond(pc, c, CondKind::Address);
@@ -637,6 +662,9 @@ impl<'s> SymTracer<'s> {
 
     /// Records a store of `v` to `addr` (at `a` symbolically).
     fn store_word(&mut self, pc: u32, instr: Instr, a: Val, v: Val, addr: u32) {
+        if let Val::Conc(_) = a {
+            self.run.unknown.words.remove(&addr);
+        }
         if addr >= self.image_end {
             self.run.written.insert(addr);
         }
@@ -833,6 +861,13 @@ impl Tracer for SymTracer<'_> {
             self.gave_up = Some(GaveUp::Deadline);
             return;
         }
+        if !self.in_call(pc, event) || self.gave_up.is_some() {
+            return;
+        }
+        if self.run.unknown.read_by(instr) {
+            self.gave_up = Some(GaveUp::CallEffects);
+            return;
+        }
         if self.run.sym_words {
             self.pin_fetched(pc, pc, Cs241::encode(instr));
         }
@@ -843,11 +878,19 @@ impl Tracer for SymTracer<'_> {
         };
         let effect = Cs241::effect(&mut Shadow(self.store), regs, pc, instr);
         self.apply(pc, instr, effect, event);
+        self.run.unknown.written_by(instr);
+        if let (Instr::Jalr { .. }, Event::Jump { target, link: Some(l) }) = (instr, event) {
+            self.maybe_call(target, l);
+        }
         self.checkpoint(pc, instr, event);
     }
 
     fn fault(&mut self, instr: Option<Instr>, fault: Fault) {
         if self.gave_up.is_some() {
+            return;
+        }
+        if self.calls.active.is_some() {
+            self.gave_up = Some(GaveUp::CallEffects);
             return;
         }
         // The failing word (an instruction that faults, or a word that is not one) may
