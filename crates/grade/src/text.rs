@@ -108,6 +108,12 @@ fn with_inputs(args: &Search, command: &str, values: &InputValues) -> String {
     if args.termination != DEFAULT_TERMINATION {
         cmd.push_str(&format!(" --termination {:#x}", args.termination));
     }
+    for module in &args.link {
+        cmd.push_str(&format!(
+            " --link {}",
+            shell_word(&module.display().to_string())
+        ));
+    }
     cmd
 }
 

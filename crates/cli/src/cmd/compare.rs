@@ -72,6 +72,12 @@ pub struct Args {
     /// ends (halved while undecided, down to single ends).
     #[arg(long)]
     pub no_split: bool,
+    /// Follow calls to shared procedures as any other code. By default a procedure
+    /// that both programs contain word for word (a linked runtime's `print`) and that
+    /// passes a check of it alone is compared by its calls: each call on one side is
+    /// matched with one on the other, by its arguments (path search only).
+    #[arg(long)]
+    pub no_shared_calls: bool,
     /// Under a difference, also show where the two runs part (as `tamarin explain`
     /// does), instead of only the command that shows it.
     #[arg(long)]
@@ -154,6 +160,7 @@ pub fn execute(mut args: Args) -> Result<ExitCode, CliError> {
     );
     let mut opts = settings.opts.clone();
     opts.bmc_split = !args.no_split;
+    opts.shared_calls = !args.no_shared_calls;
     opts.keep_paths = args.tree_dot.is_some();
     // The command's one budget, anchored as its work begins: the task's check and the
     // comparison draw from it (the runs shown after it get their own).
