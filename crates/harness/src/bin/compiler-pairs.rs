@@ -13,6 +13,13 @@
 //! `compare` field is the `tamarin compare` command that repeats it from that folder's
 //! parent's parent (the repository root) with `.` replaced by the folder.
 //!
+//! `--course` checks the course corpus instead of random pairs: each hand-written
+//! program of `compiler::course` compiled naively against register-allocating code,
+//! and against register-allocating code with each of two planted bugs (fixed, so every
+//! run checks the same pairs); one line per pair (program, kind, bug, verdicts,
+//! seconds) and a summary (decided pairs, the largest and median times, findings).
+//! With `--dump DIR` its pairs go to `DIR/NN-program-{regalloc,bug-KIND-SITE}/`.
+//!
 //! Exits 1 if any check failed, 2 on a usage error or a file that cannot be written.
 
 use std::collections::BTreeMap;
@@ -25,6 +32,7 @@ use clap::Parser;
 use tamarin::Engine;
 use tamarin_harness::campaign::{self, RunSettings, Selection, Shard, SummaryFile};
 use tamarin_harness::check::{parse_engines, CheckConfig, Kind, PairResult};
+use tamarin_harness::compiler::course::{course_pairs, CoursePair};
 use tamarin_harness::compiler::{
     check_compiler_pair, make_compiler_pair, CompilerKind, CompilerPair,
 };
@@ -92,6 +100,11 @@ struct Args {
     /// Write each pair checked to DIR/NNNNN/{left.asm,right.asm,meta.json}.
     #[arg(long, value_name = "DIR")]
     dump: Option<PathBuf>,
+    /// Check the course corpus (hand-written programs, each compiled naive against
+    /// register-allocating, and against it with two fixed planted bugs) instead of
+    /// random pairs.
+    #[arg(long, conflicts_with_all = ["only", "shard", "summary", "minutes"])]
+    course: bool,
 }
 
 #[derive(Clone, Debug)]
@@ -164,6 +177,14 @@ fn main() -> ExitCode {
         }
     }
 
+    let jobs = args
+        .jobs
+        .unwrap_or_else(|| std::thread::available_parallelism().map_or(1, |n| n.get()))
+        .max(1);
+    if args.course {
+        return run_course(&args, &cfg, jobs);
+    }
+
     if let Some(i) = args.only {
         let cp = make_compiler_pair(args.seed, i);
         let r = check_compiler_pair(&cp, &cfg);
@@ -171,7 +192,7 @@ fn main() -> ExitCode {
         println!("{}", r.reproducer());
         println!("{}", r.line());
         if let Some(dir) = &args.dump {
-            if let Err(e) = dump(dir, &cp, &r) {
+            if let Err(e) = dump(&dir.join(format!("{:05}", cp.index)), &cp, &r, None) {
                 eprintln!("compiler-pairs: cannot write the pair: {e}");
                 return ExitCode::from(2);
             }
@@ -198,10 +219,6 @@ fn main() -> ExitCode {
         shapes: Vec::new(),
         shard: args.shard.unwrap_or(Shard::WHOLE),
     };
-    let jobs = args
-        .jobs
-        .unwrap_or_else(|| std::thread::available_parallelism().map_or(1, |n| n.get()))
-        .max(1);
     let settings = RunSettings {
         jobs,
         deadline: args
@@ -238,7 +255,7 @@ fn main() -> ExitCode {
             m.entry(cp.kind).or_default().add(index, &r);
         }
         if let Some(dir) = &args.dump {
-            if let Err(e) = dump(dir, &cp, &r) {
+            if let Err(e) = dump(&dir.join(format!("{:05}", index)), &cp, &r, None) {
                 if let Ok(mut errs) = dump_errors.lock() {
                     errs.push(format!("pair {index}: {e}"));
                 }
@@ -328,12 +345,11 @@ fn write_summary(
     std::fs::write(path, text + "\n").map_err(|e| e.to_string())
 }
 
-/// Writes the pair to `dir/NNNNN/`: the unlinked sides and `meta.json` (with the
-/// verdicts).
-fn dump(dir: &Path, cp: &CompilerPair, r: &PairResult) -> std::io::Result<()> {
+/// Writes the pair to the folder `d`: the unlinked sides and `meta.json` (with the
+/// verdicts, the reasons of a possibly-equivalent one, and the course program's name).
+fn dump(d: &Path, cp: &CompilerPair, r: &PairResult, program: Option<&str>) -> std::io::Result<()> {
     let fuel = r.fuel;
-    let d = dir.join(format!("{:05}", cp.index));
-    std::fs::create_dir_all(&d)?;
+    std::fs::create_dir_all(d)?;
     std::fs::write(d.join("left.asm"), cp.left.text())?;
     std::fs::write(d.join("right.asm"), cp.right.text())?;
     let mut meta = cp.meta();
@@ -347,6 +363,9 @@ fn dump(dir: &Path, cp: &CompilerPair, r: &PairResult) -> std::io::Result<()> {
                     "forward": run.forward.kind.name(),
                     "backward": run.backward.as_ref().map(|b| b.kind.name()),
                     "incomplete": run.forward.incomplete,
+                    "reasons": (run.forward.kind == Kind::PossiblyEquivalent)
+                        .then(|| run.forward.detail.clone()),
+                    "seconds": run.time().as_secs_f64(),
                 }),
             )
         })
@@ -354,6 +373,9 @@ fn dump(dir: &Path, cp: &CompilerPair, r: &PairResult) -> std::io::Result<()> {
     if let Some(obj) = meta.as_object_mut() {
         obj.insert("verdicts".into(), serde_json::Value::Object(verdicts));
         obj.insert("failed".into(), r.failed().into());
+        if let Some(name) = program {
+            obj.insert("program".into(), name.into());
+        }
         obj.insert(
             "compare".into(),
             format!(
@@ -365,4 +387,178 @@ fn dump(dir: &Path, cp: &CompilerPair, r: &PairResult) -> std::io::Result<()> {
     }
     let text = serde_json::to_string_pretty(&meta).map_err(std::io::Error::other)?;
     std::fs::write(d.join("meta.json"), text + "\n")
+}
+
+/// One course pair's outcome.
+struct CourseOutcome {
+    result: PairResult,
+    seconds: f64,
+}
+
+/// `--course`: checks every course pair (`jobs` at a time), a line for each as it
+/// ends, then the table in order and a summary.
+fn run_course(args: &Args, cfg: &CheckConfig, jobs: usize) -> ExitCode {
+    let pairs = course_pairs();
+    println!(
+        "compiler-pairs --course: {} pairs, engine {}, {} inputs per non-disequivalent pair, fuel {}, compare timeout {}, {} job(s)",
+        pairs.len(),
+        cfg.engines.iter().map(|e| e.name()).collect::<Vec<_>>().join(","),
+        cfg.inputs,
+        cfg.fuel,
+        cfg.compare_timeout
+            .map_or("none".to_string(), |t| format!("{:.1} s", t.as_secs_f64())),
+        jobs,
+    );
+    let start = Instant::now();
+    let outcomes: Vec<Mutex<Option<CourseOutcome>>> =
+        pairs.iter().map(|_| Mutex::new(None)).collect();
+    let next = std::sync::atomic::AtomicUsize::new(0);
+    let dump_errors = Mutex::new(Vec::new());
+    std::thread::scope(|scope| {
+        for _ in 0..jobs.min(pairs.len()).max(1) {
+            scope.spawn(|| loop {
+                let i = next.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
+                let Some(cp) = pairs.get(i) else { break };
+                let t = Instant::now();
+                let result = check_compiler_pair(&cp.pair, cfg);
+                let seconds = t.elapsed().as_secs_f64();
+                println!("{}", course_line(cp, &result, seconds));
+                if let Some(dir) = &args.dump {
+                    let d = dir.join(course_folder(cp));
+                    if let Err(e) = dump(&d, &cp.pair, &result, Some(cp.name)) {
+                        if let Ok(mut errs) = dump_errors.lock() {
+                            errs.push(format!("{}: {e}", d.display()));
+                        }
+                    }
+                }
+                if let Ok(mut slot) = outcomes[i].lock() {
+                    *slot = Some(CourseOutcome { result, seconds });
+                }
+            });
+        }
+    });
+    let outcomes: Vec<CourseOutcome> = outcomes
+        .into_iter()
+        .filter_map(|m| m.into_inner().unwrap_or_else(|p| p.into_inner()))
+        .collect();
+
+    println!("--- course pairs, in order ---");
+    for (cp, o) in pairs.iter().zip(&outcomes) {
+        println!("{}", course_line(cp, &o.result, o.seconds));
+    }
+    let undecided: Vec<(&CoursePair, &CourseOutcome)> = pairs
+        .iter()
+        .zip(&outcomes)
+        .filter(|(_, o)| !decided(&o.result))
+        .collect();
+    if !undecided.is_empty() {
+        println!("--- not decided: the reasons ---");
+        for (cp, o) in &undecided {
+            for run in &o.result.runs {
+                for (dir, d) in run.named() {
+                    if d.kind == Kind::PossiblyEquivalent || d.kind == Kind::Crash {
+                        println!(
+                            "{:<16} {:<28} {} {dir} {}: [{}] {}",
+                            cp.name,
+                            bug_name(cp),
+                            run.engine.name(),
+                            d.kind,
+                            d.incomplete.join(", "),
+                            d.detail.replace('\n', " ")
+                        );
+                    }
+                }
+            }
+        }
+    }
+    let failed: Vec<&CourseOutcome> = outcomes.iter().filter(|o| o.result.failed()).collect();
+    for o in failed.iter().take(args.show) {
+        println!("{}", o.result.reproducer());
+    }
+    let mut times: Vec<f64> = outcomes.iter().map(|o| o.seconds).collect();
+    times.sort_by(f64::total_cmp);
+    let median = match times.len() {
+        0 => 0.0,
+        n if n % 2 == 1 => times[n / 2],
+        n => (times[n / 2 - 1] + times[n / 2]) / 2.0,
+    };
+    let findings: usize = outcomes.iter().map(|o| o.result.findings.len()).sum();
+    let by = |kind: CompilerKind| {
+        let of: Vec<&CourseOutcome> = pairs
+            .iter()
+            .zip(&outcomes)
+            .filter(|(cp, _)| cp.pair.kind == kind)
+            .map(|(_, o)| o)
+            .collect();
+        (of.iter().filter(|o| decided(&o.result)).count(), of.len())
+    };
+    let (eq_decided, eq_total) = by(CompilerKind::NaiveRegalloc);
+    let (bug_decided, bug_total) = by(CompilerKind::BuggyRegalloc);
+    println!(
+        "decided {} of {} pairs ({eq_decided} of {eq_total} naive-regalloc, {bug_decided} of {bug_total} buggy); seconds a pair: max {:.1}, median {:.1}; {:.1} s in all; {findings} finding(s) in {} pair(s)",
+        eq_decided + bug_decided,
+        outcomes.len(),
+        times.last().copied().unwrap_or(0.0),
+        median,
+        start.elapsed().as_secs_f64(),
+        failed.len(),
+    );
+    let errs = dump_errors.into_inner().unwrap_or_else(|p| p.into_inner());
+    if !failed.is_empty() {
+        ExitCode::FAILURE
+    } else if !errs.is_empty() {
+        eprintln!(
+            "compiler-pairs: {} pair(s) not dumped, first: {}",
+            errs.len(),
+            errs[0]
+        );
+        ExitCode::from(2)
+    } else {
+        ExitCode::SUCCESS
+    }
+}
+
+/// Whether the first engine decided the pair left-right.
+fn decided(r: &PairResult) -> bool {
+    matches!(
+        r.runs.first().map(|run| run.forward.kind),
+        Some(Kind::Equivalent | Kind::Disequivalent)
+    )
+}
+
+fn bug_name(cp: &CoursePair) -> String {
+    cp.pair.bug().map_or("-".to_string(), |b| b.to_string())
+}
+
+/// `NN-program-regalloc` or `NN-program-bug-KIND-SITE`.
+fn course_folder(cp: &CoursePair) -> String {
+    let what = match cp.pair.bug() {
+        Some(b) => format!("bug-{}-{}", b.kind.name(), b.site),
+        None => "regalloc".to_string(),
+    };
+    format!("{:02}-{}-{what}", cp.pair.index, cp.name)
+}
+
+fn course_line(cp: &CoursePair, r: &PairResult, seconds: f64) -> String {
+    let verdicts: Vec<String> = r
+        .runs
+        .iter()
+        .map(|run| {
+            let back = run
+                .backward
+                .as_ref()
+                .map_or(String::new(), |b| format!("/{}", b.kind));
+            format!("{} {}{back}", run.engine.name(), run.forward.kind)
+        })
+        .collect();
+    format!(
+        "{:<16} {:<22} {:<28} {:<45} {:>6.1} s{}{}",
+        cp.name,
+        cp.pair.kind.name(),
+        bug_name(cp),
+        verdicts.join(", "),
+        seconds,
+        if r.missed.is_some() { " MISSED" } else { "" },
+        if r.failed() { " FAILED" } else { "" },
+    )
 }

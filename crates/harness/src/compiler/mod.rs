@@ -12,6 +12,7 @@
 //! third oracle.
 
 pub mod bugs;
+pub mod course;
 pub mod emit;
 pub mod interp;
 pub mod naive;
