@@ -31,6 +31,7 @@ use crate::concolic;
 use crate::io::InputSpec;
 use crate::options::Options;
 use crate::report::{Observer, PathReport, Report, Stats};
+use crate::shared;
 use crate::verdict::{Engine, Incomplete, Verdict};
 
 /// Paths per side that `auto`'s first search may enumerate with an array input.
@@ -93,7 +94,14 @@ struct Chained;
 
 impl Comparer for PathSearch {
     fn compare(&self, l: &Program, r: &Program, o: &Options, obs: &mut dyn Observer) -> Report {
-        concolic::compare(l, r, o, obs)
+        // Procedures both programs contain, compared by their calls where they pass
+        // the check of them alone (`shared`).
+        let calls = if o.shared_calls {
+            shared::find(l, r, o.interrupt)
+        } else {
+            Default::default()
+        };
+        concolic::compare_calling(l, r, calls, o, obs)
     }
 }
 

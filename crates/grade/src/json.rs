@@ -285,6 +285,8 @@ impl CompareReport {
                 split_queries: s.split_queries,
                 jump_targets: s.jump_targets,
                 partial_runs: s.partial_runs,
+                call_events: s.call_events,
+                call_partial_runs: s.call_partial_runs,
                 cache_hits: s.solver.cache_hits,
                 shrink_steps: s.shrink_steps,
                 shrink_replays: s.shrink_replays,
@@ -425,6 +427,10 @@ pub struct CompareStats {
     pub split_queries: u64,
     pub jump_targets: u64,
     pub partial_runs: u64,
+    /// Calls to shared procedures recorded as events.
+    pub call_events: u64,
+    /// Runs given up for what a call left unknown (reason `call-effects`).
+    pub call_partial_runs: u64,
     pub cache_hits: u64,
     /// Smaller counterexamples the minimiser kept, one after the other.
     pub shrink_steps: u64,

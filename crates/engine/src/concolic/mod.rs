@@ -78,7 +78,7 @@ struct SideState {
     stack: Vec<NodeId>,
     leaves: Vec<Leaf>,
     /// Its shared procedures, by entry.
-    calls: Option<std::sync::Arc<crate::shared::Calls>>,
+    calls: Option<std::sync::Arc<trace::Calls>>,
 }
 
 /// The edge values a comparison tries first, in this order, before the solver picks
@@ -155,19 +155,31 @@ struct Search<'o> {
     disjunctions_first: bool,
 }
 
-/// Compares two programs.
+/// Compares two programs, following every call.
 pub fn compare(
     left: &Program,
     right: &Program,
     opts: &Options,
     observer: &mut dyn Observer,
 ) -> Report {
-    Search::new(&[left, right], opts, observer).run()
+    compare_calling(left, right, Default::default(), opts, observer)
+}
+
+/// Compares two programs; calls to the procedures in `calls` (one map per side, the
+/// same procedure under the same number on both) are recorded as events.
+pub fn compare_calling(
+    left: &Program,
+    right: &Program,
+    calls: [trace::Calls; 2],
+    opts: &Options,
+    observer: &mut dyn Observer,
+) -> Report {
+    Search::new(&[left, right], calls.into(), opts, observer).run()
 }
 
 /// Explores every path of one program (for `check` and `paths`).
 pub fn explore(program: &Program, opts: &Options, observer: &mut dyn Observer) -> Exploration {
-    Search::new(&[program], opts, observer).run_alone()
+    Search::new(&[program], Vec::new(), opts, observer).run_alone()
 }
 
 /// The paths of one program and how complete the enumeration is.
@@ -220,7 +232,12 @@ pub fn path_conditions(program: &Program, opts: &Options, values: &[u32]) -> Vec
 }
 
 impl<'o> Search<'o> {
-    fn new(programs: &[&Program], opts: &'o Options, observer: &'o mut dyn Observer) -> Self {
+    fn new(
+        programs: &[&Program],
+        calls: Vec<trace::Calls>,
+        opts: &'o Options,
+        observer: &'o mut dyn Observer,
+    ) -> Self {
         let mut store = TermStore::new();
         let mut layout = InputLayout::declare(&mut store, &opts.inputs, opts.stdin_len);
         // The front door validated the preconditions; ones that do not fit admit nothing.
@@ -236,14 +253,13 @@ impl<'o> Search<'o> {
         let budget = opts.budget();
         let config = budget.machine_config(opts.termination);
         // Procedures both programs contain, compared by their calls (checked once,
-        // alone, before any call is trusted: `crate::shared`).
-        let calls: Vec<Option<std::sync::Arc<crate::shared::Calls>>> = match programs {
-            [l, r] if opts.shared_calls => crate::shared::find(l, r, opts.interrupt)
-                .into_iter()
-                .map(|c| Some(std::sync::Arc::new(c)))
-                .collect(),
-            _ => vec![None; programs.len()],
-        };
+        // alone, before any call is trusted, by the caller: `equiv`).
+        let calls: Vec<Option<std::sync::Arc<trace::Calls>>> = calls
+            .into_iter()
+            .map(|c| Some(std::sync::Arc::new(c)))
+            .chain(std::iter::repeat(None))
+            .take(programs.len())
+            .collect();
         let sides = programs
             .iter()
             .zip(calls)

@@ -63,15 +63,17 @@ fn input_regs() -> Vec<Reg> {
 pub fn check(words: &[u32], interrupt: Option<&'static std::sync::atomic::AtomicBool>) -> Checked {
     let program = Program::from_words(words.to_vec());
     let regs = input_regs();
-    let mut opts = Options::default();
-    opts.fuel = PROC_FUEL;
-    opts.depth = 1000;
-    opts.inputs = InputSpec::Registers(regs.clone());
-    opts.observe = vec![Observable::Output];
-    opts.timeout = Some(PROC_TIMEOUT);
-    opts.interrupt = interrupt;
+    let mut opts = Options {
+        fuel: PROC_FUEL,
+        depth: 1000,
+        inputs: InputSpec::Registers(regs.clone()),
+        observe: vec![Observable::Output],
+        timeout: Some(PROC_TIMEOUT),
+        interrupt,
+        minimise: false,
+        ..Options::default()
+    };
     opts.solver.work_budget = Some(PROC_WORK);
-    opts.minimise = false;
     let explored = crate::concolic::explore(&program, &opts, &mut Quiet);
     if explored.incomplete.iter().any(|r| r.cut_by_wall_clock()) {
         return Checked::Cut;

@@ -23,43 +23,19 @@ mod check;
 use std::sync::{Arc, Mutex, OnceLock};
 
 use rustc_hash::FxHashMap;
-use tamarin_mips::{Program, Reg};
+use tamarin_mips::Program;
+
+pub use crate::trace::{Calls, Procedure};
 
 pub use body::{candidate_entries, find_in, leaf_body, Body};
-pub use check::{check, Checked, MAX_DEPTH, PROC_FUEL};
-
-/// A procedure that qualified, as the tracer uses it.
-#[derive(Clone, Debug, PartialEq, Eq)]
-pub struct Procedure {
-    /// Its number in the comparison: the same on both sides.
-    pub id: u16,
-    /// Its body.
-    pub words: Arc<[u32]>,
-    /// The registers it reads, in order: a call's arguments.
-    pub args: Vec<Reg>,
-    /// The registers it leaves as it found them (bit `r` for `$r`).
-    pub restored: u32,
-    /// The most bytes below its entry `$30` that it writes.
-    pub depth: u32,
-    /// The fewest and most steps a call takes (its `jr $31` included).
-    pub min_steps: u64,
-    pub max_steps: u64,
-}
-
-impl Procedure {
-    /// Its length in bytes.
-    pub fn byte_len(&self) -> u32 {
-        (self.words.len() as u32).saturating_mul(4)
-    }
-}
-
-/// One program's shared procedures, by entry address.
-pub type Calls = FxHashMap<u32, Arc<Procedure>>;
+pub use check::{check, MAX_DEPTH, PROC_FUEL};
 
 /// The results of [`check`] by body, for the process: `grade` compares every
 /// submission against one reference with the same runtime linked in.
-fn cache() -> &'static Mutex<FxHashMap<Vec<u32>, Option<Arc<Procedure>>>> {
-    static CACHE: OnceLock<Mutex<FxHashMap<Vec<u32>, Option<Arc<Procedure>>>>> = OnceLock::new();
+type Checked = FxHashMap<Vec<u32>, Option<Arc<Procedure>>>;
+
+fn cache() -> &'static Mutex<Checked> {
+    static CACHE: OnceLock<Mutex<Checked>> = OnceLock::new();
     CACHE.get_or_init(|| Mutex::new(FxHashMap::default()))
 }
 
@@ -75,9 +51,9 @@ fn checked(
         }
     }
     let result = match check(words, interrupt) {
-        Checked::Qualifies(p) => Some(Arc::new(p)),
-        Checked::Refused(_) => None,
-        Checked::Cut => return None,
+        check::Checked::Qualifies(p) => Some(Arc::new(p)),
+        check::Checked::Refused(_) => None,
+        check::Checked::Cut => return None,
     };
     if let Ok(mut c) = cache().lock() {
         c.insert(words.to_vec(), result.clone());

@@ -11,12 +11,43 @@
 
 use std::sync::Arc;
 
-use rustc_hash::FxHashSet;
+use rustc_hash::{FxHashMap, FxHashSet};
 use tamarin_mips::cpu::Status;
 use tamarin_mips::{Instr, Reg};
 
+use super::{GaveUp, SymTracer};
 use crate::io::Observable;
-use crate::shared::{Calls, Procedure};
+use crate::semantics::{Domain, Shadow, Val};
+use crate::term::Term;
+use tamarin_mips::cpu::Event;
+
+/// A shared procedure, as the tracer uses it (`crate::shared` says which qualify).
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Procedure {
+    /// Its number in the comparison: the same on both sides.
+    pub id: u16,
+    /// Its body.
+    pub words: Arc<[u32]>,
+    /// The registers it reads, in order: a call's arguments.
+    pub args: Vec<Reg>,
+    /// The registers it leaves as it found them (bit `r` for `$r`).
+    pub restored: u32,
+    /// The most bytes below its entry `$30` that it writes.
+    pub depth: u32,
+    /// The fewest and most steps a call takes (its `jr $31` included).
+    pub min_steps: u64,
+    pub max_steps: u64,
+}
+
+impl Procedure {
+    /// Its length in bytes.
+    pub fn byte_len(&self) -> u32 {
+        (self.words.len() as u32).saturating_mul(4)
+    }
+}
+
+/// One program's shared procedures, by entry address.
+pub type Calls = FxHashMap<u32, Arc<Procedure>>;
 
 /// Bits of [`Unknown::regs`] beyond the 32 registers.
 pub const HI: u64 = 1 << 32;
@@ -133,43 +164,6 @@ pub struct CallTracking {
     pub slack: CallSlack,
 }
 
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    #[test]
-    fn slack_keeps_endings_fixed() {
-        let s = CallSlack {
-            longer: 10,
-            shorter: 5,
-        };
-        assert!(s.holds(Status::Done, 90, 100));
-        assert!(!s.holds(Status::Done, 91, 100));
-        assert!(s.holds(Status::OutOfFuel, 105, 100));
-        assert!(!s.holds(Status::OutOfFuel, 104, 100));
-    }
-
-    #[test]
-    fn reads_and_writes_cover_hi_and_lo() {
-        let r = |n| Reg::new(n).unwrap();
-        assert_eq!(reads(Instr::Mflo { d: r(3) }), LO);
-        assert_eq!(writes(Instr::Div { s: r(1), t: r(2) }), HI | LO);
-        assert_eq!(reads(Instr::Add { d: r(3), s: r(0), t: r(2) }), 1 << 2);
-        let mut u = Unknown {
-            regs: HI | LO | (1 << 3),
-            ..Unknown::default()
-        };
-        assert!(u.read_by(Instr::Mfhi { d: r(4) }));
-        u.written_by(Instr::Mult { s: r(1), t: r(2) });
-        assert!(!u.read_by(Instr::Mfhi { d: r(4) }));
-        assert!(u.observed(&[Observable::Reg(r(3))]));
-    }
-}
-
-use super::{GaveUp, SymTracer};
-use crate::semantics::{Domain, Shadow, Val};
-use crate::term::Term;
-use tamarin_mips::cpu::Event;
 
 /// The width of a call's number in the output terms: no byte (8) and no word (32)
 /// has it, so a call never equals a byte of output.
@@ -298,5 +292,38 @@ impl SymTracer<'_> {
             steps: 0,
             stores: Vec::new(),
         });
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn slack_keeps_endings_fixed() {
+        let s = CallSlack {
+            longer: 10,
+            shorter: 5,
+        };
+        assert!(s.holds(Status::Done, 90, 100));
+        assert!(!s.holds(Status::Done, 91, 100));
+        assert!(s.holds(Status::OutOfFuel, 105, 100));
+        assert!(!s.holds(Status::OutOfFuel, 104, 100));
+    }
+
+    #[test]
+    fn reads_and_writes_cover_hi_and_lo() {
+        let r = |n| Reg::new(n).unwrap();
+        assert_eq!(reads(Instr::Mflo { d: r(3) }), LO);
+        assert_eq!(writes(Instr::Div { s: r(1), t: r(2) }), HI | LO);
+        assert_eq!(reads(Instr::Add { d: r(3), s: r(0), t: r(2) }), 1 << 2);
+        let mut u = Unknown {
+            regs: HI | LO | (1 << 3),
+            ..Unknown::default()
+        };
+        assert!(u.read_by(Instr::Mfhi { d: r(4) }));
+        u.written_by(Instr::Mult { s: r(1), t: r(2) });
+        assert!(!u.read_by(Instr::Mfhi { d: r(4) }));
+        assert!(u.observed(&[Observable::Reg(r(3))]));
     }
 }

@@ -14,7 +14,7 @@
 mod calls;
 mod dump;
 
-pub use calls::CallSlack;
+pub use calls::{CallSlack, Calls, Procedure};
 
 pub use dump::{render, Dest, TraceStep};
 
