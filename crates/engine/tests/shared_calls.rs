@@ -111,6 +111,27 @@ fn reading_what_a_call_left_unknown_gives_the_run_up() {
     );
 }
 
+#[test]
+fn a_fault_right_after_a_call_is_the_caller_s() {
+    // Division by $2 at print's return address: zero faults there, on both sides.
+    let call = |after: &str| {
+        let text = format!(
+            "lis $4\n.word 4\nsw $31, -4($30)\nsub $30, $30, $4\nlis $5\n.word print\njalr $5\n\
+             div $1, $2\n{after}add $30, $30, $4\nlw $31, -4($30)\nmflo $3\njr $31\n{PRINT}"
+        );
+        assemble("fault.asm", &text).unwrap_or_else(|e| panic!("{e}"))
+    };
+    let (left, right) = (call(""), call("add $6, $0, $0\n"));
+    let mut path_search = opts(true);
+    path_search.engine = Engine::Concolic;
+    let r = compare(&left, &right, &path_search, &mut Quiet).unwrap();
+    assert!(
+        matches!(r.verdict, Verdict::Equivalent(_)),
+        "{:?}",
+        r.verdict
+    );
+}
+
 /// What `$1` becomes before print, and what `$3` becomes after it.
 const BODIES: [&str; 6] = [
     "add $1, $1, $2",

@@ -889,7 +889,11 @@ impl Tracer for SymTracer<'_> {
         if self.gave_up.is_some() {
             return;
         }
-        if self.calls.active.is_some() {
+        // A fault at the return address is the caller's: the call ended before it.
+        if !self.in_call(fault.pc, Event::None)
+            || self.gave_up.is_some()
+            || instr.is_some_and(|i| self.run.unknown.read_by(i))
+        {
             self.gave_up = Some(GaveUp::CallEffects);
             return;
         }
