@@ -139,11 +139,21 @@ fn auto(left: &Program, right: &Program, opts: &Options, observer: &mut dyn Obse
     let Some(rest) = remaining(opts) else {
         return cut_short(opts, first, stats, start);
     };
-    let merged = comparer(Engine::Bmc).compare(left, right, &encoding_options(&rest), observer);
-    stats = add(&stats, &merged.stats);
-    let Verdict::PossiblyEquivalent(encoding_reasons) = &merged.verdict else {
-        return finish(merged.verdict, stats, input_names, merged.paths, start);
+    // The merged encoding follows every call: where the path search compared calls
+    // to shared procedures as events, it would derive them again (print's division
+    // chains) and spend its budget there, so the full search gets it instead.
+    let encoding_reasons = if first.stats.call_events > 0 {
+        Vec::new()
+    } else {
+        let merged =
+            comparer(Engine::Bmc).compare(left, right, &encoding_options(&rest), observer);
+        stats = add(&stats, &merged.stats);
+        match merged.verdict {
+            Verdict::PossiblyEquivalent(reasons) => reasons,
+            decided => return finish(decided, stats, input_names, merged.paths, start),
+        }
     };
+    let encoding_reasons = &encoding_reasons;
     let Some(rest) = remaining(opts) else {
         let mut reasons = first_reasons(&first, opts, start);
         reasons.extend(encoding_reasons.iter().cloned());

@@ -753,6 +753,13 @@ impl<'o> Search<'o> {
         let memory = self
             .layout
             .symbolic_memory(&mut self.store, &self.sides[side].program);
+        // The input array's words: accesses at input-dependent addresses inside them
+        // keep the rest of memory concrete (see `trace`).
+        let region = memory
+            .iter()
+            .map(|&(a, _)| a)
+            .min()
+            .zip(memory.iter().map(|&(a, _)| a.saturating_add(4)).max());
         let stdin_terms = self.layout.symbolic_stdin().to_vec();
         let resume = along
             .filter(|_| !record && self.opts.trace_resume)
@@ -806,6 +813,7 @@ impl<'o> Search<'o> {
                 record,
             )
             .with_memory(memory)
+            .with_array_region(region)
             .with_stdin(stdin_terms)
             .with_limits(limits),
         }

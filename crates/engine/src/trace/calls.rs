@@ -267,7 +267,16 @@ impl SymTracer<'_> {
         let frame_clear = sp.is_multiple_of(4)
             && sp <= tamarin_mips::memory::MEM_SIZE
             && sp.checked_sub(p.depth).is_some_and(|low| low >= self.image_end);
-        let code_intact = !self.run.sym_stores
+        // Stores at input-dependent addresses confined to the input array leave the
+        // procedure's code and frame as they were when neither overlaps it.
+        let low = sp.saturating_sub(p.depth);
+        let overlaps = |(a, b): (u32, u32), (c, d): (u32, u32)| a < d && c < b;
+        let confined = self
+            .run
+            .mem
+            .region
+            .is_some_and(|r| !overlaps(r, (target, end)) && !overlaps(r, (low, sp)));
+        let code_intact = (!self.run.sym_stores || confined)
             && !self
                 .run
                 .mem

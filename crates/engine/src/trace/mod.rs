@@ -156,11 +156,25 @@ impl Default for TraceLimits {
 /// The tracer's memory: `base` (the memory array as of the last access at an
 /// input-dependent address; `None`: the initial memory) overlaid with `overlay`, the
 /// words stored at concrete addresses since.
+///
+/// `region`, while it is set, confines every access at an input-dependent address to
+/// `[lo, hi)` (the input array's words): the path conditions say so for each such
+/// access, so the array term stands for those words alone and the words outside (the
+/// stack frames that generated code addresses at fixed offsets) stay in the overlay,
+/// concrete where they were. The first input-dependent access outside it clears it.
 #[derive(Clone)]
 struct TraceMemory {
     base: Option<Term>,
     overlay: FxHashMap<u32, Val>,
     image: Arc<[u32]>,
+    region: Option<(u32, u32)>,
+}
+
+impl TraceMemory {
+    /// Whether the array term may hold the word at `addr`.
+    fn in_scope(&self, addr: u32) -> bool {
+        self.region.is_none_or(|(lo, hi)| addr >= lo && addr < hi)
+    }
 }
 
 impl SymMemory<Shadow<'_>> for TraceMemory {
@@ -169,12 +183,12 @@ impl SymMemory<Shadow<'_>> for TraceMemory {
             return v;
         }
         match self.base {
-            Some(m) => {
+            Some(m) if self.in_scope(addr) => {
                 let k = d.0.word(addr);
                 let t = d.0.select(m, k);
                 d.value(t)
             }
-            None => Val::Conc(initial_word(&self.image, addr)),
+            _ => Val::Conc(initial_word(&self.image, addr)),
         }
     }
 
@@ -187,7 +201,21 @@ impl SymMemory<Shadow<'_>> for TraceMemory {
             Some(m) => m,
             None => initial_memory(d.0, &self.image),
         };
-        let mut stores: Vec<(u32, Val)> = self.overlay.drain().collect();
+        let mut stores: Vec<(u32, Val)> = match self.region {
+            None => self.overlay.drain().collect(),
+            Some((lo, hi)) => {
+                let inside: Vec<(u32, Val)> = self
+                    .overlay
+                    .iter()
+                    .filter(|&(&a, _)| a >= lo && a < hi)
+                    .map(|(&a, &v)| (a, v))
+                    .collect();
+                for (a, _) in &inside {
+                    self.overlay.remove(a);
+                }
+                inside
+            }
+        };
         stores.sort_unstable_by_key(|&(a, _)| a);
         for (a, v) in stores {
             let (a, v) = (d.0.word(a), d.term(v));
@@ -444,6 +472,7 @@ impl<'s> SymTracer<'s> {
                     base: None,
                     overlay: FxHashMap::default(),
                     image,
+                    region: None,
                 },
                 sym_stores: false,
                 sym_words: false,
@@ -638,19 +667,48 @@ impl<'s> SymTracer<'s> {
             return self.store.eq(a, k);
         }
         let (aligned, in_range) = address_checks(self.store, a);
-        self.store.and(aligned, in_range)
+        let general = self.store.and(aligned, in_range);
+        let Some((lo, hi)) = self.run.mem.region else {
+            return general;
+        };
+        // Inside the input array or not: two classes that part the inputs (the run's
+        // prefix fixes which region state a later access sees). Inside, the memory
+        // model keeps the words outside the array concrete.
+        let (l, h) = (self.store.word(lo), self.store.word(hi));
+        let below = self.store.bin(BinOp::Ult, a, l);
+        let above_lo = self.store.not(below);
+        let below_hi = self.store.bin(BinOp::Ult, a, h);
+        let inside = self.store.and(above_lo, below_hi);
+        if addr >= lo && addr < hi {
+            return self.store.and(aligned, inside);
+        }
+        self.run.mem.region = None;
+        let outside = self.store.not(inside);
+        self.store.and(general, outside)
+    }
+
+    /// Confines the run's input-dependent accesses to `[lo, hi)` (the input array's
+    /// words) while they stay there (see [`TraceMemory`]).
+    pub fn with_array_region(mut self, region: Option<(u32, u32)>) -> Self {
+        if self.run.mem.base.is_none() {
+            self.run.mem.region = region.filter(|(lo, hi)| lo < hi);
+        }
+        self
     }
 
     /// The value a load from `addr` (at `a` symbolically) gave; `value` is the word
     /// the machine read.
     fn load(&mut self, pc: u32, a: Val, addr: u32, value: u32) -> Val {
-        let words = &self.run.unknown.words;
-        if !words.is_empty() && (matches!(a, Val::Sym(_)) || words.contains(&addr)) {
-            self.gave_up = Some(GaveUp::CallEffects);
-        }
         if let Val::Sym(t) = a {
             let c = self.access_class(t, addr);
             self.cond(pc, c, CondKind::Address);
+        }
+        // A word a call left unknown, or (memory unconfined) any word at an
+        // input-dependent address.
+        let words = &self.run.unknown.words;
+        let unconfined = self.run.mem.region.is_none();
+        if !words.is_empty() && ((matches!(a, Val::Sym(_)) && unconfined) || words.contains(&addr)) {
+            self.gave_up = Some(GaveUp::CallEffects);
         }
         let v = crate::semantics::load(&mut Shadow(self.store), &mut self.run.mem, a);
         debug_assert!(
@@ -692,6 +750,7 @@ impl<'s> SymTracer<'s> {
         let word = match (self.run.mem.overlay.get(&addr), self.run.mem.base) {
             (Some(&Val::Sym(t)), _) => t,
             (Some(&Val::Conc(_)), _) | (None, None) => return,
+            (None, Some(_)) if !self.run.mem.in_scope(addr) => return,
             (None, Some(m)) => {
                 let k = self.store.word(addr);
                 self.store.select(m, k)
