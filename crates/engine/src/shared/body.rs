@@ -26,19 +26,53 @@ impl Body {
     }
 }
 
+/// How far after its `lis` a `jalr` through the same register may come for the
+/// literal to count as a call's target.
+const CALL_WINDOW: usize = 4;
+
 /// The entries worth trying in an image: every `lis` literal that is an aligned
-/// address inside it (generated code calls through `lis $5` / `.word f` / `jalr $5`).
+/// address inside it and that a `jalr` through the same register soon uses, as
+/// generated code calls (`lis $5` / `.word f` / `jalr $5`). Other literals (sizes,
+/// offsets, the output address) are never tried as entries.
 pub fn candidate_entries(image: &[u32]) -> Vec<u32> {
     let len = (image.len() as u32).saturating_mul(4);
-    let mut out: Vec<u32> = image
-        .windows(2)
-        .filter(|w| matches!(Instr::decode(w[0]), Some(Instr::Lis { .. })))
-        .map(|w| w[1])
-        .filter(|&a| a != 0 && a.is_multiple_of(4) && a < len)
-        .collect();
+    let mut out: Vec<u32> = Vec::new();
+    for (k, w) in image.iter().enumerate() {
+        let Some(Instr::Lis { d }) = Instr::decode(*w) else {
+            continue;
+        };
+        let Some(&target) = image.get(k + 1) else {
+            continue;
+        };
+        if target == 0 || !target.is_multiple_of(4) || target >= len {
+            continue;
+        }
+        let called = image
+            .iter()
+            .skip(k + 2)
+            .take(CALL_WINDOW)
+            .map(|&w| Instr::decode(w))
+            .take_while(|i| !i.is_some_and(|i| writes_reg(i, d)))
+            .any(|i| matches!(i, Some(Instr::Jalr { s }) if s == d));
+        if called {
+            out.push(target);
+        }
+    }
     out.sort_unstable();
     out.dedup();
     out
+}
+
+/// Whether `instr` writes `r` (a `jalr` writes `$31` only).
+fn writes_reg(instr: Instr, r: Reg) -> bool {
+    use Instr::*;
+    match instr {
+        Add { d, .. } | Sub { d, .. } | Slt { d, .. } | Sltu { d, .. } => d == r,
+        Mfhi { d } | Mflo { d } | Lis { d } => d == r,
+        Lw { t, .. } => t == r,
+        Jalr { .. } => r == Reg::RA,
+        _ => false,
+    }
 }
 
 /// The body of the leaf procedure at `entry`, if it is one:
@@ -204,8 +238,12 @@ mod tests {
     }
 
     #[test]
-    fn candidates_are_lis_literals_inside_the_image() {
-        let img = image("lis $5\n.word f\nlis $6\n.word 0xffff000c\njalr $5\nf: jr $31\n");
-        assert_eq!(candidate_entries(&img), vec![20]);
+    fn candidates_are_lis_literals_that_a_jalr_uses() {
+        let img = image(
+            "lis $5\n.word f\nlis $6\n.word 4\njalr $5\nlis $7\n.word f\nadd $7, $0, $0\n\
+             jalr $7\nf: jr $31\n",
+        );
+        // `.word 4` is no call's, and $7 is overwritten before its jalr.
+        assert_eq!(candidate_entries(&img), vec![36]);
     }
 }
