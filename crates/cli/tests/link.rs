@@ -321,3 +321,39 @@ fn grade_links_the_task_modules_and_keys_the_store_by_their_content() {
         "{unlinked}"
     );
 }
+
+#[test]
+fn course_programs_compiled_two_ways_are_decided_through_print_s_calls() {
+    let dir = "examples/compiler/course";
+    for (name, right, frontend, verdict) in [
+        ("arith", "regalloc.asm", None, "equivalent"),
+        ("array-reverse", "regalloc.asm", Some("array"), "equivalent"),
+        ("fact-rec", "regalloc_buggy.asm", None, "disequivalent"),
+    ] {
+        let (l, r) = (
+            format!("{dir}/{name}/naive.asm"),
+            format!("{dir}/{name}/{right}"),
+        );
+        let mut args = vec![
+            "compare",
+            "--link",
+            PRINT,
+            &l,
+            &r,
+            "--observe",
+            "output,$3",
+            "--fuel",
+            "20000",
+        ];
+        if let Some(f) = frontend {
+            args.extend(["--frontend", f, "--max-len", "4"]);
+        }
+        let o = run(&args);
+        assert!(
+            stdout(&o).starts_with(&format!("{verdict}:")),
+            "{name}: {}{}",
+            stdout(&o),
+            stderr(&o)
+        );
+    }
+}
