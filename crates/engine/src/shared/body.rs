@@ -27,13 +27,16 @@ impl Body {
 }
 
 /// How far after its `lis` a `jalr` through the same register may come for the
-/// literal to count as a call's target.
-const CALL_WINDOW: usize = 4;
+/// literal to count as a call's target (in words, read in order).
+const CALL_WINDOW: usize = 4096;
 
 /// The entries worth trying in an image: every `lis` literal that is an aligned
-/// address inside it and that a `jalr` through the same register soon uses, as
-/// generated code calls (`lis $5` / `.word f` / `jalr $5`). Other literals (sizes,
-/// offsets, the output address) are never tried as entries.
+/// address inside it and that a `jalr` through the same register uses before the
+/// register is written again (words read in order, branches not followed), as
+/// generated code calls: `lis $5` / `.word f` / `jalr $5`, or `print`'s address loaded
+/// once into a register that every `println` jumps through. Other literals (sizes,
+/// offsets, the output address) are never tried as entries; which candidates are
+/// procedures is for [`leaf_body`] and the check to say.
 pub fn candidate_entries(image: &[u32]) -> Vec<u32> {
     let len = (image.len() as u32).saturating_mul(4);
     let mut out: Vec<u32> = Vec::new();
@@ -52,8 +55,12 @@ pub fn candidate_entries(image: &[u32]) -> Vec<u32> {
             .skip(k + 2)
             .take(CALL_WINDOW)
             .map(|&w| Instr::decode(w))
-            .take_while(|i| !i.is_some_and(|i| writes_reg(i, d)))
-            .any(|i| matches!(i, Some(Instr::Jalr { s }) if s == d));
+            .map_while(|i| match i {
+                Some(Instr::Jalr { s }) if s == d => Some(true),
+                Some(i) if writes_reg(i, d) => None,
+                _ => Some(false),
+            })
+            .any(|called| called);
         if called {
             out.push(target);
         }
@@ -157,11 +164,13 @@ fn step(instr: Instr, taint: u32) -> Option<u32> {
             }
             Some(set(d, t(s) || t(u)))
         }
+        // The difference of two stack-derived values does not depend on where the
+        // stack is; a stack-derived value minus anything else stays one.
         Sub { d, s, t: u } => {
-            if ra(d) || ra(s) || ra(u) || t(u) {
+            if ra(d) || ra(s) || ra(u) || (t(u) && !t(s)) {
                 return None;
             }
-            Some(set(d, t(s)))
+            Some(set(d, t(s) && !t(u)))
         }
         Slt { d, s, t: u } | Sltu { d, s, t: u } => {
             if ra(d) || ra(s) || ra(u) || t(s) || t(u) {
@@ -175,8 +184,10 @@ fn step(instr: Instr, taint: u32) -> Option<u32> {
         Mfhi { d } | Mflo { d } | Lis { d } => (!ra(d)).then(|| set(d, false)),
         Lw { t: d, s, .. } => (!(ra(d) || ra(s))).then(|| set(d, false)),
         Sw { t: v, s, .. } => (!(ra(v) || ra(s) || t(v))).then_some(taint),
+        // Two stack-derived values are equal or not wherever the stack is (a pointer
+        // walking the frame compared with `$30`); one against anything else is not.
         Beq { s, t: u, .. } | Bne { s, t: u, .. } => {
-            (!(ra(s) || ra(u) || t(s) || t(u))).then_some(taint)
+            (!(ra(s) || ra(u) || t(s) != t(u))).then_some(taint)
         }
         Jr { s } => (s == Reg::RA).then_some(taint),
         Jalr { .. } => None,
@@ -222,6 +233,7 @@ mod tests {
             "sw $30, -4($30)\njr $31\n",
             "slt $3, $30, $1\njr $31\n",
             "sub $3, $1, $30\njr $31\n",
+            "beq $30, $1, 0\njr $31\n",
             "lis $30\n.word 100\njr $31\n",
             "add $3, $31, $0\njr $31\n",
             "jalr $5\njr $31\n",
@@ -245,5 +257,9 @@ mod tests {
         );
         // `.word 4` is no call's, and $7 is overwritten before its jalr.
         assert_eq!(candidate_entries(&img), vec![36]);
+        // Loaded once, called later through the same register.
+        let img = image("lis $10\n.word f\nadd $1, $1, $1\nsw $1, -4($30)\nbeq $0, $0, 0\n\
+                         add $2, $2, $2\njalr $10\njr $31\nf: jr $31\n");
+        assert_eq!(candidate_entries(&img), vec![32]);
     }
 }

@@ -265,6 +265,29 @@ mod tests {
         assert!(p.min_steps < p.max_steps);
     }
 
+    /// A print in another style: digits pushed through a pointer that walks down from
+    /// `$30` and popped until it meets `$30` again, unsigned division.
+    const POINTER_PRINT: &str = "sw $1, -4($30)\nsw $3, -8($30)\nsw $4, -12($30)\n\
+        sw $5, -16($30)\nsw $6, -20($30)\nsw $7, -24($30)\nsw $8, -28($30)\nsw $9, -32($30)\n\
+        lis $3\n.word -32\nadd $30, $30, $3\nlis $3\n.word 0xffff000c\nlis $4\n.word 10\n\
+        lis $5\n.word 4\nadd $6, $1, $0\nslt $7, $1, $0\nbeq $7, $0, 4\nlis $8\n.word 45\n\
+        sw $8, 0($3)\nsub $6, $0, $6\nadd $9, $30, $0\nloop:\ndivu $6, $4\nmfhi $7\n\
+        sub $9, $9, $5\nsw $7, 0($9)\nmflo $6\nbne $6, $0, loop\nlis $7\n.word 48\nout:\n\
+        lw $8, 0($9)\nadd $8, $8, $7\nsw $8, 0($3)\nadd $9, $9, $5\nbne $9, $30, out\n\
+        sw $4, 0($3)\nlis $3\n.word 32\nadd $30, $30, $3\nlw $1, -4($30)\nlw $3, -8($30)\n\
+        lw $4, -12($30)\nlw $5, -16($30)\nlw $6, -20($30)\nlw $7, -24($30)\nlw $8, -28($30)\n\
+        lw $9, -32($30)\njr $31\n";
+
+    #[test]
+    fn a_print_that_walks_its_frame_with_a_pointer_qualifies() {
+        let img = words(POINTER_PRINT);
+        assert!(crate::shared::leaf_body(&img, 0).is_some());
+        let Checked::Qualifies(p) = check(&img, None) else {
+            panic!("qualifies");
+        };
+        assert_eq!(p.args, vec![Reg::new(1).unwrap()]);
+    }
+
     #[test]
     fn a_clobbered_register_is_not_restored() {
         let Checked::Qualifies(p) = check(&words("add $3, $1, $2\njr $31\n"), None) else {
