@@ -73,7 +73,11 @@ pub fn check(words: &[u32], interrupt: Option<&'static std::sync::atomic::Atomic
         minimise: false,
         ..Options::default()
     };
+    // Counts, not the clock, decide whether a procedure qualifies: a fixed work for
+    // Z3 in process and no race of other solvers.
     opts.solver.work_budget = Some(PROC_WORK);
+    opts.solver.portfolio = Vec::new();
+    opts.solver.external = None;
     let explored = crate::concolic::explore(&program, &opts, &mut Quiet);
     if explored.incomplete.iter().any(|r| r.cut_by_wall_clock()) {
         return Checked::Cut;
