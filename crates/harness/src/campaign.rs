@@ -515,6 +515,21 @@ pub fn check_writable(path: &Path) -> io::Result<()> {
     fs::remove_file(&tmp)
 }
 
+/// [`check_writable`] for a binary named `program`, with the message it prints when
+/// the summary cannot be written (then it should exit with status 2).
+pub fn summary_writable(program: &str, path: Option<&Path>) -> bool {
+    match path.map(check_writable) {
+        Some(Err(e)) => {
+            eprintln!(
+                "{program}: cannot write the summary {}: {e}",
+                path.map(|p| p.display().to_string()).unwrap_or_default()
+            );
+            false
+        }
+        _ => true,
+    }
+}
+
 /// Sums the summary files of shards of one run (each named, for messages), keeping
 /// `show` reproducers of each list. Errors: a file of a sum rather than of a shard,
 /// files of different runs (seed, pairs, shapes, engines, settings or number of

@@ -179,14 +179,8 @@ fn main() -> ExitCode {
         };
     }
 
-    if let Some(path) = &args.summary {
-        if let Err(e) = campaign::check_writable(path) {
-            eprintln!(
-                "soundness: cannot write the summary {}: {e}",
-                path.display()
-            );
-            return ExitCode::from(2);
-        }
+    if !campaign::summary_writable("soundness", args.summary.as_deref()) {
+        return ExitCode::from(2);
     }
     let sel = Selection {
         start: args.start,

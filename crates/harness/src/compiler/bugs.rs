@@ -99,3 +99,21 @@ impl Sites {
         self.seen[kind.index()]
     }
 }
+
+/// The comparison a code generator emits for `c` at this site, with the planted bug
+/// if it is here: the operator, and whether it compares unsigned.
+pub fn emitted_comparison(
+    sites: &mut Sites,
+    c: &super::source::Cond,
+) -> (super::source::CmpOp, bool) {
+    use super::source::CmpOp;
+    let unsigned = c.pointers != sites.hit(BugKind::Signedness);
+    let op = match c.op {
+        CmpOp::Lt if sites.hit(BugKind::LtAsLe) => CmpOp::Le,
+        CmpOp::Gt if sites.hit(BugKind::LtAsLe) => CmpOp::Ge,
+        CmpOp::Eq if sites.hit(BugKind::EqAsNe) => CmpOp::Ne,
+        CmpOp::Ne if sites.hit(BugKind::EqAsNe) => CmpOp::Eq,
+        op => op,
+    };
+    (op, unsigned)
+}

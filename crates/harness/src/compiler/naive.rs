@@ -146,10 +146,7 @@ impl Naive {
         self.expr(&c.right);
         self.asm.pop(LEFT);
         let a = &mut self.asm;
-        let mut unsigned = c.pointers;
-        if a.sites.hit(BugKind::Signedness) {
-            unsigned = !unsigned;
-        }
+        let (op, unsigned) = super::bugs::emitted_comparison(&mut a.sites, c);
         let slt = |d, s, t| {
             if unsigned {
                 Op::Sltu(d, s, t)
@@ -157,24 +154,6 @@ impl Naive {
                 Op::Slt(d, s, t)
             }
         };
-        let mut op = c.op;
-        match op {
-            CmpOp::Lt | CmpOp::Gt if a.sites.hit(BugKind::LtAsLe) => {
-                op = if op == CmpOp::Lt {
-                    CmpOp::Le
-                } else {
-                    CmpOp::Ge
-                };
-            }
-            CmpOp::Eq | CmpOp::Ne if a.sites.hit(BugKind::EqAsNe) => {
-                op = if op == CmpOp::Eq {
-                    CmpOp::Ne
-                } else {
-                    CmpOp::Eq
-                };
-            }
-            _ => {}
-        }
         let t = target.to_string();
         match op {
             CmpOp::Lt => {

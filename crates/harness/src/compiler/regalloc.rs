@@ -255,10 +255,7 @@ impl Gen<'_> {
         let l = self.operand(&c.left, t0, &TEMPS[1..]);
         let r = self.operand(&c.right, t1, rest);
         let a = &mut *self.asm;
-        let mut unsigned = c.pointers;
-        if a.sites.hit(BugKind::Signedness) {
-            unsigned = !unsigned;
-        }
+        let (op, unsigned) = super::bugs::emitted_comparison(&mut a.sites, c);
         let slt = |d, s, t| {
             if unsigned {
                 Op::Sltu(d, s, t)
@@ -266,24 +263,6 @@ impl Gen<'_> {
                 Op::Slt(d, s, t)
             }
         };
-        let mut op = c.op;
-        match op {
-            CmpOp::Lt | CmpOp::Gt if a.sites.hit(BugKind::LtAsLe) => {
-                op = if op == CmpOp::Lt {
-                    CmpOp::Le
-                } else {
-                    CmpOp::Ge
-                };
-            }
-            CmpOp::Eq | CmpOp::Ne if a.sites.hit(BugKind::EqAsNe) => {
-                op = if op == CmpOp::Eq {
-                    CmpOp::Ne
-                } else {
-                    CmpOp::Eq
-                };
-            }
-            _ => {}
-        }
         let t = target.to_string();
         // `flag` set means the comparison holds when flag != 0 (Lt, Gt) or when it is
         // 0 (Le, Ge).
