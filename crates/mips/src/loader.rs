@@ -104,10 +104,7 @@ pub fn parse_binary(path: &str, bytes: &[u8]) -> Result<Program, LoadError> {
     Ok(Program::from_words(words))
 }
 
-/// Encodes words as a binary image.
-pub fn to_binary(words: &[u32]) -> Vec<u8> {
-    words.iter().flat_map(|w| w.to_be_bytes()).collect()
-}
+pub use crate::program::to_binary;
 
 /// Loads a program from `bytes` read from `path` in the given format: a module with
 /// imports is an error naming them (link it first, [`parse_linked`]).

@@ -231,7 +231,7 @@ pub fn write(module: &Module) -> Vec<u8> {
     let mut words = vec![COOKIE, end_module, end_code];
     words.append(&mut code);
     words.append(&mut table);
-    crate::loader::to_binary(&words)
+    crate::program::to_binary(&words)
 }
 
 #[cfg(test)]
@@ -298,7 +298,7 @@ mod tests {
     }
 
     fn bad(w: &[u32]) -> MerlError {
-        read("bad.merl", &crate::loader::to_binary(w)).unwrap_err()
+        read("bad.merl", &crate::program::to_binary(w)).unwrap_err()
     }
 
     #[test]

@@ -58,3 +58,8 @@ impl Program {
         lines.get((addr / 4) as usize).copied().filter(|&l| l != 0)
     }
 }
+
+/// Encodes words as a binary image (big-endian, as the machine reads them).
+pub fn to_binary(words: &[u32]) -> Vec<u8> {
+    words.iter().flat_map(|w| w.to_be_bytes()).collect()
+}
