@@ -357,3 +357,48 @@ fn course_programs_compiled_two_ways_are_decided_through_print_s_calls() {
         );
     }
 }
+
+#[test]
+fn the_check_of_print_is_kept_in_the_cache_directory() {
+    let dir = tempfile::tempdir().unwrap();
+    let o = tamarin()
+        .env("TAMARIN_CACHE_DIR", dir.path())
+        .args([
+            "compare",
+            "--link",
+            PRINT,
+            WAIN,
+            HAND,
+            "--observe",
+            "output,$3",
+        ])
+        .output()
+        .unwrap();
+    assert!(
+        stdout(&o).starts_with("equivalent"),
+        "{}{}",
+        stdout(&o),
+        stderr(&o)
+    );
+    let files: Vec<_> = std::fs::read_dir(dir.path()).unwrap().collect();
+    assert_eq!(files.len(), 1, "{files:?}");
+    // Empty: nowhere.
+    let none = tempfile::tempdir().unwrap();
+    let o = tamarin()
+        .env("TAMARIN_CACHE_DIR", "")
+        .env("HOME", none.path())
+        .env_remove("XDG_CACHE_HOME")
+        .args([
+            "compare",
+            "--link",
+            PRINT,
+            WAIN,
+            HAND,
+            "--observe",
+            "output,$3",
+        ])
+        .output()
+        .unwrap();
+    assert!(stdout(&o).starts_with("equivalent"), "{}", stdout(&o));
+    assert_eq!(std::fs::read_dir(none.path()).unwrap().count(), 0);
+}

@@ -97,7 +97,7 @@ impl Comparer for PathSearch {
         // Procedures both programs contain, compared by their calls where they pass
         // the check of them alone (`shared`).
         let calls = if o.shared_calls {
-            shared::find(l, r, o.interrupt)
+            shared::find(l, r, o.interrupt, o.procedure_cache.as_deref())
         } else {
             Default::default()
         };

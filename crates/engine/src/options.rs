@@ -111,6 +111,9 @@ pub struct Options {
     /// following them (default on; see `tamarin::shared` for when a procedure
     /// qualifies).
     pub shared_calls: bool,
+    /// Where the checks of shared procedures are kept between processes (default none:
+    /// each process checks again; the command line names the user's cache directory).
+    pub procedure_cache: Option<std::path::PathBuf>,
     /// The budget the work draws from (default none: the front door starts one from
     /// `timeout`, `interrupt`, `fuel` and `trace_limits` when the work begins). A front
     /// end that wants the deadline anchored earlier (when its command starts), or a
@@ -148,6 +151,7 @@ impl Default for Options {
             interrupt: None,
             deterministic: false,
             shared_calls: true,
+            procedure_cache: None,
             budget: None,
         }
     }

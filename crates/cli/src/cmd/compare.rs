@@ -141,6 +141,7 @@ pub fn execute(mut args: Args) -> Result<ExitCode, CliError> {
     )?;
     super::search::attach_domain_program(&mut settings)?;
     super::search::attach_link(&mut settings)?;
+    super::search::attach_procedure_cache(&mut settings);
     let (left_path, right_path) = (args.left.clone(), args.right.clone().unwrap_or_default());
     if args.no_split && settings.engine == Engine::Concolic {
         eprintln!("warning: --no-split applies to the merged encoding only; --engine concolic does not use it");

@@ -220,6 +220,7 @@ pub fn resolve(
     )?;
     attach_domain_program(&mut settings)?;
     attach_link(&mut settings)?;
+    attach_procedure_cache(&mut settings);
     if settings.needs_sizing() {
         let reference = task.as_ref().and_then(Task::reference).ok_or_else(|| {
             CliError::Usage(format!(
@@ -253,6 +254,19 @@ pub fn attach_domain_program(settings: &mut Settings) -> Result<(), CliError> {
 /// Reads the modules that the settings link after every program (`--link`, a task's
 /// `link`), links them into every program loaded from now on, and puts their content
 /// in the settings' key (nothing to do without any).
+/// Where the checks of shared procedures are kept between commands: `TAMARIN_CACHE_DIR`
+/// (empty: nowhere), else `$XDG_CACHE_HOME/tamarin`, else `$HOME/.cache/tamarin`.
+pub fn attach_procedure_cache(settings: &mut Settings) {
+    let var = |k: &str| std::env::var_os(k).filter(|v| !v.is_empty());
+    settings.opts.procedure_cache = match std::env::var_os("TAMARIN_CACHE_DIR") {
+        Some(dir) if dir.is_empty() => None,
+        Some(dir) => Some(PathBuf::from(dir)),
+        None => var("XDG_CACHE_HOME")
+            .map(|d| PathBuf::from(d).join("tamarin"))
+            .or_else(|| var("HOME").map(|h| PathBuf::from(h).join(".cache/tamarin"))),
+    };
+}
+
 pub fn attach_link(settings: &mut Settings) -> Result<(), CliError> {
     if settings.search.link.is_empty() {
         return Ok(());

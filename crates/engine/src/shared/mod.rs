@@ -19,6 +19,7 @@
 
 mod body;
 mod check;
+mod disk;
 
 use std::sync::{Arc, Mutex, OnceLock};
 
@@ -44,16 +45,26 @@ fn cache() -> &'static Mutex<Checked> {
 fn checked(
     words: &[u32],
     interrupt: Option<&'static std::sync::atomic::AtomicBool>,
+    on_disk: Option<&std::path::Path>,
 ) -> Option<Arc<Procedure>> {
     if let Ok(c) = cache().lock() {
         if let Some(known) = c.get(words) {
             return known.clone();
         }
     }
-    let result = match check(words, interrupt) {
-        check::Checked::Qualifies(p) => Some(Arc::new(p)),
-        check::Checked::Refused(_) => None,
-        check::Checked::Cut => return None,
+    let result = match on_disk.and_then(|dir| disk::load(dir, words)) {
+        Some(known) => known,
+        None => {
+            let found = match check(words, interrupt) {
+                check::Checked::Qualifies(p) => Some(Arc::new(p)),
+                check::Checked::Refused(_) => None,
+                check::Checked::Cut => return None,
+            };
+            if let Some(dir) = on_disk {
+                disk::save(dir, words, found.as_deref());
+            }
+            found
+        }
     };
     if let Ok(mut c) = cache().lock() {
         c.insert(words.to_vec(), result.clone());
@@ -63,10 +74,12 @@ fn checked(
 
 /// The procedures that both programs contain and that qualify, for each side: entries
 /// are the `lis` literals of either program whose leaf body appears in the other.
+/// `on_disk` is where checks of earlier processes are kept, if anywhere.
 pub fn find(
     left: &Program,
     right: &Program,
     interrupt: Option<&'static std::sync::atomic::AtomicBool>,
+    on_disk: Option<&std::path::Path>,
 ) -> [Calls; 2] {
     let images = [left.words(), right.words()];
     let mut bodies: Vec<Vec<u32>> = Vec::new();
@@ -84,7 +97,7 @@ pub fn find(
     let mut calls: [Calls; 2] = [Calls::default(), Calls::default()];
     let mut id: u16 = 0;
     for words in bodies {
-        let Some(p) = checked(&words, interrupt) else {
+        let Some(p) = checked(&words, interrupt, on_disk) else {
             continue;
         };
         let mut p = (*p).clone();
@@ -115,7 +128,7 @@ mod tests {
         let caller = "lis $5\n.word print\njalr $5\njr $31\n";
         let left = assemble("l.asm", &format!("{caller}{print}")).unwrap();
         let right = assemble("r.asm", &format!("add $1, $1, $0\n{caller}{print}")).unwrap();
-        let [l, r] = find(&left, &right, None);
+        let [l, r] = find(&left, &right, None, None);
         assert_eq!(l.len(), 1);
         assert_eq!(r.len(), 1);
         assert_eq!(l.get(&16).map(|p| p.id), Some(0));
@@ -127,7 +140,7 @@ mod tests {
         let print = include_str!("../../../../examples/runtime/print.asm");
         let left = assemble("l.asm", &format!("lis $5\n.word print\njalr $5\njr $31\n{print}")).unwrap();
         let right = assemble("r.asm", "jr $31\n").unwrap();
-        let [l, r] = find(&left, &right, None);
+        let [l, r] = find(&left, &right, None, None);
         assert!(l.is_empty() && r.is_empty());
     }
 }

@@ -386,6 +386,7 @@ fn resolve(
     )?;
     crate::cmd::search::attach_domain_program(&mut settings)?;
     crate::cmd::search::attach_link(&mut settings)?;
+    crate::cmd::search::attach_procedure_cache(&mut settings);
     // The comparisons that run at once share the trace memory.
     let jobs = tamarin_grade::class::job_count(args.jobs);
     settings.opts.trace_limits = settings.opts.trace_limits.for_jobs(jobs);
