@@ -382,6 +382,24 @@ fn the_check_of_print_is_kept_in_the_cache_directory() {
     );
     let files: Vec<_> = std::fs::read_dir(dir.path()).unwrap().collect();
     assert_eq!(files.len(), 1, "{files:?}");
+    // The JSON counts the calls compared as events, and the runs they cut short.
+    let o = tamarin()
+        .env("TAMARIN_CACHE_DIR", dir.path())
+        .args([
+            "compare",
+            "--link",
+            PRINT,
+            WAIN,
+            HAND,
+            "--observe",
+            "output,$3",
+        ])
+        .args(["--format", "json"])
+        .output()
+        .unwrap();
+    let v: Value = serde_json::from_str(stdout(&o).trim()).unwrap();
+    assert!(v["stats"]["call_events"].as_u64().unwrap_or(0) > 0, "{v}");
+    assert_eq!(v["stats"]["call_partial_runs"].as_u64(), Some(0), "{v}");
     // Empty: nowhere.
     let none = tempfile::tempdir().unwrap();
     let o = tamarin()
