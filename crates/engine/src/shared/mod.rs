@@ -82,10 +82,12 @@ pub fn find(
     on_disk: Option<&std::path::Path>,
 ) -> [Calls; 2] {
     let images = [left.words(), right.words()];
+    // Each image's entries, scanned once: bodies are read from them, then placed.
+    let entries = images.map(|image| candidate_entries(image));
     let mut bodies: Vec<Vec<u32>> = Vec::new();
     for (side, image) in images.iter().enumerate() {
         let other = images[1 - side];
-        for entry in candidate_entries(image) {
+        for &entry in &entries[side] {
             let Some(b) = leaf_body(image, entry) else {
                 continue;
             };
@@ -106,7 +108,7 @@ pub fn find(
         let p = Arc::new(p);
         for (side, image) in images.iter().enumerate() {
             // Every place the body lies and is entered by a call that qualified.
-            for entry in candidate_entries(image) {
+            for &entry in &entries[side] {
                 let at = (entry / 4) as usize;
                 if image.get(at..at + words.len()) == Some(&words[..]) {
                     calls[side].insert(entry, p.clone());
