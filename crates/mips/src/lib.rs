@@ -12,6 +12,7 @@ pub mod link;
 pub mod loader;
 pub mod memory;
 pub mod merl;
+pub mod mips32;
 pub mod program;
 
 pub use cpu::{
