@@ -11,7 +11,8 @@ use tamarin_mips::disasm;
 use crate::args::InputFormatOpt;
 use crate::diag::CliError;
 
-/// Disassemble a program to standard output.
+/// Disassemble a program to standard output (a CS241 program as assembly that
+/// reassembles to the same words; a MIPS32 ELF file's functions as a listing).
 #[derive(Debug, ClapArgs)]
 pub struct Args {
     /// The program (.mips or .bin binary, or .asm/.s assembly; `-`: standard input, read
@@ -20,9 +21,27 @@ pub struct Args {
     pub input: PathBuf,
     #[command(flatten)]
     pub format: InputFormatOpt,
+    /// For a MIPS32 ELF file: list only this function (by default, every one).
+    #[arg(long, value_name = "NAME")]
+    pub function: Option<String>,
 }
 
 pub fn execute(args: Args) -> Result<ExitCode, CliError> {
+    if super::function::is_elf_file(&args.input) {
+        if !args.format.link.is_empty() || args.format.input_format.is_some() {
+            let file = super::program_name(&args.input);
+            return Err(super::function::wrong_kind(
+                &file,
+                true,
+                "--link/--input-format",
+            ));
+        }
+        return super::function::disasm(&args.input, args.function.as_deref());
+    }
+    if args.function.is_some() {
+        let file = super::program_name(&args.input);
+        return Err(super::function::wrong_kind(&file, false, "--function"));
+    }
     super::set_link(&args.format.link)?;
     let program = super::load_program(&args.input, args.format.format())?;
     let text = disasm::disassemble(program.words());

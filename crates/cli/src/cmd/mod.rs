@@ -10,6 +10,7 @@ pub mod check;
 pub mod compare;
 pub mod disasm;
 pub mod explain;
+pub mod function;
 pub mod grade;
 pub mod link;
 pub mod paths;
@@ -121,6 +122,13 @@ pub fn read_program_bytes(
     // opened only once its format is known (opening a FIFO waits for a writer).
     if std::fs::metadata(path).map_err(io_error)?.is_dir() {
         return Err(LoadError::IsDirectory { path: name }.into());
+    }
+    if function::is_elf_file(path) {
+        return Err(CliError::Usage(format!(
+            "{name} is a MIPS32 ELF file: this command reads CS241 programs; `tamarin run \
+             --function NAME` and `tamarin disasm` read ELF functions, and comparing them is \
+             not available yet"
+        )));
     }
     let forced = format.is_some();
     let format = format

@@ -63,6 +63,86 @@ pub struct Args {
     /// command line winning over them.
     #[arg(long, value_name = "FILE")]
     pub task: Option<PathBuf>,
+    #[command(flatten)]
+    pub function: FunctionArgs,
+}
+
+/// Running one function of a MIPS32 ELF file (an object built with `-fno-pic
+/// -mno-abicalls`, or a static executable), called as o32 calls it.
+#[derive(Debug, Default, ClapArgs)]
+pub struct FunctionArgs {
+    /// The function to run, when PROG is a MIPS32 ELF file: it gets $a0..$a3, and the
+    /// report gives $v0 and $v1 when it returns.
+    #[arg(long, value_name = "NAME", help_heading = "MIPS32 functions")]
+    pub function: Option<String>,
+    /// $a0 (default 0).
+    #[arg(long, value_name = "N", value_parser = parse_word,
+          allow_negative_numbers = true, help_heading = "MIPS32 functions")]
+    pub a0: Option<u32>,
+    /// $a1 (default 0).
+    #[arg(long, value_name = "N", value_parser = parse_word,
+          allow_negative_numbers = true, help_heading = "MIPS32 functions")]
+    pub a1: Option<u32>,
+    /// $a2 (default 0).
+    #[arg(long, value_name = "N", value_parser = parse_word,
+          allow_negative_numbers = true, help_heading = "MIPS32 functions")]
+    pub a2: Option<u32>,
+    /// $a3 (default 0).
+    #[arg(long, value_name = "N", value_parser = parse_word,
+          allow_negative_numbers = true, help_heading = "MIPS32 functions")]
+    pub a3: Option<u32>,
+}
+
+impl FunctionArgs {
+    fn any_arg(&self) -> bool {
+        self.a0.is_some() || self.a1.is_some() || self.a2.is_some() || self.a3.is_some()
+    }
+
+    fn args(&self) -> [u32; 4] {
+        [self.a0, self.a1, self.a2, self.a3].map(|a| a.unwrap_or(0))
+    }
+}
+
+/// Runs a function of an ELF file, refusing the options that are CS241's.
+fn run_function(args: &Args) -> Result<ExitCode, CliError> {
+    let file = super::program_name(&args.program);
+    let Some(name) = &args.function.function else {
+        let image = super::function::load_image(&args.program)?;
+        let known: Vec<&str> = image.functions().into_iter().map(|(n, _)| n).collect();
+        return Err(CliError::Usage(format!(
+            "{file} is a MIPS32 ELF file: name the function to run with --function NAME \
+             (the file defines {})",
+            if known.is_empty() {
+                "none".to_string()
+            } else {
+                known.join(", ")
+            }
+        )));
+    };
+    let fe = &args.frontend;
+    let cs241 = [
+        (
+            "--r1/--r2/--reg",
+            fe.r1.is_some() || fe.r2.is_some() || !fe.regs.is_empty(),
+        ),
+        ("--array", fe.array.is_some() || fe.array_stdin),
+        ("--twoints", fe.twoints),
+        ("--stdin", args.stdin.is_some()),
+        ("--show-mem", args.show_mem.is_some()),
+        ("--report", args.report),
+        ("--task", args.task.is_some()),
+        ("--link", !args.input_format.link.is_empty()),
+    ];
+    if let Some((flag, _)) = cs241.iter().find(|(_, given)| *given) {
+        return Err(super::function::wrong_kind(&file, true, flag));
+    }
+    super::function::run(
+        &args.program,
+        name,
+        args.function.args(),
+        args.fuel,
+        args.format,
+    )
 }
 
 /// Takes from the `--task` file the settings of a run that the command line does not
@@ -107,6 +187,17 @@ fn apply_task(args: &mut Args) -> Result<(), CliError> {
 }
 
 pub fn execute(mut args: Args) -> Result<ExitCode, CliError> {
+    if super::function::is_elf_file(&args.program) {
+        return run_function(&args);
+    }
+    if args.function.function.is_some() || args.function.any_arg() {
+        let file = super::program_name(&args.program);
+        return Err(super::function::wrong_kind(
+            &file,
+            false,
+            "--function/--a0..--a3",
+        ));
+    }
     apply_task(&mut args)?;
     if args.report && args.format == OutputFormat::Json {
         return Err(CliError::Usage(

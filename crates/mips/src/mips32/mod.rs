@@ -3,6 +3,7 @@
 //! calls one function as o32 does.
 
 pub mod abi;
+pub mod calls;
 pub mod cpu;
 pub mod elf;
 pub mod image;

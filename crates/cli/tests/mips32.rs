@@ -1,0 +1,226 @@
+//! MIPS32 ELF functions on the command line, on the objects in `examples/mips32`:
+//! `run --function` with `--a0..--a3`, `disasm --function`, and the usage errors
+//! (exit 2) for a missing or unknown function, a call of an undefined function, a
+//! broken file, CS241 options given with an ELF file, and commands that take CS241
+//! programs only.
+
+use std::path::{Path, PathBuf};
+use std::process::Output;
+
+use assert_cmd::Command;
+use serde_json::Value;
+
+fn root() -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR")).join("../..")
+}
+
+fn run(args: &[&str]) -> Output {
+    let mut c = Command::cargo_bin("tamarin").expect("the tamarin binary is built");
+    c.current_dir(root());
+    c.args(args).output().expect("run tamarin")
+}
+
+fn stdout(o: &Output) -> String {
+    String::from_utf8_lossy(&o.stdout).into_owned()
+}
+
+fn stderr(o: &Output) -> String {
+    String::from_utf8_lossy(&o.stderr).into_owned()
+}
+
+fn json(o: &Output) -> Value {
+    serde_json::from_slice(&o.stdout).expect("one JSON object")
+}
+
+const EX: &str = "examples/mips32";
+
+#[test]
+fn run_calls_a_function_with_its_arguments_at_both_levels() {
+    for level in ["O0", "O2"] {
+        let obj = format!("{EX}/popcount-{level}.o");
+        let o = run(&[
+            "run",
+            &obj,
+            "--function",
+            "popcount_loop",
+            "--a0",
+            "-1",
+            "--format",
+            "json",
+        ]);
+        assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
+        let j = json(&o);
+        assert_eq!(j["status"], "returned");
+        assert_eq!(j["v0"], 32);
+        assert_eq!(j["args"][0], -1);
+        let o = run(&[
+            "run",
+            &obj,
+            "--function",
+            "popcount_buggy",
+            "--a0",
+            "0xffffffff",
+        ]);
+        assert_eq!(o.status.code(), Some(0));
+        assert!(
+            stdout(&o).contains("$v0 = 31 (0x0000001f)"),
+            "{}",
+            stdout(&o)
+        );
+        // A jump table and a call of a static function.
+        let obj = format!("{EX}/grade-{level}.o");
+        for (score, late, letter) in [(88, 1, 'A'), (80, 2, 'B'), (40, 9, 'F'), (75, 0, 'B')] {
+            let (s, l) = (score.to_string(), late.to_string());
+            let o = run(&[
+                "run",
+                &obj,
+                "--function",
+                "letter",
+                "--a0",
+                &s,
+                "--a1",
+                &l,
+                "--format",
+                "json",
+            ]);
+            assert_eq!(
+                json(&o)["v0"],
+                letter as u32,
+                "letter({score}, {late}) at -{level}"
+            );
+        }
+    }
+}
+
+#[test]
+fn a_taken_trap_is_a_fault_with_exit_status_1() {
+    let o = run(&[
+        "run",
+        &format!("{EX}/divmod-O2.o"),
+        "--function",
+        "divmod_unguarded",
+        "--a0",
+        "7",
+        "--format",
+        "json",
+    ]);
+    assert_eq!(o.status.code(), Some(1), "{}", stderr(&o));
+    let j = json(&o);
+    assert_eq!(j["status"], "fault");
+    assert_eq!(j["fault"]["kind"], "trap");
+    assert!(j["fault"]["message"].as_str().unwrap().contains("code 7"));
+    // The guarded version returns 0 instead.
+    let o = run(&[
+        "run",
+        &format!("{EX}/divmod-O2.o"),
+        "--function",
+        "divmod",
+        "--a0",
+        "7",
+    ]);
+    assert_eq!(o.status.code(), Some(0));
+    assert!(stdout(&o).contains("$v0 = 0 "));
+}
+
+#[test]
+fn running_out_of_fuel_is_exit_status_3() {
+    let o = run(&[
+        "run",
+        &format!("{EX}/popcount-O0.o"),
+        "--function",
+        "popcount_loop",
+        "--a0",
+        "-1",
+        "--fuel",
+        "20",
+    ]);
+    assert_eq!(o.status.code(), Some(3));
+    assert!(stdout(&o).contains("ran out of fuel"), "{}", stdout(&o));
+}
+
+#[test]
+fn disasm_lists_a_function_in_objdump_syntax() {
+    let o = run(&[
+        "disasm",
+        &format!("{EX}/divmod-O2.o"),
+        "--function",
+        "divmod_unguarded",
+    ]);
+    assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
+    let text = stdout(&o);
+    assert!(text.contains("<divmod_unguarded>:"), "{text}");
+    assert!(text.contains("teq\ta1,zero,0x7"), "{text}");
+    assert!(text.contains("jr\tra"), "{text}");
+    // Every function when none is named.
+    let o = run(&["disasm", &format!("{EX}/popcount-O2.o")]);
+    let text = stdout(&o);
+    for f in ["popcount_loop", "popcount_swar", "popcount_buggy"] {
+        assert!(text.contains(&format!("<{f}>:")), "{f}: {text}");
+    }
+}
+
+#[test]
+fn usage_errors_name_what_is_wrong() {
+    let obj = format!("{EX}/popcount-O2.o");
+    // No function named: the file's functions are listed.
+    let o = run(&["run", &obj]);
+    assert_eq!(o.status.code(), Some(2));
+    assert!(stderr(&o).contains("--function NAME"), "{}", stderr(&o));
+    assert!(stderr(&o).contains("popcount_swar"), "{}", stderr(&o));
+    // An unknown function.
+    let o = run(&["run", &obj, "--function", "nope"]);
+    assert_eq!(o.status.code(), Some(2));
+    assert!(stderr(&o).contains("no function `nope`"), "{}", stderr(&o));
+    // A call of a function the file does not define, found before running.
+    for level in ["O0", "O2"] {
+        let o = run(&[
+            "run",
+            &format!("{EX}/extern-{level}.o"),
+            "--function",
+            "scaled_sum",
+        ]);
+        assert_eq!(o.status.code(), Some(2));
+        assert!(stderr(&o).contains("calls `scale`"), "{}", stderr(&o));
+    }
+    // CS241 options with an ELF file, and ELF options with a CS241 program.
+    let o = run(&["run", &obj, "--function", "popcount_swar", "--r1", "3"]);
+    assert_eq!(o.status.code(), Some(2));
+    assert!(
+        stderr(&o).contains("is for CS241 programs"),
+        "{}",
+        stderr(&o)
+    );
+    let o = run(&["run", "examples/paper/fig1-left.asm", "--function", "f"]);
+    assert_eq!(o.status.code(), Some(2));
+    assert!(
+        stderr(&o).contains("is for MIPS32 ELF files"),
+        "{}",
+        stderr(&o)
+    );
+    // Commands that take CS241 programs only say so.
+    let o = run(&["compare", &obj, &obj]);
+    assert_eq!(o.status.code(), Some(2));
+    assert!(
+        stderr(&o).contains("is a MIPS32 ELF file"),
+        "{}",
+        stderr(&o)
+    );
+}
+
+#[test]
+fn a_broken_elf_file_is_a_usage_error_naming_it() {
+    let dir = tempfile::tempdir().unwrap();
+    let bytes = std::fs::read(root().join(EX).join("popcount-O2.o")).unwrap();
+    for cut in [4usize, 40, 200] {
+        let path = dir.path().join(format!("cut{cut}.o"));
+        std::fs::write(&path, &bytes[..cut]).unwrap();
+        let p = path.display().to_string();
+        let o = run(&["run", &p, "--function", "popcount_swar"]);
+        assert_eq!(o.status.code(), Some(2), "cut at {cut}: {}", stderr(&o));
+        assert!(
+            stderr(&o).contains(&format!("cut{cut}.o")),
+            "{}",
+            stderr(&o)
+        );
+    }
+}
