@@ -78,8 +78,8 @@ macro_rules! internal_modules {
 }
 
 internal_modules!(
-    assume, bmc, budget, check, concolic, equiv, error, explain, io, minimise, notes, options,
-    report, semantics, shared, solver, term, trace, verdict
+    assume, bmc, budget, check, concolic, equiv, error, explain, io, minimise, mips32, notes,
+    options, report, semantics, shared, solver, term, trace, verdict
 );
 
 pub use tamarin_mips as mips;
@@ -100,6 +100,10 @@ pub use explain::{
 pub use io::{
     image_word, observe, DomainProgram, InputLayout, InputSpec, InputValues, Observable, Observed,
     MAX_OBSERVED_WORDS,
+};
+pub use mips32::{
+    compare_functions, FunctionCounterexample, FunctionGap, FunctionOptions, FunctionReport,
+    FunctionRun, FunctionSide, FunctionVerdict,
 };
 pub use notes::NOTE_FUEL;
 pub use options::{deterministic_work, Options, DETERMINISTIC_WORK_PER_SECOND};

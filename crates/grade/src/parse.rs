@@ -129,11 +129,23 @@ pub fn parse_reg_list(text: &str) -> Result<RegList, String> {
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct ObservableList(pub Vec<Observable>);
 
-/// Parses a comma-separated list of observables.
+/// Parses a comma-separated list of observables. A register may also be named as
+/// o32 names it (`v0`, `$a1`), for MIPS32 functions.
 pub fn parse_observables(text: &str) -> Result<ObservableList, String> {
     let list = text
         .split(',')
-        .map(Observable::parse)
+        .map(|item| {
+            let name = item.trim();
+            let bare = name.trim_start_matches('$');
+            let o32 = bare
+                .starts_with(|c: char| c.is_ascii_alphabetic())
+                .then(|| tamarin::mips::mips32::isa::reg_by_name(bare))
+                .flatten();
+            match o32 {
+                Some(r) => Observable::parse(&format!("${}", r.index())),
+                None => Observable::parse(item),
+            }
+        })
         .collect::<Result<Vec<Observable>, String>>()?;
     Ok(ObservableList(list))
 }

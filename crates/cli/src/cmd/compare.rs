@@ -91,9 +91,93 @@ pub struct Args {
     pub svg: bool,
     #[command(flatten)]
     pub search: SearchArgs,
+    #[command(flatten)]
+    pub functions: super::function::CompareArgs,
+}
+
+/// Compares two functions of MIPS32 ELF files (LEFT or RIGHT is one, or --function
+/// was given), refusing the options that are CS241's.
+fn compare_functions(args: &Args) -> Result<ExitCode, CliError> {
+    let given = super::search::given_on_command_line("compare");
+    let cs241 = [
+        "task",
+        "engine",
+        "deterministic",
+        "no_split",
+        "no_shared_calls",
+        "explain",
+        "tree_dot",
+        "frontend",
+        "inputs",
+        "max_len",
+        "array_base",
+        "stdin_len",
+        "assume",
+        "assume_program",
+        "init_inputs",
+        "out_of_fuel",
+        "depth",
+        "max_runs",
+        "solver",
+    ];
+    if let Some(flag) = cs241.iter().find(|f| given.contains(**f)) {
+        let file = super::program_name(&args.left);
+        let what = format!("--{}", flag.replace('_', "-"));
+        let what = if *flag == "assume" || *flag == "assume_program" {
+            format!("{what} (not available for MIPS32 functions yet)")
+        } else {
+            what
+        };
+        return Err(super::function::wrong_kind(&file, true, &what));
+    }
+    let right = args
+        .right
+        .as_deref()
+        .ok_or_else(|| CliError::Usage("give two ELF files to compare".into()))?;
+    let observe = if given.contains("observe") {
+        args.observe
+            .0
+            .iter()
+            .map(|o| match o {
+                tamarin::Observable::Reg(r) => Ok(*r),
+                other => Err(CliError::Usage(format!(
+                    "--observe {other}: a MIPS32 function's result is in registers (such as \
+                     v0,v1)"
+                ))),
+            })
+            .collect::<Result<Vec<_>, _>>()?
+    } else {
+        vec![tamarin_mips::mips32::abi::V0]
+    };
+    let fuel = match args.search.fuel {
+        tamarin_grade::task::Fuel::Steps(n) => n,
+        _ => {
+            return Err(CliError::Usage(
+                "--fuel auto is for CS241 programs: give MIPS32 functions --fuel N".into(),
+            ))
+        }
+    };
+    super::function::compare(super::function::CompareTask {
+        left: &args.left,
+        right,
+        names: &args.functions,
+        observe,
+        fuel,
+        timeout: (args.search.timeout > 0)
+            .then(|| std::time::Duration::from_secs(args.search.timeout)),
+        format: args.format,
+    })
 }
 
 pub fn execute(mut args: Args) -> Result<ExitCode, CliError> {
+    let elf = super::function::is_elf_file(&args.left)
+        || args
+            .right
+            .as_deref()
+            .is_some_and(super::function::is_elf_file);
+    if elf || args.functions.function.is_some() {
+        return compare_functions(&args);
+    }
     let array_base = args.search.array_base.is_some();
     let given = super::search::given_on_command_line("compare");
     let task = args

@@ -250,3 +250,303 @@ fn listing(image: &Image, name: &str, start: u32, end: u32) -> String {
     }
     s
 }
+
+/// `compare`'s options for MIPS32 functions.
+#[derive(Debug, Default, clap::Args)]
+pub struct CompareArgs {
+    /// For MIPS32 ELF files: the function to compare, in both files unless
+    /// --right-function names RIGHT's.
+    #[arg(long, value_name = "NAME", help_heading = "MIPS32 functions")]
+    pub function: Option<String>,
+    /// RIGHT's function, when its name differs from --function's.
+    #[arg(
+        long,
+        value_name = "NAME",
+        requires = "function",
+        help_heading = "MIPS32 functions"
+    )]
+    pub right_function: Option<String>,
+    /// How many of $a0..$a3 are inputs (the others are 0).
+    #[arg(long, value_name = "N", default_value_t = 4,
+          value_parser = clap::value_parser!(u8).range(0..=4), help_heading = "MIPS32 functions")]
+    pub args: u8,
+}
+
+/// What `compare` needs to compare two functions.
+pub struct CompareTask<'a> {
+    pub left: &'a Path,
+    pub right: &'a Path,
+    pub names: &'a CompareArgs,
+    /// The registers compared when both return.
+    pub observe: Vec<tamarin_mips::Reg>,
+    pub fuel: u64,
+    pub timeout: Option<std::time::Duration>,
+    pub format: OutputFormat,
+}
+
+#[derive(Serialize)]
+struct CompareJson {
+    verdict: &'static str,
+    left: SideJson,
+    right: SideJson,
+    observe: Vec<String>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    proof: Option<ProofJson>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    counterexample: Option<CounterexampleJson>,
+    reasons: Vec<ReasonJson>,
+    stats: StatsJson,
+}
+
+#[derive(Serialize)]
+struct SideJson {
+    file: String,
+    function: String,
+}
+
+#[derive(Serialize)]
+struct ProofJson {
+    fuel: u64,
+}
+
+#[derive(Serialize)]
+struct CounterexampleJson {
+    args: serde_json::Map<String, serde_json::Value>,
+    left: EndJson,
+    right: EndJson,
+}
+
+#[derive(Serialize)]
+struct EndJson {
+    status: &'static str,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    fault: Option<&'static str>,
+    observed: Vec<i32>,
+    steps: u64,
+}
+
+#[derive(Serialize)]
+struct ReasonJson {
+    kind: &'static str,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    detail: Option<String>,
+}
+
+#[derive(Serialize)]
+struct StatsJson {
+    paths: [usize; 2],
+    queries: u64,
+    millis: u128,
+}
+
+fn end_json(run: &tamarin::FunctionRun) -> EndJson {
+    let (status, fault) = match run.status {
+        Status::Returned => ("returned", None),
+        Status::OutOfFuel => ("out-of-fuel", None),
+        Status::Stopped => ("stopped", None),
+        Status::Error(f) => ("fault", Some(f.kind.name())),
+    };
+    EndJson {
+        status,
+        fault,
+        observed: run.observed.iter().map(|&v| v as i32).collect(),
+        steps: run.steps,
+    }
+}
+
+fn end_text(run: &tamarin::FunctionRun, observe: &[String]) -> String {
+    match run.status {
+        Status::Returned => {
+            let values: Vec<String> = observe
+                .iter()
+                .zip(&run.observed)
+                .map(|(r, &v)| format!("{r} = {}", v as i32))
+                .collect();
+            format!("returns {}", values.join(", "))
+        }
+        Status::Error(f) => format!("ends in a fault: {f}"),
+        Status::OutOfFuel => "runs out of fuel".into(),
+        Status::Stopped => "was stopped".into(),
+    }
+}
+
+fn reason_text(g: &tamarin::FunctionGap, fuel: u64) -> String {
+    use tamarin::FunctionGap as G;
+    match g {
+        G::Fuel => format!("some runs take more than {fuel} steps (raise --fuel)"),
+        G::Paths => "more paths than the limit".into(),
+        G::Time => "the time limit passed (raise --timeout, or 0 for none)".into(),
+        G::Addresses => "an address or jump target took too many values".into(),
+        G::Solver(why) => format!("the solver could not decide ({why})"),
+        G::Replay => "the solver's difference did not replay (a fault of this tool)".into(),
+    }
+}
+
+/// Compares two functions of ELF files: exit status 0 equivalent, 1 different, 3
+/// undecided.
+pub fn compare(task: CompareTask<'_>) -> Result<ExitCode, CliError> {
+    let (lfile, rfile) = (
+        super::program_name(task.left),
+        super::program_name(task.right),
+    );
+    let (lelf, relf) = (is_elf_file(task.left), is_elf_file(task.right));
+    if !lelf || !relf {
+        let (file, elf) = if !lelf {
+            (&lfile, lelf)
+        } else {
+            (&rfile, relf)
+        };
+        return Err(wrong_kind(file, elf, "comparing functions (--function)"));
+    }
+    let Some(lname) = task.names.function.as_deref() else {
+        let image = load_image(task.left)?;
+        let known: Vec<&str> = image.functions().into_iter().map(|(n, _)| n).collect();
+        return Err(CliError::Usage(format!(
+            "{lfile} is a MIPS32 ELF file: name the function to compare with --function NAME \
+             (the file defines {})",
+            if known.is_empty() {
+                "none".to_string()
+            } else {
+                known.join(", ")
+            }
+        )));
+    };
+    let rname = task.names.right_function.as_deref().unwrap_or(lname);
+    let (limage, rimage) = (load_image(task.left)?, load_image(task.right)?);
+    let lf = find_function(&limage, &lfile, lname)?;
+    let rf = find_function(&rimage, &rfile, rname)?;
+    let opts = tamarin::FunctionOptions {
+        args: task.names.args as usize,
+        observe: task.observe.clone(),
+        fuel: task.fuel,
+        timeout: task.timeout,
+        interrupt: crate::interrupt::flag(),
+        ..tamarin::FunctionOptions::default()
+    };
+    let report = tamarin::compare_functions(
+        tamarin::FunctionSide {
+            image: &limage,
+            entry: lf.addr,
+        },
+        tamarin::FunctionSide {
+            image: &rimage,
+            entry: rf.addr,
+        },
+        &opts,
+    );
+    let observe: Vec<String> = task
+        .observe
+        .iter()
+        .map(|&r| format!("${}", isa::reg_name(r)))
+        .collect();
+    let (verdict, code) = match &report.verdict {
+        tamarin::FunctionVerdict::Equivalent => ("equivalent", 0u8),
+        tamarin::FunctionVerdict::Disequivalent(_) => ("disequivalent", 1),
+        tamarin::FunctionVerdict::PossiblyEquivalent(_) => ("possibly-equivalent", 3),
+    };
+    let arg_names: Vec<String> = (0..opts.args).map(|k| format!("$a{k}")).collect();
+    let mut out = super::stdout();
+    match task.format {
+        OutputFormat::Json => {
+            let (counterexample, reasons) = match &report.verdict {
+                tamarin::FunctionVerdict::Disequivalent(cx) => {
+                    let args = arg_names
+                        .iter()
+                        .zip(&cx.args)
+                        .map(|(n, &v)| (n.clone(), serde_json::Value::from(v as i32)))
+                        .collect();
+                    let cx = CounterexampleJson {
+                        args,
+                        left: end_json(&cx.left),
+                        right: end_json(&cx.right),
+                    };
+                    (Some(cx), Vec::new())
+                }
+                tamarin::FunctionVerdict::PossiblyEquivalent(gaps) => {
+                    let reasons = gaps
+                        .iter()
+                        .map(|g| ReasonJson {
+                            kind: g.kind(),
+                            detail: match g {
+                                tamarin::FunctionGap::Solver(why) => Some(why.clone()),
+                                _ => None,
+                            },
+                        })
+                        .collect();
+                    (None, reasons)
+                }
+                tamarin::FunctionVerdict::Equivalent => (None, Vec::new()),
+            };
+            let json = CompareJson {
+                verdict,
+                left: SideJson {
+                    file: lfile.clone(),
+                    function: lname.to_string(),
+                },
+                right: SideJson {
+                    file: rfile.clone(),
+                    function: rname.to_string(),
+                },
+                observe: observe.clone(),
+                proof: matches!(report.verdict, tamarin::FunctionVerdict::Equivalent)
+                    .then_some(ProofJson { fuel: task.fuel }),
+                counterexample,
+                reasons,
+                stats: StatsJson {
+                    paths: [report.paths.0, report.paths.1],
+                    queries: report.queries,
+                    millis: report.elapsed.as_millis(),
+                },
+            };
+            serde_json::to_writer(&mut out, &json).map_err(|e| CliError::stdout(e.into()))?;
+            writeln!(out).map_err(CliError::stdout)?;
+        }
+        OutputFormat::Text => {
+            let text = match &report.verdict {
+                tamarin::FunctionVerdict::Equivalent => format!(
+                    "equivalent: for every input, runs of up to {} steps ({} and {} paths, {:.2} s)\n",
+                    task.fuel,
+                    report.paths.0,
+                    report.paths.1,
+                    report.elapsed.as_secs_f64()
+                ),
+                tamarin::FunctionVerdict::Disequivalent(cx) => {
+                    let call = |name: &str| {
+                        let args: Vec<String> =
+                            cx.args.iter().map(|&v| (v as i32).to_string()).collect();
+                        format!("{name}({})", args.join(", "))
+                    };
+                    let replay = |file: &str, name: &str| {
+                        let mut c = format!("tamarin run {} --function {name}", shell_words::quote(file));
+                        for (k, v) in cx.args.iter().enumerate() {
+                            c.push_str(&format!(" --a{k} {}", *v as i32));
+                        }
+                        c
+                    };
+                    format!(
+                        "disequivalent:\n  left:  {} {}\n  right: {} {}\nreplay:\n  {}\n  {}\n",
+                        call(lname),
+                        end_text(&cx.left, &observe),
+                        call(rname),
+                        end_text(&cx.right, &observe),
+                        replay(&lfile, lname),
+                        replay(&rfile, rname)
+                    )
+                }
+                tamarin::FunctionVerdict::PossiblyEquivalent(gaps) => {
+                    let mut t = format!(
+                        "possibly-equivalent: no difference found in {:.2} s, but not proved:\n",
+                        report.elapsed.as_secs_f64()
+                    );
+                    for g in gaps {
+                        t.push_str(&format!("  - {}\n", reason_text(g, task.fuel)));
+                    }
+                    t
+                }
+            };
+            out.write_all(text.as_bytes()).map_err(CliError::stdout)?;
+        }
+    }
+    super::finish(out)?;
+    Ok(ExitCode::from(code))
+}

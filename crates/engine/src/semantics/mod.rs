@@ -13,6 +13,7 @@
 
 pub mod alu;
 mod cs241;
+pub mod mips32;
 mod domain;
 pub mod machine;
 mod memory;

@@ -349,6 +349,12 @@ impl Z3Solver {
                     return B(match op {
                         BinOp::And => Bool::and(&[x, y]),
                         BinOp::Or => Bool::or(&[x, y]),
+                        // Bit-vector operators over Booleans are ill-sorted (read as
+                        // an equality they would mean something else): no value.
+                        BinOp::BvOr | BinOp::BvXor | BinOp::Shl | BinOp::LShr | BinOp::AShr => {
+                            self.invalid.set(true);
+                            Bool::from_bool(false)
+                        }
                         _ => x.eq(&y),
                     });
                 }
@@ -362,6 +368,11 @@ impl Z3Solver {
                     BinOp::SDiv => Bv(x.bvsdiv(&y)),
                     BinOp::SRem => Bv(x.bvsrem(&y)),
                     BinOp::BvAnd => Bv(x.bvand(&y)),
+                    BinOp::BvOr => Bv(x.bvor(&y)),
+                    BinOp::BvXor => Bv(x.bvxor(&y)),
+                    BinOp::Shl => Bv(x.bvshl(&y)),
+                    BinOp::LShr => Bv(x.bvlshr(&y)),
+                    BinOp::AShr => Bv(x.bvashr(&y)),
                     BinOp::Concat => Bv(x.concat(&y)),
                     BinOp::Eq => B(x.eq(&y)),
                     BinOp::Ult => B(x.bvult(&y)),

@@ -305,9 +305,14 @@ mod tests {
         /// Building a term folds constants; evaluating the unfolded term at the same
         /// values must give the folded constant.
         #[test]
-        fn folding_agrees_with_evaluation(x in any::<u32>(), y in any::<u32>(), op in 0usize..9) {
+        fn folding_agrees_with_evaluation(
+            x in prop_oneof![any::<u32>(), Just(0x8000_0000), Just(u32::MAX)],
+            y in prop_oneof![any::<u32>(), 0u32..40],
+            op in 0usize..14,
+        ) {
             let ops = [BinOp::Add, BinOp::Sub, BinOp::Mul, BinOp::UDiv, BinOp::URem,
-                       BinOp::SDiv, BinOp::SRem, BinOp::Ult, BinOp::Slt];
+                       BinOp::SDiv, BinOp::SRem, BinOp::Ult, BinOp::Slt, BinOp::BvOr,
+                       BinOp::BvXor, BinOp::Shl, BinOp::LShr, BinOp::AShr];
             let op = ops[op];
             prop_assume!(y != 0 || !matches!(op, BinOp::UDiv | BinOp::URem | BinOp::SDiv | BinOp::SRem));
             let mut s = TermStore::new();
@@ -339,7 +344,7 @@ mod tests {
     fn step() -> impl Strategy<Value = Step> {
         let ix = || 0usize..64;
         prop_oneof![
-            4 => (0u8..9, ix(), ix()).prop_map(|(o, a, b)| Step::Word(o, a, b)),
+            4 => (0u8..14, ix(), ix()).prop_map(|(o, a, b)| Step::Word(o, a, b)),
             3 => (0u8..3, ix(), ix()).prop_map(|(o, a, b)| Step::Cmp(o, a, b)),
             1 => ix().prop_map(Step::Not),
             1 => (any::<bool>(), ix(), ix()).prop_map(|(o, a, b)| Step::Both(o, a, b)),
@@ -348,7 +353,7 @@ mod tests {
                 .prop_map(|(x, y, sg, a)| Step::Bits(x.max(y), x.min(y), sg, a)),
             2 => (ix(), ix(), ix()).prop_map(|(m, a, v)| Step::Store(m, a, v)),
             2 => (ix(), ix()).prop_map(|(m, a)| Step::Select(m, a)),
-            1 => prop_oneof![Just(0u32), Just(1), Just(u32::MAX), Just(0x8000_0000), any::<u32>()]
+            1 => prop_oneof![Just(0u32), Just(1), Just(u32::MAX), Just(0x8000_0000), 0u32..40, any::<u32>()]
                 .prop_map(Step::Const),
         ]
     }
@@ -362,7 +367,8 @@ mod tests {
         let mut bools = vec![t];
         let ops = [
             BinOp::Add, BinOp::Sub, BinOp::Mul, BinOp::UDiv, BinOp::URem, BinOp::SDiv,
-            BinOp::SRem, BinOp::BvAnd, BinOp::Add,
+            BinOp::SRem, BinOp::BvAnd, BinOp::Add, BinOp::BvOr, BinOp::BvXor, BinOp::Shl,
+            BinOp::LShr, BinOp::AShr,
         ];
         for st in steps {
             let w = |i: usize| words[i % words.len()];

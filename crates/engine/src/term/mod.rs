@@ -50,6 +50,18 @@ pub enum BinOp {
     /// Signed remainder with the dividend's sign.
     SRem,
     BvAnd,
+    /// Bitwise or.
+    BvOr,
+    /// Bitwise exclusive or.
+    BvXor,
+    /// Shift left by the second operand (of the same width) read as unsigned; a shift
+    /// by the width or more gives 0 (SMT-LIB's `bvshl`).
+    Shl,
+    /// Logical shift right, likewise (`bvlshr`): 0 for a shift by the width or more.
+    LShr,
+    /// Arithmetic shift right, likewise (`bvashr`): a shift by the width or more gives
+    /// every bit the sign bit (all ones for a negative value, else 0).
+    AShr,
     Concat,
     Eq,
     /// Unsigned less-than.
@@ -75,6 +87,11 @@ impl BinOp {
             BinOp::SDiv => "bvsdiv",
             BinOp::SRem => "bvsrem",
             BinOp::BvAnd => "bvand",
+            BinOp::BvOr => "bvor",
+            BinOp::BvXor => "bvxor",
+            BinOp::Shl => "bvshl",
+            BinOp::LShr => "bvlshr",
+            BinOp::AShr => "bvashr",
             BinOp::Concat => "concat",
             BinOp::Eq => "=",
             BinOp::Ult => "bvult",
@@ -464,18 +481,27 @@ impl TermStore {
         }
         // Algebraic identities; constants go to the right of commutative operators.
         let (a, b, ca, cb) = match op {
-            Add | Mul | BvAnd if ca.is_some() && cb.is_none() => (b, a, cb, ca),
+            Add | Mul | BvAnd | BvOr | BvXor if ca.is_some() && cb.is_none() => (b, a, cb, ca),
             _ => (a, b, ca, cb),
         };
-        let _ = ca;
+        // Zero shifted either way (arithmetically too: its sign bit is 0) is zero.
+        if matches!(op, Shl | LShr | AShr) && ca == Some(0) {
+            return self.constant(w, 0);
+        }
         match (op, cb) {
             (Add, Some(0))
             | (Sub, Some(0))
             | (Mul, Some(1))
             | (UDiv, Some(1))
-            | (SDiv, Some(1)) => return a,
+            | (SDiv, Some(1))
+            | (BvOr, Some(0))
+            | (BvXor, Some(0))
+            | (Shl, Some(0))
+            | (LShr, Some(0))
+            | (AShr, Some(0)) => return a,
             (Mul, Some(0)) | (BvAnd, Some(0)) => return self.constant(w, 0),
             (BvAnd, Some(m)) if m == mask(w) => return a,
+            (BvOr, Some(m)) if m == mask(w) => return self.constant(w, m),
             (Sub, Some(k)) => {
                 let neg = self.constant(w, k.wrapping_neg());
                 return self.bin(Add, a, neg);
@@ -492,7 +518,8 @@ impl TermStore {
             _ => {}
         }
         match op {
-            Sub if a == b => return self.constant(w, 0),
+            Sub | BvXor if a == b => return self.constant(w, 0),
+            BvOr if a == b => return a,
             Ult | Slt if a == b => return self.bool(false),
             _ => {}
         }
@@ -511,7 +538,7 @@ impl TermStore {
             }
         }
         let (a, b) = match op {
-            Add | Mul | BvAnd if cb.is_none() => (a.min(b), a.max(b)),
+            Add | Mul | BvAnd | BvOr | BvXor if cb.is_none() => (a.min(b), a.max(b)),
             _ => (a, b),
         };
         let width = match op {
@@ -821,6 +848,29 @@ fn fold(op: BinOp, w: u8, wb: u8, x: u64, y: u64) -> Option<u64> {
             (signed(w, x).wrapping_rem(signed(w, y)) as u64) & m
         }
         BvAnd => x & y,
+        BvOr => x | y,
+        BvXor => x ^ y,
+        // SMT-LIB shifts: the amount is the whole second operand, read as unsigned.
+        Shl => {
+            if y >= w as u64 {
+                0
+            } else {
+                (x << y) & m
+            }
+        }
+        LShr => {
+            if y >= w as u64 {
+                0
+            } else {
+                (x & m) >> y
+            }
+        }
+        AShr => {
+            let sx = signed(w, x & m);
+            // Past the sign bit every bit is the sign bit: as a shift by `w - 1`.
+            let by = y.min((w as u64).saturating_sub(1)).min(63);
+            ((sx >> by) as u64) & m
+        }
         Concat => (x << wb) | y,
         Ult => (x < y) as u64,
         Slt => (signed(w, x) < signed(w, y)) as u64,
@@ -917,6 +967,110 @@ mod tests {
         let p = s.bin(BinOp::Mul, wx, wy);
         let lo = s.extract(31, 0, p);
         assert_eq!(lo, s.bin(BinOp::Mul, x, y));
+    }
+
+    #[test]
+    fn bitwise_and_shift_constants_fold_as_smtlib_says() {
+        let mut s = TermStore::new();
+        let fold32 = |s: &mut TermStore, op: BinOp, x: u32, y: u32| {
+            let (a, b) = (s.word(x), s.word(y));
+            let t = s.bin(op, a, b);
+            s.as_const(t)
+        };
+        assert_eq!(fold32(&mut s, BinOp::BvOr, 0xF0F0, 0x0FF0), Some(0xFFF0));
+        assert_eq!(fold32(&mut s, BinOp::BvXor, 0xF0F0, 0x0FF0), Some(0xFF00));
+        assert_eq!(fold32(&mut s, BinOp::Shl, 0x8000_0001, 1), Some(2));
+        assert_eq!(fold32(&mut s, BinOp::Shl, 1, 31), Some(0x8000_0000));
+        assert_eq!(fold32(&mut s, BinOp::LShr, 0x8000_0000, 31), Some(1));
+        assert_eq!(
+            fold32(&mut s, BinOp::AShr, 0x8000_0000, 31),
+            Some(0xFFFF_FFFF)
+        );
+        assert_eq!(
+            fold32(&mut s, BinOp::AShr, 0x8000_0010, 4),
+            Some(0xF800_0001)
+        );
+        assert_eq!(
+            fold32(&mut s, BinOp::AShr, 0x7000_0010, 4),
+            Some(0x0700_0001)
+        );
+        // A shift by the width or more: 0, or every bit the sign bit.
+        for by in [32, 33, 64, 0x8000_0000, u32::MAX] {
+            assert_eq!(fold32(&mut s, BinOp::Shl, u32::MAX, by), Some(0), "<< {by}");
+            assert_eq!(
+                fold32(&mut s, BinOp::LShr, u32::MAX, by),
+                Some(0),
+                ">>u {by}"
+            );
+            assert_eq!(
+                fold32(&mut s, BinOp::AShr, 0x8000_0000, by),
+                Some(0xFFFF_FFFF)
+            );
+            assert_eq!(fold32(&mut s, BinOp::AShr, 0x7FFF_FFFF, by), Some(0));
+        }
+        // Other widths: results are masked to the width.
+        let (a, b) = (s.constant(8, 0x81), s.constant(8, 1));
+        let t = s.bin(BinOp::Shl, a, b);
+        assert_eq!((s.as_const(t), s.width(t)), (Some(0x02), 8));
+        let t = s.bin(BinOp::AShr, a, b);
+        assert_eq!(s.as_const(t), Some(0xC0));
+        let eight = s.constant(8, 8);
+        let t = s.bin(BinOp::AShr, a, eight);
+        assert_eq!(s.as_const(t), Some(0xFF));
+        let (a, b) = (s.constant(64, 1 << 63), s.constant(64, 63));
+        let t = s.bin(BinOp::AShr, a, b);
+        assert_eq!(s.as_const(t), Some(u64::MAX));
+        let t = s.bin(BinOp::LShr, a, b);
+        assert_eq!(s.as_const(t), Some(1));
+        let sixty_four = s.constant(64, 64);
+        let t = s.bin(BinOp::Shl, b, sixty_four);
+        assert_eq!(s.as_const(t), Some(0));
+        let t = s.bin(BinOp::AShr, a, sixty_four);
+        assert_eq!(s.as_const(t), Some(u64::MAX));
+    }
+
+    #[test]
+    fn bitwise_and_shift_identities() {
+        let mut s = TermStore::new();
+        let x = s.new_var("$1", 32);
+        let y = s.new_var("$2", 32);
+        let zero = s.word(0);
+        let ones = s.word(u32::MAX);
+        for op in [BinOp::BvOr, BinOp::BvXor] {
+            assert_eq!(s.bin(op, x, zero), x, "{op:?} 0");
+            assert_eq!(s.bin(op, zero, x), x, "0 {op:?}");
+            // Commutative: one term whatever the order, a constant on the right.
+            let (a, b) = (s.bin(op, x, y), s.bin(op, y, x));
+            assert_eq!(a, b);
+            let three = s.word(3);
+            let k = s.bin(op, three, x);
+            assert_eq!(s.node(k), Node::Bin(op, x, three));
+        }
+        assert_eq!(s.bin(BinOp::BvOr, x, x), x);
+        assert_eq!(s.bin(BinOp::BvXor, x, x), zero);
+        assert_eq!(s.bin(BinOp::BvOr, x, ones), ones);
+        assert_eq!(s.bin(BinOp::BvOr, ones, x), ones);
+        for op in [BinOp::Shl, BinOp::LShr, BinOp::AShr] {
+            assert_eq!(s.bin(op, x, zero), x, "{op:?} by 0");
+            assert_eq!(s.bin(op, zero, x), zero, "0 {op:?}");
+            // Not commutative: the operands stay where they are.
+            let t = s.bin(op, y, x);
+            assert_eq!(s.node(t), Node::Bin(op, y, x));
+            assert_eq!(s.width(t), 32);
+            let k = s.word(5);
+            let t = s.bin(op, k, x);
+            assert_eq!(s.node(t), Node::Bin(op, k, x));
+        }
+        // All ones shifted arithmetically stays all ones, but is left symbolic.
+        let t = s.bin(BinOp::AShr, ones, x);
+        assert_eq!(s.node(t), Node::Bin(BinOp::AShr, ones, x));
+        // Widths: an 8-bit shift is 8 bits wide.
+        let b = s.new_var("b", 8);
+        let k = s.constant(8, 3);
+        let t = s.bin(BinOp::Shl, b, k);
+        assert_eq!(s.width(t), 8);
+        let t = s.bin(BinOp::BvXor, b, k);
+        assert_eq!(s.width(t), 8);
     }
 
     #[test]

@@ -31,6 +31,12 @@ fn op_text(op: BinOp) -> &'static str {
         BinOp::SDiv => "/",
         BinOp::SRem => "%",
         BinOp::BvAnd => "&",
+        BinOp::BvOr => "|",
+        BinOp::BvXor => "^",
+        BinOp::Shl => "<<",
+        // Unsigned (logical) marked `u`, signed (arithmetic) plain, as `/u` and `/`.
+        BinOp::LShr => ">>u",
+        BinOp::AShr => ">>",
         BinOp::Concat => "++",
         BinOp::Eq => "==",
         BinOp::Ult => "<u",
@@ -45,7 +51,13 @@ fn op_text(op: BinOp) -> &'static str {
 fn is_ac(op: BinOp) -> bool {
     matches!(
         op,
-        BinOp::Add | BinOp::Mul | BinOp::BvAnd | BinOp::And | BinOp::Or
+        BinOp::Add
+            | BinOp::Mul
+            | BinOp::BvAnd
+            | BinOp::BvOr
+            | BinOp::BvXor
+            | BinOp::And
+            | BinOp::Or
     )
 }
 
@@ -276,6 +288,31 @@ mod tests {
         let b = build(&mut TermStore::new(), true);
         assert_eq!(a, b);
         assert_eq!(s_of("$2", "$1"), "$1 == $2");
+    }
+
+    #[test]
+    fn bitwise_operators_and_shifts_read_naturally() {
+        let mut s = TermStore::new();
+        let x = s.new_var("$1", 32);
+        let y = s.new_var("$2", 32);
+        let z = s.new_var("$3", 32);
+        let or = s.bin(BinOp::BvOr, y, x);
+        let xor = s.bin(BinOp::BvXor, or, z);
+        assert_eq!(s.readable(xor).to_string(), "$3 ^ ($1 | $2)");
+        let k = s.word(2);
+        let shl = s.bin(BinOp::Shl, x, k);
+        assert_eq!(s.readable(shl).to_string(), "$1 << 2");
+        let lshr = s.bin(BinOp::LShr, x, y);
+        let ashr = s.bin(BinOp::AShr, x, y);
+        let c = s.eq(lshr, ashr);
+        assert_eq!(s.readable(c).to_string(), "($1 >> $2) == ($1 >>u $2)");
+        // An or of ors (associative and commutative) prints in one order.
+        let xz = s.bin(BinOp::BvOr, x, z);
+        let xzy = s.bin(BinOp::BvOr, xz, y);
+        let yz = s.bin(BinOp::BvOr, z, y);
+        let yzx = s.bin(BinOp::BvOr, yz, x);
+        assert_eq!(s.readable(xzy).to_string(), s.readable(yzx).to_string());
+        assert_eq!(s.readable(xzy).to_string(), "($1 | $2) | $3");
     }
 
     fn s_of(a: &str, b: &str) -> String {

@@ -1,0 +1,304 @@
+//! The comparison of two MIPS32 functions: both sides' paths over one set of inputs
+//! (`$a0`..), each side's endings merged into an outcome code and observed values
+//! guarded by the paths, and one query for an input where the two differ.
+//!
+//! Soundness: a difference is believed only after both functions ran on its inputs
+//! in the emulator and ended differently; `equivalent` only when the query has no
+//! solution and every path of both sides was followed to its end within the fuel.
+
+use std::sync::atomic::AtomicBool;
+use std::time::{Duration, Instant};
+
+use tamarin_mips::cpu::Stop;
+use tamarin_mips::mips32::cpu::FaultKind;
+use tamarin_mips::mips32::{Image, Machine, Status};
+use tamarin_mips::Reg;
+
+use super::explore::{self, End, Function, Gap, Limits, Paths};
+use crate::solver::{build_chain, Answer, Solver, SolverConfig};
+use crate::term::{BinOp, Term, TermStore};
+
+/// One side of a comparison: a loaded file and the function's entry.
+#[derive(Clone, Copy, Debug)]
+pub struct FunctionSide<'a> {
+    pub image: &'a Image,
+    pub entry: u32,
+}
+
+/// What to compare and how far to go.
+#[derive(Clone, Debug)]
+pub struct FunctionOptions {
+    /// How many of `$a0`..`$a3` are inputs (the others are 0).
+    pub args: usize,
+    /// The registers whose values at the return are compared (`$v0` by default).
+    pub observe: Vec<Reg>,
+    /// Most instructions of one run (a delay slot counts as one).
+    pub fuel: u64,
+    /// Most paths of one function.
+    pub max_paths: usize,
+    /// Most values of one input-dependent address or jump target.
+    pub max_targets: usize,
+    pub timeout: Option<Duration>,
+    pub interrupt: Option<&'static AtomicBool>,
+    pub solver: SolverConfig,
+}
+
+impl Default for FunctionOptions {
+    fn default() -> Self {
+        FunctionOptions {
+            args: 4,
+            observe: vec![tamarin_mips::mips32::abi::V0],
+            fuel: 100_000,
+            max_paths: 20_000,
+            max_targets: 64,
+            timeout: None,
+            interrupt: None,
+            solver: SolverConfig::default(),
+        }
+    }
+}
+
+/// How one concrete run ended.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct FunctionRun {
+    pub status: Status,
+    /// The observed registers' values at the end.
+    pub observed: Vec<u32>,
+    pub steps: u64,
+}
+
+impl FunctionRun {
+    /// Whether two runs end differently: different faults, or returns with different
+    /// observed values (a run out of fuel or stopped differs from nothing).
+    pub fn differs_from(&self, other: &FunctionRun) -> bool {
+        match (self.status, other.status) {
+            (Status::Returned, Status::Returned) => self.observed != other.observed,
+            (Status::Error(a), Status::Error(b)) => a.kind != b.kind,
+            (Status::OutOfFuel | Status::Stopped, _) | (_, Status::OutOfFuel | Status::Stopped) => {
+                false
+            }
+            _ => true,
+        }
+    }
+}
+
+/// Inputs on which the two functions end differently, replayed.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct FunctionCounterexample {
+    /// `$a0`.. in order.
+    pub args: Vec<u32>,
+    pub left: FunctionRun,
+    pub right: FunctionRun,
+}
+
+/// Why a comparison is not a proof.
+#[derive(Clone, Debug, PartialEq, Eq, PartialOrd, Ord)]
+pub enum FunctionGap {
+    /// Some run is longer than the fuel.
+    Fuel,
+    /// More paths than the limit.
+    Paths,
+    /// The time limit or an interrupt.
+    Time,
+    /// An input-dependent address or jump with too many values.
+    Addresses,
+    /// The solver could not decide the query (its reason).
+    Solver(String),
+    /// The solver's answer did not replay as a difference (a fault of this tool:
+    /// please report it).
+    Replay,
+}
+
+impl FunctionGap {
+    /// A stable name, for JSON.
+    pub fn kind(&self) -> &'static str {
+        match self {
+            FunctionGap::Fuel => "fuel",
+            FunctionGap::Paths => "paths",
+            FunctionGap::Time => "time",
+            FunctionGap::Addresses => "symbolic-address",
+            FunctionGap::Solver(_) => "solver-unknown",
+            FunctionGap::Replay => "replay",
+        }
+    }
+}
+
+/// The verdict on two functions.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum FunctionVerdict {
+    /// Every input ends both runs alike within the fuel.
+    Equivalent,
+    Disequivalent(FunctionCounterexample),
+    PossiblyEquivalent(Vec<FunctionGap>),
+}
+
+/// A verdict with what it took.
+#[derive(Clone, Debug)]
+pub struct FunctionReport {
+    pub verdict: FunctionVerdict,
+    /// Paths of the left and right function.
+    pub paths: (usize, usize),
+    pub queries: u64,
+    pub elapsed: Duration,
+}
+
+/// The outcome code of a returned run; faults count from 1; the codes from
+/// [`NOT_COMPARED`] up are endings no comparison can use.
+const RETURNED: u64 = 0;
+const NOT_COMPARED: u64 = 100;
+const OUT_OF_FUEL: u64 = 100;
+const UNCOVERED: u64 = 101;
+const NO_PATH: u64 = 102;
+
+fn fault_code(kind: FaultKind) -> u64 {
+    1 + kind as u64
+}
+
+/// Compares `left` and `right` under `opts`.
+pub fn compare_functions(
+    left: FunctionSide<'_>,
+    right: FunctionSide<'_>,
+    opts: &FunctionOptions,
+) -> FunctionReport {
+    let started = Instant::now();
+    let deadline = opts.timeout.map(|t| started + t);
+    let stop = Stop::at(deadline).with_flag(opts.interrupt);
+    let mut s = TermStore::new();
+    let args: Vec<Term> = (0..opts.args.min(4))
+        .map(|k| s.new_var(&format!("$a{k}"), 32))
+        .collect();
+    let mut solver = build_chain(&opts.solver, stop, Vec::new());
+    let limits = Limits {
+        fuel: opts.fuel,
+        max_paths: opts.max_paths,
+        max_targets: opts.max_targets,
+    };
+    let stopped = || stop.reached();
+    let side = |s: &mut TermStore, solver: &mut dyn Solver, f: FunctionSide<'_>| {
+        let func = Function {
+            image: f.image,
+            entry: f.entry,
+            args: &args,
+            observe: &opts.observe,
+        };
+        explore::explore(s, solver, &func, &limits, &stopped)
+    };
+    let l = side(&mut s, &mut solver, left);
+    let r = side(&mut s, &mut solver, right);
+    let mut gaps = gaps_of(&l);
+    gaps.extend(gaps_of(&r));
+    let query = difference(&mut s, &l, &r, opts.observe.len());
+    let answer = solver.check(&mut s, &[query]);
+    let verdict = match answer {
+        Answer::Sat(model) => {
+            let values: Vec<u32> = (0..args.len())
+                .map(|k| model.values.get(k).copied().unwrap_or(0) as u32)
+                .collect();
+            let left_run = replay(left, &values, opts);
+            let right_run = replay(right, &values, opts);
+            if left_run.differs_from(&right_run) {
+                FunctionVerdict::Disequivalent(FunctionCounterexample {
+                    args: values,
+                    left: left_run,
+                    right: right_run,
+                })
+            } else {
+                gaps.push(FunctionGap::Replay);
+                FunctionVerdict::PossiblyEquivalent(finish(gaps))
+            }
+        }
+        Answer::Unsat if gaps.is_empty() => FunctionVerdict::Equivalent,
+        Answer::Unsat => FunctionVerdict::PossiblyEquivalent(finish(gaps)),
+        Answer::Unknown(why) => {
+            gaps.push(if stop.reached() {
+                FunctionGap::Time
+            } else {
+                FunctionGap::Solver(why)
+            });
+            FunctionVerdict::PossiblyEquivalent(finish(gaps))
+        }
+    };
+    FunctionReport {
+        verdict,
+        paths: (l.ends.len(), r.ends.len()),
+        queries: l.queries + r.queries + 1,
+        elapsed: started.elapsed(),
+    }
+}
+
+fn finish(mut gaps: Vec<FunctionGap>) -> Vec<FunctionGap> {
+    gaps.sort();
+    gaps.dedup();
+    gaps
+}
+
+fn gaps_of(p: &Paths) -> Vec<FunctionGap> {
+    let mut out = Vec::new();
+    for e in &p.ends {
+        match e.end {
+            End::OutOfFuel => out.push(FunctionGap::Fuel),
+            End::Uncovered(Gap::Paths) => out.push(FunctionGap::Paths),
+            End::Uncovered(Gap::Time) => out.push(FunctionGap::Time),
+            End::Uncovered(Gap::Addresses) => out.push(FunctionGap::Addresses),
+            _ => {}
+        }
+    }
+    out
+}
+
+/// One side's outcome code and observed values as terms over the inputs.
+fn merged(s: &mut TermStore, p: &Paths, observed: usize) -> (Term, Vec<Term>) {
+    let mut code = s.constant(8, NO_PATH);
+    let zero = s.word(0);
+    let mut values = vec![zero; observed];
+    for e in p.ends.iter().rev() {
+        let c = match &e.end {
+            End::Returned(obs) => {
+                for (v, &o) in values.iter_mut().zip(obs) {
+                    *v = s.ite(e.guard, o, *v);
+                }
+                RETURNED
+            }
+            End::Fault(kind) => fault_code(*kind),
+            End::OutOfFuel => OUT_OF_FUEL,
+            End::Uncovered(_) => UNCOVERED,
+        };
+        let k = s.constant(8, c);
+        code = s.ite(e.guard, k, code);
+    }
+    (code, values)
+}
+
+/// The condition that both sides end in a way that can be compared, and differently.
+fn difference(s: &mut TermStore, l: &Paths, r: &Paths, observed: usize) -> Term {
+    let (lc, lv) = merged(s, l, observed);
+    let (rc, rv) = merged(s, r, observed);
+    let limit = s.constant(8, NOT_COMPARED);
+    let l_ok = s.bin(BinOp::Ult, lc, limit);
+    let r_ok = s.bin(BinOp::Ult, rc, limit);
+    let comparable = s.and(l_ok, r_ok);
+    let other_end = s.ne(lc, rc);
+    let ret = s.constant(8, RETURNED);
+    let returned = s.eq(lc, ret);
+    let values_differ = lv
+        .iter()
+        .zip(&rv)
+        .map(|(&a, &b)| s.ne(a, b))
+        .collect::<Vec<_>>();
+    let some_value = s.or_all(values_differ);
+    let other_values = s.and(returned, some_value);
+    let differ = s.or(other_end, other_values);
+    s.and(comparable, differ)
+}
+
+/// Runs one side on `args` in the emulator.
+fn replay(side: FunctionSide<'_>, args: &[u32], opts: &FunctionOptions) -> FunctionRun {
+    let mut m = Machine::new(side.image, opts.fuel);
+    m.call(side.entry, args);
+    let status = m.run();
+    FunctionRun {
+        status,
+        observed: opts.observe.iter().map(|&r| m.regs().get(r)).collect(),
+        steps: m.steps(),
+    }
+}

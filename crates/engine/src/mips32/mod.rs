@@ -1,0 +1,12 @@
+//! Two MIPS32 functions compared: each explored over the same inputs
+//! ([`explore`]), their endings merged into one term per side, one query for an input
+//! on which they end differently, and its answer replayed on the emulator before it
+//! is believed ([`compare`]).
+
+pub mod compare;
+pub mod explore;
+
+pub use compare::{
+    compare_functions, FunctionCounterexample, FunctionGap, FunctionOptions, FunctionReport,
+    FunctionRun, FunctionSide, FunctionVerdict,
+};
