@@ -224,3 +224,142 @@ fn a_broken_elf_file_is_a_usage_error_naming_it() {
         );
     }
 }
+
+#[test]
+fn compare_proves_two_algorithms_equal_across_levels() {
+    let o = run(&[
+        "compare",
+        &format!("{EX}/popcount-O0.o"),
+        &format!("{EX}/popcount-O2.o"),
+        "--function",
+        "popcount_loop",
+        "--right-function",
+        "popcount_swar",
+        "--args",
+        "1",
+        "--format",
+        "json",
+    ]);
+    assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
+    let j = json(&o);
+    assert_eq!(j["verdict"], "equivalent");
+    assert_eq!(j["proof"]["fuel"], 10000);
+    assert_eq!(j["left"]["function"], "popcount_loop");
+    assert_eq!(j["right"]["function"], "popcount_swar");
+    assert_eq!(j["observe"][0], "$v0");
+}
+
+#[test]
+fn compare_finds_a_difference_and_prints_the_runs_that_show_it() {
+    let obj = format!("{EX}/popcount-O2.o");
+    let o = run(&[
+        "compare",
+        &obj,
+        &obj,
+        "--function",
+        "popcount_loop",
+        "--right-function",
+        "popcount_buggy",
+        "--args",
+        "1",
+    ]);
+    assert_eq!(o.status.code(), Some(1), "{}", stderr(&o));
+    let text = stdout(&o);
+    assert!(text.starts_with("disequivalent:"), "{text}");
+    let replay = text
+        .lines()
+        .find(|l| l.trim_start().starts_with("tamarin run") && l.contains("popcount_buggy"))
+        .expect("a replay command");
+    // The replay command runs as printed.
+    let words: Vec<&str> = replay.split_whitespace().skip(1).collect();
+    let mut c = Command::cargo_bin("tamarin").unwrap();
+    let r = c.current_dir(root()).args(&words).output().unwrap();
+    assert_eq!(r.status.code(), Some(0), "{}", stderr(&r));
+    // A trap against a return: the fault kind is in the JSON.
+    let o = run(&[
+        "compare",
+        &format!("{EX}/divmod-O2.o"),
+        &format!("{EX}/divmod-O0.o"),
+        "--function",
+        "divmod",
+        "--right-function",
+        "divmod_unguarded",
+        "--args",
+        "2",
+        "--format",
+        "json",
+    ]);
+    assert_eq!(o.status.code(), Some(1));
+    let j = json(&o);
+    assert_eq!(j["verdict"], "disequivalent");
+    assert_eq!(j["counterexample"]["left"]["status"], "returned");
+    assert_eq!(j["counterexample"]["right"]["fault"], "trap");
+    assert_eq!(j["counterexample"]["args"]["$a1"], 0);
+}
+
+#[test]
+fn compare_says_what_it_did_not_cover() {
+    let obj = format!("{EX}/popcount-O0.o");
+    let o = run(&[
+        "compare",
+        &obj,
+        &obj,
+        "--function",
+        "popcount_loop",
+        "--args",
+        "1",
+        "--fuel",
+        "60",
+        "--format",
+        "json",
+    ]);
+    assert_eq!(o.status.code(), Some(3), "{}", stderr(&o));
+    let j = json(&o);
+    assert_eq!(j["verdict"], "possibly-equivalent");
+    assert_eq!(j["reasons"][0]["kind"], "fuel");
+    // Observing v1 too, by its o32 name.
+    let o = run(&[
+        "compare",
+        &obj,
+        &obj,
+        "--function",
+        "popcount_swar",
+        "--args",
+        "1",
+        "--observe",
+        "v0,v1",
+    ]);
+    assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
+    // What a function cannot show, and CS241 options.
+    let o = run(&[
+        "compare",
+        &obj,
+        &obj,
+        "--function",
+        "popcount_swar",
+        "--observe",
+        "output",
+    ]);
+    assert_eq!(o.status.code(), Some(2));
+    assert!(stderr(&o).contains("registers"), "{}", stderr(&o));
+    let o = run(&[
+        "compare",
+        &obj,
+        &obj,
+        "--function",
+        "popcount_swar",
+        "--engine",
+        "bmc",
+    ]);
+    assert_eq!(o.status.code(), Some(2));
+    assert!(stderr(&o).contains("--engine"), "{}", stderr(&o));
+    let o = run(&[
+        "compare",
+        &obj,
+        "examples/paper/fig1-left.asm",
+        "--function",
+        "popcount_swar",
+    ]);
+    assert_eq!(o.status.code(), Some(2));
+    assert!(stderr(&o).contains("CS241 program"), "{}", stderr(&o));
+}

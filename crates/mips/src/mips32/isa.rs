@@ -745,22 +745,34 @@ impl Instr {
                 }
             }
             Jump { index, .. } => format!("{:x}", jump_target(pc, index)),
+            // objdump leaves out the link register when it is `$ra`.
             JumpReg { s, link } => match link {
-                Some(d) => format!("{},{}", r(d), r(s)),
-                None => r(s).to_string(),
+                Some(d) if d != Reg::RA => format!("{},{}", r(d), r(s)),
+                _ => r(s).to_string(),
             },
             Trap { s, t, code, .. } => match t {
                 TrapOperand::Reg(t) if code != 0 => format!("{},{},0x{:x}", r(s), r(t), code),
                 TrapOperand::Reg(t) => format!("{},{}", r(s), r(t)),
                 TrapOperand::Imm(i) => format!("{},{}", r(s), i as i32),
             },
-            Break { code } | Syscall { code } => {
+            // Two fields (bits 16..26, then 6..16), the second only when not zero:
+            // `break 7` is 0x0007000d.
+            Break { code } => {
+                let (high, low) = (code >> 10, code & 0x3ff);
                 if code == 0 {
                     String::new()
-                } else if code >> 10 == 0 {
-                    format!("0x{code:x}")
+                } else if low == 0 {
+                    format!("0x{high:x}")
                 } else {
-                    format!("0x{:x},0x{:x}", code >> 10, code & 0x3ff)
+                    format!("0x{high:x},0x{low:x}")
+                }
+            }
+            // One 20-bit field.
+            Syscall { code } => {
+                if code == 0 {
+                    String::new()
+                } else {
+                    format!("0x{code:x}")
                 }
             }
             Sync => String::new(),
@@ -811,6 +823,12 @@ mod tests {
             (0x00620018, "mult\tv1,v0"),
             (0x00001010, "mfhi\tv0"),
             (0x03e00008, "jr\tra"),
+            (0x0040f809, "jalr\tv0"),
+            (0x00801809, "jalr\tv1,a0"),
+            (0x0007000d, "break\t0x7"),
+            (0x0000014d, "break\t0x0,0x5"),
+            (0x0001008d, "break\t0x1,0x2"),
+            (0x0048d14c, "syscall\t0x12345"),
         ];
         for &(w, text) in cases {
             let i = decode(w).unwrap_or_else(|| panic!("{w:08x} did not decode"));

@@ -29,6 +29,13 @@ struct Region {
 }
 
 impl Region {
+    /// The offset of `len` bytes at `addr` when they lie in the region.
+    #[inline(always)]
+    fn offset(&self, addr: u32, len: u32) -> Option<usize> {
+        let off = addr.wrapping_sub(self.base) as usize;
+        (addr >= self.base && off + len as usize <= self.bytes.len()).then_some(off)
+    }
+
     fn restore(&mut self) {
         let (lo, hi) = self.dirty;
         if lo < hi {
@@ -89,17 +96,23 @@ impl Memory {
     }
 
     /// The region and offset of `len` bytes at `addr`.
-    #[inline]
+    #[inline(always)]
     fn find(&mut self, addr: u32, len: u32) -> Result<(usize, usize), AccessError> {
-        let hit = |r: &Region| {
-            let off = addr.wrapping_sub(r.base) as usize;
-            (addr >= r.base && off + len as usize <= r.bytes.len()).then_some(off)
-        };
-        if let Some(off) = self.regions.get(self.last).and_then(hit) {
-            return Ok((self.last, off));
+        // Most accesses hit the region of the last one again.
+        if let Some(r) = self.regions.get(self.last) {
+            if let Some(off) = r.offset(addr, len) {
+                return Ok((self.last, off));
+            }
         }
+        self.search(addr, len)
+    }
+
+    /// [`Memory::find`] past the last region used (not rare: code that uses globals
+    /// and the stack in turn comes here at each switch).
+    #[inline(never)]
+    fn search(&mut self, addr: u32, len: u32) -> Result<(usize, usize), AccessError> {
         for (k, r) in self.regions.iter().enumerate() {
-            if let Some(off) = hit(r) {
+            if let Some(off) = r.offset(addr, len) {
                 self.last = k;
                 return Ok((k, off));
             }
@@ -108,7 +121,7 @@ impl Memory {
     }
 
     /// Reads `N` bytes at `addr`.
-    #[inline]
+    #[inline(always)]
     pub fn read<const N: usize>(&mut self, addr: u32) -> Result<[u8; N], AccessError> {
         let (k, off) = self.find(addr, N as u32)?;
         let mut out = [0; N];
@@ -117,7 +130,7 @@ impl Memory {
     }
 
     /// Writes `bytes` at `addr`.
-    #[inline]
+    #[inline(always)]
     pub fn write(&mut self, addr: u32, bytes: &[u8]) -> Result<(), AccessError> {
         let (k, off) = self.find(addr, bytes.len() as u32)?;
         let r = &mut self.regions[k];
