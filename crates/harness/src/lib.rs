@@ -6,9 +6,11 @@
 //! sides never changes the kind of verdict, and no engine proves equivalent what
 //! another engine has a replayed counterexample for. A long run ([`campaign`]) checks
 //! a range of pairs, or one shard of it, and writes a summary that the shards' sum
-//! reads back.
+//! reads back. Apart from these, [`cgen`] makes random C functions for the MIPS32
+//! profile and holds our emulator against `qemu-mips` on them.
 
 pub mod campaign;
+pub mod cgen;
 pub mod check;
 pub mod compiler;
 pub mod generate;
