@@ -1,6 +1,6 @@
 //! The comparison of two MIPS32 functions: both sides' paths over one set of inputs
-//! (`$a0`..), each side's endings merged into an outcome code and observed values
-//! guarded by the paths, and one query for an input where the two differ.
+//! (`$a0`..), and for each path of the left side one query for inputs that take it
+//! and a right path that ends otherwise.
 //!
 //! Soundness: a difference is believed only after both functions ran on its inputs
 //! in the emulator and ended differently; `equivalent` only when the query has no
@@ -10,13 +10,12 @@ use std::sync::atomic::AtomicBool;
 use std::time::{Duration, Instant};
 
 use tamarin_mips::cpu::Stop;
-use tamarin_mips::mips32::cpu::FaultKind;
 use tamarin_mips::mips32::{Image, Machine, Status};
 use tamarin_mips::Reg;
 
 use super::explore::{self, End, Function, Gap, Limits, Paths};
 use crate::solver::{build_chain, Answer, Solver, SolverConfig};
-use crate::term::{BinOp, Term, TermStore};
+use crate::term::{Evaluator, Term, TermStore};
 
 /// One side of a comparison: a loaded file and the function's entry.
 #[derive(Clone, Copy, Debug)]
@@ -142,18 +141,6 @@ pub struct FunctionReport {
     pub elapsed: Duration,
 }
 
-/// The outcome code of a returned run; faults count from 1; the codes from
-/// [`NOT_COMPARED`] up are endings no comparison can use.
-const RETURNED: u64 = 0;
-const NOT_COMPARED: u64 = 100;
-const OUT_OF_FUEL: u64 = 100;
-const UNCOVERED: u64 = 101;
-const NO_PATH: u64 = 102;
-
-fn fault_code(kind: FaultKind) -> u64 {
-    1 + kind as u64
-}
-
 /// Compares `left` and `right` under `opts`.
 pub fn compare_functions(
     left: FunctionSide<'_>,
@@ -187,8 +174,7 @@ pub fn compare_functions(
     let r = side(&mut s, &mut solver, right);
     let mut gaps = gaps_of(&l);
     gaps.extend(gaps_of(&r));
-    let query = difference(&mut s, &l, &r, opts.observe.len());
-    let answer = solver.check(&mut s, &[query]);
+    let (answer, asked) = find_difference(&mut s, &mut solver, &l, &r, &stopped);
     let verdict = match answer {
         Answer::Sat(model) => {
             let values: Vec<u32> = (0..args.len())
@@ -221,7 +207,7 @@ pub fn compare_functions(
     FunctionReport {
         verdict,
         paths: (l.ends.len(), r.ends.len()),
-        queries: l.queries + r.queries + 1,
+        queries: l.queries + r.queries + asked,
         elapsed: started.elapsed(),
     }
 }
@@ -246,49 +232,82 @@ fn gaps_of(p: &Paths) -> Vec<FunctionGap> {
     out
 }
 
-/// One side's outcome code and observed values as terms over the inputs.
-fn merged(s: &mut TermStore, p: &Paths, observed: usize) -> (Term, Vec<Term>) {
-    let mut code = s.constant(8, NO_PATH);
-    let zero = s.word(0);
-    let mut values = vec![zero; observed];
-    for e in p.ends.iter().rev() {
-        let c = match &e.end {
-            End::Returned(obs) => {
-                for (v, &o) in values.iter_mut().zip(obs) {
-                    *v = s.ite(e.guard, o, *v);
-                }
-                RETURNED
-            }
-            End::Fault(kind) => fault_code(*kind),
-            End::OutOfFuel => OUT_OF_FUEL,
-            End::Uncovered(_) => UNCOVERED,
-        };
-        let k = s.constant(8, c);
-        code = s.ite(e.guard, k, code);
+/// The condition that ending `a` differs from ending `b`, folded (false when the two
+/// are the same terms); `None` when either cannot be compared (out of fuel,
+/// uncovered).
+fn ends_differ(s: &mut TermStore, a: &End, b: &End) -> Option<Term> {
+    match (a, b) {
+        (End::Returned(x), End::Returned(y)) => {
+            let ne: Vec<Term> = x.iter().zip(y).map(|(&p, &q)| s.ne(p, q)).collect();
+            Some(s.or_all(ne))
+        }
+        (End::Fault(x), End::Fault(y)) => Some(s.bool(x != y)),
+        (End::Returned(_), End::Fault(_)) | (End::Fault(_), End::Returned(_)) => Some(s.bool(true)),
+        _ => None,
     }
-    (code, values)
 }
 
-/// The condition that both sides end in a way that can be compared, and differently.
-fn difference(s: &mut TermStore, l: &Paths, r: &Paths, observed: usize) -> Term {
-    let (lc, lv) = merged(s, l, observed);
-    let (rc, rv) = merged(s, r, observed);
-    let limit = s.constant(8, NOT_COMPARED);
-    let l_ok = s.bin(BinOp::Ult, lc, limit);
-    let r_ok = s.bin(BinOp::Ult, rc, limit);
-    let comparable = s.and(l_ok, r_ok);
-    let other_end = s.ne(lc, rc);
-    let ret = s.constant(8, RETURNED);
-    let returned = s.eq(lc, ret);
-    let values_differ = lv
-        .iter()
-        .zip(&rv)
-        .map(|(&a, &b)| s.ne(a, b))
-        .collect::<Vec<_>>();
-    let some_value = s.or_all(values_differ);
-    let other_values = s.and(returned, some_value);
-    let differ = s.or(other_end, other_values);
-    s.and(comparable, differ)
+/// Looks for inputs on which the two sides end differently, one pair of paths at a
+/// time: a pair whose endings are the same terms needs no solver (which is what makes
+/// an `-O0` and an `-O2` build cheap to compare), a pair whose paths no input takes
+/// together is dropped by a query without the endings, and only the rest ask for a
+/// difference, so one hard pair (a division by a constant done by a multiplication
+/// against a `div`) leaves its own pair undecided and no other. Sat with the first
+/// model found; Unknown when some pair was undecided and none differed; Unsat
+/// otherwise. Also the number of queries.
+fn find_difference(
+    s: &mut TermStore,
+    solver: &mut dyn Solver,
+    l: &Paths,
+    r: &Paths,
+    stop: &dyn Fn() -> bool,
+) -> (Answer, u64) {
+    let mut unknown: Option<String> = None;
+    let mut asked = 0;
+    for left in &l.ends {
+        if stop() {
+            return (Answer::Unknown(crate::solver::TIME_LIMIT_PASSED.into()), asked);
+        }
+        if s.as_const(left.guard) == Some(0) {
+            continue;
+        }
+        for right in &r.ends {
+            let Some(d) = ends_differ(s, &left.end, &right.end) else {
+                continue;
+            };
+            if s.as_const(d) == Some(0) {
+                continue;
+            }
+            let together = left
+                .witness
+                .as_ref()
+                .is_some_and(|w| Evaluator::new(s, w).holds(right.guard))
+                || right
+                    .witness
+                    .as_ref()
+                    .is_some_and(|w| Evaluator::new(s, w).holds(left.guard));
+            if !together {
+                asked += 1;
+                match solver.check(s, &[left.guard, right.guard]) {
+                    Answer::Unsat => continue,
+                    Answer::Sat(_) | Answer::Unknown(_) => {}
+                }
+            }
+            asked += 1;
+            match solver.check(s, &[left.guard, right.guard, d]) {
+                Answer::Sat(m) => return (Answer::Sat(m), asked),
+                Answer::Unsat => {}
+                Answer::Unknown(why) => {
+                    unknown.get_or_insert(why);
+                }
+            }
+        }
+    }
+    let answer = match unknown {
+        Some(why) => Answer::Unknown(why),
+        None => Answer::Unsat,
+    };
+    (answer, asked)
 }
 
 /// Runs one side on `args` in the emulator.

@@ -62,6 +62,8 @@ impl Gap {
 pub struct PathEnd {
     pub guard: Term,
     pub end: End,
+    /// Inputs that take the path, when known.
+    pub witness: Option<Vec<u64>>,
 }
 
 /// What one function's exploration found.
@@ -92,6 +94,18 @@ pub struct Function<'a> {
     pub observe: &'a [Reg],
 }
 
+/// One byte of memory as the store that wrote it left it: byte `k` (0 the most
+/// significant) of the `count`-byte value `whole`. Kept whole so that a word stored
+/// and loaded again is the same term, not a concatenation of its bytes (generated
+/// code spills and reloads registers all the time; the two builds of one function
+/// then give the solver identical terms).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+struct Byte {
+    whole: Term,
+    count: u8,
+    k: u8,
+}
+
 #[derive(Clone)]
 struct State {
     pc: u32,
@@ -99,7 +113,7 @@ struct State {
     hi: Term,
     lo: Term,
     /// Bytes written so far; the rest read as the image's (or the zeroed stack's).
-    bytes: OrdMap<u32, Term>,
+    bytes: OrdMap<u32, Byte>,
     /// The path condition's conjuncts.
     path: Vec<Term>,
     /// Inputs that satisfy `path`, when known.
@@ -201,7 +215,11 @@ impl Explorer<'_, '_> {
 
     fn end(&mut self, st: &State, end: End) {
         let guard = self.guard(st);
-        self.out.ends.push(PathEnd { guard, end });
+        self.out.ends.push(PathEnd {
+            guard,
+            end,
+            witness: st.witness.clone(),
+        });
     }
 
     fn too_many(&self) -> bool {
@@ -306,27 +324,47 @@ impl Explorer<'_, '_> {
         }
     }
 
-    /// Reads `N` bytes at the concrete `addr` as one big-endian term, or the fault.
+    /// Reads `n` bytes at the concrete `addr` as one big-endian term, or the fault.
     fn read(&mut self, st: &State, addr: u32, n: u32) -> Result<Term, FaultKind> {
-        let mut out: Option<Term> = None;
+        // The emulator checks the whole access against one region: an access that runs
+        // off a region's end is unmapped even if the next region starts there.
+        if !self.same_region(addr, n) {
+            return Err(FaultKind::Unmapped);
+        }
+        let mut bytes = Vec::with_capacity(n as usize);
         for k in 0..n {
             let a = addr.wrapping_add(k);
             let b = match st.bytes.get(&a) {
                 Some(&b) => b,
                 None => {
                     let v = self.memory.peek(a).ok_or(FaultKind::Unmapped)?;
-                    self.s.constant(8, v as u64)
+                    Byte {
+                        whole: self.s.constant(8, v as u64),
+                        count: 1,
+                        k: 0,
+                    }
                 }
             };
-            out = Some(match out {
-                None => b,
-                Some(hi) => self.s.bin(crate::term::BinOp::Concat, hi, b),
-            });
+            bytes.push(b);
         }
-        // The emulator checks the whole access against one region: an access that runs
-        // off a region's end is unmapped even if the next region starts there.
-        if n > 1 && !self.same_region(addr, n) {
-            return Err(FaultKind::Unmapped);
+        // The value a store left whole, read whole.
+        let first = bytes[0];
+        if first.count as u32 == n
+            && bytes
+                .iter()
+                .enumerate()
+                .all(|(i, b)| b.whole == first.whole && b.k as usize == i)
+        {
+            return Ok(first.whole);
+        }
+        let mut out: Option<Term> = None;
+        for b in bytes {
+            let hi = 8 * (b.count - b.k) - 1;
+            let t = self.s.extract(hi, hi - 7, b.whole);
+            out = Some(match out {
+                None => t,
+                Some(high) => self.s.bin(crate::term::BinOp::Concat, high, t),
+            });
         }
         out.ok_or(FaultKind::Unmapped)
     }
@@ -349,8 +387,11 @@ impl Explorer<'_, '_> {
             return Err(FaultKind::ReadOnly);
         }
         for k in 0..n {
-            let hi = (8 * (n - k) - 1) as u8;
-            let b = self.s.extract(hi, hi - 7, value);
+            let b = Byte {
+                whole: value,
+                count: n as u8,
+                k: k as u8,
+            };
             st.bytes.insert(addr.wrapping_add(k), b);
         }
         Ok(())
@@ -638,22 +679,88 @@ impl Explorer<'_, '_> {
         vec![st]
     }
 
-    /// Runs `access` once per concrete value of `addr` on the inputs of `st`: the
-    /// states that go on; a faulting access ends its state.
+    /// Runs `access` once per concrete value of `addr` on the inputs of `st`: a
+    /// faulting access ends its state; the others are merged back into one state
+    /// (values chosen by `addr`), so an array indexed by an input costs one state,
+    /// not one per element.
     fn each_address(
         &mut self,
         st: State,
         addr: Term,
         access: impl Fn(&mut Self, State, u32) -> Result<State, FaultKind>,
     ) -> Vec<State> {
-        let mut next: Vec<State> = Vec::new();
+        let prefix = st.path.len();
+        let mut next: Vec<(Term, State)> = Vec::new();
         for (a, one) in self.concretize(st, addr) {
             let failed = one.clone();
             match access(self, one, a) {
-                Ok(done) => next.push(done),
+                Ok(done) => {
+                    let k = self.s.word(a);
+                    let is = self.s.eq(addr, k);
+                    next.push((is, done));
+                }
                 Err(kind) => self.end(&failed, End::Fault(kind)),
             }
         }
-        next
+        if next.len() <= 1 {
+            return next.into_iter().map(|(_, st)| st).collect();
+        }
+        self.merge(prefix, next)
+    }
+
+    /// One state for the states `forks`, each taken under its condition; they share
+    /// the first `prefix` conjuncts of their paths, then each added its condition.
+    fn merge(&mut self, prefix: usize, forks: Vec<(Term, State)>) -> Vec<State> {
+        let (conds, states): (Vec<Term>, Vec<State>) = forks.into_iter().unzip();
+        let mut out = states[0].clone();
+        let pick = |s: &mut TermStore, values: &[Term]| -> Term {
+            let last = values.len() - 1;
+            if values.iter().all(|&v| v == values[0]) {
+                return values[0];
+            }
+            let mut t = values[last];
+            for k in (0..last).rev() {
+                t = s.ite(conds[k], values[k], t);
+            }
+            t
+        };
+        for r in 1..32 {
+            let values: Vec<Term> = states.iter().map(|st| st.regs[r]).collect();
+            out.regs[r] = pick(self.s, &values);
+        }
+        let his: Vec<Term> = states.iter().map(|st| st.hi).collect();
+        out.hi = pick(self.s, &his);
+        let los: Vec<Term> = states.iter().map(|st| st.lo).collect();
+        out.lo = pick(self.s, &los);
+        // The bytes some fork changed, each chosen by the condition of its fork.
+        let mut changed: Vec<u32> = Vec::new();
+        for st in &states[1..] {
+            for d in states[0].bytes.diff(&st.bytes) {
+                let a = match d {
+                    imbl::ordmap::DiffItem::Add(a, _) | imbl::ordmap::DiffItem::Remove(a, _) => *a,
+                    imbl::ordmap::DiffItem::Update { new: (a, _), .. } => *a,
+                };
+                changed.push(a);
+            }
+        }
+        changed.sort_unstable();
+        changed.dedup();
+        for a in changed {
+            let mut values = Vec::with_capacity(states.len());
+            for st in &states {
+                match self.read(st, a, 1) {
+                    Ok(v) => values.push(v),
+                    // A byte one fork cannot read: keep the forks apart.
+                    Err(_) => return states,
+                }
+            }
+            let whole = pick(self.s, &values);
+            out.bytes.insert(a, Byte { whole, count: 1, k: 0 });
+        }
+        out.path.truncate(prefix);
+        let any = self.s.or_all(conds.iter().copied());
+        out.path.push(any);
+        out.witness = states.iter().find_map(|st| st.witness.clone());
+        vec![out]
     }
 }

@@ -479,6 +479,27 @@ impl TermStore {
                 };
             }
         }
+        // Adjacent bits of one term, put back together, are those bits of it (a word
+        // stored byte by byte and loaded whole is the word).
+        if op == Concat {
+            if let (
+                Node::Extract {
+                    hi: h1,
+                    lo: l1,
+                    arg: x,
+                },
+                Node::Extract {
+                    hi: h2,
+                    lo: l2,
+                    arg: y,
+                },
+            ) = (self.node(a), self.node(b))
+            {
+                if x == y && l1 == h2 + 1 {
+                    return self.extract(h1, l2, x);
+                }
+            }
+        }
         // Algebraic identities; constants go to the right of commutative operators.
         let (a, b, ca, cb) = match op {
             Add | Mul | BvAnd | BvOr | BvXor if ca.is_some() && cb.is_none() => (b, a, cb, ca),
@@ -562,6 +583,23 @@ impl TermStore {
         let width = hi - lo + 1;
         if let Some(v) = self.as_const(a) {
             return self.constant(width, v >> lo);
+        }
+        match self.node(a) {
+            // Bits of bits are bits of the original.
+            Node::Extract { lo: inner, arg, .. } => {
+                return self.extract(hi + inner, lo + inner, arg);
+            }
+            // Bits that lie in one half of a concatenation are bits of that half.
+            Node::Bin(BinOp::Concat, high, low) => {
+                let lw = self.width(low);
+                if hi < lw {
+                    return self.extract(hi, lo, low);
+                }
+                if lo >= lw {
+                    return self.extract(hi - lw, lo - lw, high);
+                }
+            }
+            _ => {}
         }
         if lo == 0 {
             match self.node(a) {
@@ -1027,6 +1065,41 @@ mod tests {
         assert_eq!(s.as_const(t), Some(0));
         let t = s.bin(BinOp::AShr, a, sixty_four);
         assert_eq!(s.as_const(t), Some(u64::MAX));
+    }
+
+    #[test]
+    fn bytes_put_back_together_are_the_word() {
+        let mut s = TermStore::new();
+        let x = s.new_var("x", 32);
+        let bytes: Vec<Term> = [31u8, 23, 15, 7].iter().map(|&h| s.extract(h, h - 7, x)).collect();
+        let hi = s.bin(BinOp::Concat, bytes[0], bytes[1]);
+        let lo = s.bin(BinOp::Concat, bytes[2], bytes[3]);
+        assert_eq!(s.bin(BinOp::Concat, hi, lo), x);
+        // Bits of bits, and bits of one half of a concatenation.
+        let half = s.extract(15, 0, x);
+        let e = s.extract(15, 8, half);
+        assert_eq!(e, bytes[2]);
+        let y = s.new_var("y", 16);
+        let c = s.bin(BinOp::Concat, y, half);
+        assert_eq!(s.extract(7, 0, c), bytes[3]);
+        let y_hi = s.extract(15, 8, y);
+        assert_eq!(s.extract(31, 24, c), y_hi);
+        // Bits that straddle the halves stay an extraction.
+        let mid = s.extract(23, 8, c);
+        assert!(matches!(s.node(mid), Node::Extract { .. }));
+        // Not adjacent, or of different terms: left as written.
+        let gap = s.bin(BinOp::Concat, bytes[0], bytes[2]);
+        assert!(matches!(s.node(gap), Node::Bin(BinOp::Concat, _, _)));
+        let v = s.new_var("v", 32);
+        let other = s.extract(23, 16, v);
+        let mixed = s.bin(BinOp::Concat, bytes[0], other);
+        assert!(matches!(s.node(mixed), Node::Bin(BinOp::Concat, _, _)));
+        // And every rewrite keeps the value.
+        for value in [0u64, 0x1234_5678, 0xdead_beef, u32::MAX as u64] {
+            let vals = [value, 0xabcd, value ^ 0x5555_5555];
+            let mut e = crate::term::Evaluator::new(&s, &vals);
+            assert_eq!(e.eval(mid), (((0xabcdu64 << 16) | (value & 0xffff)) >> 8) & 0xffff);
+        }
     }
 
     #[test]
