@@ -180,6 +180,9 @@ pub fn compare_functions(
             let values: Vec<u32> = (0..args.len())
                 .map(|k| model.values.get(k).copied().unwrap_or(0) as u32)
                 .collect();
+            let values = shrink(values, &|args| {
+                replay(left, args, opts).differs_from(&replay(right, args, opts))
+            });
             let left_run = replay(left, &values, opts);
             let right_run = replay(right, &values, opts);
             if left_run.differs_from(&right_run) {
@@ -310,6 +313,41 @@ fn find_difference(
     (answer, asked)
 }
 
+/// Smaller arguments that still show the difference, found by concrete runs alone:
+/// each argument in turn is tried at 0, 1 and -1, then halved toward 0 while the
+/// difference stays (a bounded number of runs; `differs` replays both sides).
+fn shrink(mut args: Vec<u32>, differs: &dyn Fn(&[u32]) -> bool) -> Vec<u32> {
+    if !differs(&args) {
+        return args;
+    }
+    for k in 0..args.len() {
+        for small in [0u32, 1, u32::MAX] {
+            if args[k] == small {
+                break;
+            }
+            let mut tried = args.clone();
+            tried[k] = small;
+            if differs(&tried) {
+                args = tried;
+                break;
+            }
+        }
+        for _ in 0..32 {
+            let v = args[k] as i32;
+            if (-2..=2).contains(&v) {
+                break;
+            }
+            let mut tried = args.clone();
+            tried[k] = (v / 2) as u32;
+            if !differs(&tried) {
+                break;
+            }
+            args = tried;
+        }
+    }
+    args
+}
+
 /// Runs one side on `args` in the emulator.
 fn replay(side: FunctionSide<'_>, args: &[u32], opts: &FunctionOptions) -> FunctionRun {
     let mut m = Machine::new(side.image, opts.fuel);
@@ -319,5 +357,22 @@ fn replay(side: FunctionSide<'_>, args: &[u32], opts: &FunctionOptions) -> Funct
         status,
         observed: opts.observe.iter().map(|&r| m.regs().get(r)).collect(),
         steps: m.steps(),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::shrink;
+
+    #[test]
+    fn shrinking_keeps_the_difference_and_goes_toward_zero() {
+        // Differs whenever the first argument is at least 100 and the second odd.
+        let differs = |a: &[u32]| (a[0] as i32) >= 100 && a[1] % 2 == 1;
+        let got = shrink(vec![1_000_000, 0x7fff_ffff], &differs);
+        assert!(differs(&got));
+        assert_eq!(got[1], 1);
+        assert!((100..200).contains(&(got[0] as i32)), "{got:?}");
+        // Arguments that do not show it are left alone.
+        assert_eq!(shrink(vec![5, 2], &differs), vec![5, 2]);
     }
 }
