@@ -330,6 +330,40 @@ fn compare_says_what_it_did_not_cover() {
         "v0,v1",
     ]);
     assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
+    // A precondition over the arguments by their o32 names.
+    let pop = format!("{EX}/popcount-O2.o");
+    let o = run(&[
+        "compare",
+        &pop,
+        &pop,
+        "--function",
+        "popcount_loop",
+        "--right-function",
+        "popcount_buggy",
+        "--args",
+        "1",
+        "--assume",
+        "$a0 >= 0",
+    ]);
+    assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
+    assert!(
+        stdout(&o).contains("the preconditions allow"),
+        "{}",
+        stdout(&o)
+    );
+    let o = run(&[
+        "compare",
+        &pop,
+        &pop,
+        "--function",
+        "popcount_loop",
+        "--args",
+        "1",
+        "--assume",
+        "$a3 > 0",
+    ]);
+    assert_eq!(o.status.code(), Some(2));
+    assert!(stderr(&o).contains("not an input"), "{}", stderr(&o));
     // What a function cannot show, and CS241 options.
     let o = run(&[
         "compare",

@@ -25,7 +25,7 @@ fn compare(l: (&Image, &str), r: (&Image, &str), args: usize) -> FunctionVerdict
         args,
         ..FunctionOptions::default()
     };
-    let report = compare_functions(side(l), side(r), &opts);
+    let report = compare_functions(side(l), side(r), &opts).unwrap();
     eprintln!(
         "{}: {:?} in {:?}, {:?} paths",
         l.1, report.verdict, report.elapsed, report.paths
@@ -118,6 +118,7 @@ fn paths_agree_with_the_emulator(image: &Image, f: &str, args: usize, inputs: &[
         entry,
         args: &vars,
         observe: &observe,
+        zero_allowed: true,
     };
     let limits = Limits {
         fuel: 10_000,
@@ -191,4 +192,55 @@ fn every_path_ends_as_the_emulator_does() {
         let grade = load(&format!("grade-{level}.o"));
         paths_agree_with_the_emulator(&grade, "letter", 2, &inputs());
     }
+}
+
+#[test]
+fn preconditions_narrow_what_is_compared() {
+    use tamarin::Precondition;
+    let o2 = load("popcount-O2.o");
+    let side = |f: &str| FunctionSide {
+        image: &o2,
+        entry: o2.function(f).unwrap().addr,
+    };
+    let with = |text: &str| FunctionOptions {
+        args: 1,
+        assume: vec![Precondition::parse(text).unwrap()],
+        ..FunctionOptions::default()
+    };
+    // The two differ only where the top bit is set: excluded, they are equal.
+    let r = compare_functions(
+        side("popcount_loop"),
+        side("popcount_buggy"),
+        &with("$a0 >= 0"),
+    )
+    .unwrap();
+    assert_eq!(r.verdict, FunctionVerdict::Equivalent);
+    // Allowed, the difference is found inside the domain.
+    let r = compare_functions(
+        side("popcount_loop"),
+        side("popcount_buggy"),
+        &with("$a0 < -5"),
+    )
+    .unwrap();
+    let FunctionVerdict::Disequivalent(cx) = r.verdict else {
+        panic!("{:?}", r.verdict)
+    };
+    assert!((cx.args[0] as i32) < -5, "{cx:?}");
+    // A register that is not an argument, and a domain with nothing in it.
+    assert!(matches!(
+        compare_functions(
+            side("popcount_loop"),
+            side("popcount_buggy"),
+            &with("$a1 > 0")
+        ),
+        Err(tamarin::Error::Precondition { .. })
+    ));
+    assert!(matches!(
+        compare_functions(
+            side("popcount_loop"),
+            side("popcount_buggy"),
+            &with("$a0 > 0 && $a0 < 0")
+        ),
+        Err(tamarin::Error::Unsatisfiable { .. })
+    ));
 }

@@ -112,7 +112,6 @@ fn compare_functions(args: &Args) -> Result<ExitCode, CliError> {
         "max_len",
         "array_base",
         "stdin_len",
-        "assume",
         "assume_program",
         "init_inputs",
         "out_of_fuel",
@@ -123,7 +122,7 @@ fn compare_functions(args: &Args) -> Result<ExitCode, CliError> {
     if let Some(flag) = cs241.iter().find(|f| given.contains(**f)) {
         let file = super::program_name(&args.left);
         let what = format!("--{}", flag.replace('_', "-"));
-        let what = if *flag == "assume" || *flag == "assume_program" {
+        let what = if *flag == "assume_program" {
             format!("{what} (not available for MIPS32 functions yet)")
         } else {
             what
@@ -166,6 +165,7 @@ fn compare_functions(args: &Args) -> Result<ExitCode, CliError> {
         timeout: (args.search.timeout > 0)
             .then(|| std::time::Duration::from_secs(args.search.timeout)),
         format: args.format,
+        assume: &args.search.assume,
     })
 }
 

@@ -282,6 +282,8 @@ pub struct CompareTask<'a> {
     pub fuel: u64,
     pub timeout: Option<std::time::Duration>,
     pub format: OutputFormat,
+    /// `--assume` texts.
+    pub assume: &'a [String],
 }
 
 #[derive(Serialize)]
@@ -415,7 +417,16 @@ pub fn compare(task: CompareTask<'_>) -> Result<ExitCode, CliError> {
     let (limage, rimage) = (load_image(task.left)?, load_image(task.right)?);
     let lf = find_function(&limage, &lfile, lname)?;
     let rf = find_function(&rimage, &rfile, rname)?;
+    let assume = task
+        .assume
+        .iter()
+        .map(|text| {
+            tamarin::Precondition::parse(text)
+                .map_err(|e| CliError::Usage(format!("--assume `{text}`: {}", e.message)))
+        })
+        .collect::<Result<Vec<_>, _>>()?;
     let opts = tamarin::FunctionOptions {
+        assume,
         args: task.names.args as usize,
         observe: task.observe.clone(),
         fuel: task.fuel,
@@ -433,7 +444,8 @@ pub fn compare(task: CompareTask<'_>) -> Result<ExitCode, CliError> {
             entry: rf.addr,
         },
         &opts,
-    );
+    )
+    .map_err(|e| CliError::Usage(e.to_string()))?;
     let observe: Vec<String> = task
         .observe
         .iter()
@@ -504,7 +516,8 @@ pub fn compare(task: CompareTask<'_>) -> Result<ExitCode, CliError> {
         OutputFormat::Text => {
             let text = match &report.verdict {
                 tamarin::FunctionVerdict::Equivalent => format!(
-                    "equivalent: for every input, runs of up to {} steps ({} and {} paths, {:.2} s)\n",
+                    "equivalent: for every input{}, runs of up to {} steps ({} and {} paths, {:.2} s)\n",
+                    if task.assume.is_empty() { "" } else { " the preconditions allow" },
                     task.fuel,
                     report.paths.0,
                     report.paths.1,

@@ -140,11 +140,20 @@ fn lex(text: &str) -> Result<Vec<(Tok, Range<usize>)>, AssumeError> {
             while i < bytes.len() && bytes[i].is_ascii_digit() {
                 i += 1;
             }
-            let reg = text[digits..i].parse::<u8>().ok().filter(|r| (1..32).contains(r));
+            let mut reg = text[digits..i].parse::<u8>().ok().filter(|r| (1..32).contains(r));
+            if i == digits && i < bytes.len() && bytes[i].is_ascii_alphabetic() {
+                // An o32 name ($a0, $v0), for MIPS32 functions.
+                while i < bytes.len() && bytes[i].is_ascii_alphanumeric() {
+                    i += 1;
+                }
+                reg = tamarin_mips::mips32::isa::reg_by_name(&text[digits..i])
+                    .map(|r| r.index() as u8)
+                    .filter(|r| (1..32).contains(r));
+            }
             let Some(reg) = reg else {
                 return Err(AssumeError::new(
                     start..i.max(start + 1),
-                    "expected a register $1 … $31 after `$`",
+                    "expected a register $1 … $31 (or an o32 name such as $a0) after `$`",
                 ));
             };
             out.push((Tok::Reg { reg, unsigned }, start..i));

@@ -13,7 +13,11 @@ use tamarin_mips::cpu::Stop;
 use tamarin_mips::mips32::{Image, Machine, Status};
 use tamarin_mips::Reg;
 
+use tamarin_mips::mips32::abi::ARG_REGS;
+
 use super::explore::{self, End, Function, Gap, Limits, Paths};
+use crate::error::Error;
+use crate::io::{InputLayout, InputSpec};
 use crate::solver::{build_chain, Answer, Solver, SolverConfig};
 use crate::term::{Evaluator, Term, TermStore};
 
@@ -40,6 +44,9 @@ pub struct FunctionOptions {
     pub timeout: Option<Duration>,
     pub interrupt: Option<&'static AtomicBool>,
     pub solver: SolverConfig,
+    /// The arguments compared: only those that satisfy every precondition (over
+    /// `$a0`.. by their o32 names or `$4`..).
+    pub assume: Vec<crate::Precondition>,
 }
 
 impl Default for FunctionOptions {
@@ -53,6 +60,7 @@ impl Default for FunctionOptions {
             timeout: None,
             interrupt: None,
             solver: SolverConfig::default(),
+            assume: Vec::new(),
         }
     }
 }
@@ -142,31 +150,57 @@ pub struct FunctionReport {
 }
 
 /// Compares `left` and `right` under `opts`.
+///
+/// # Errors
+///
+/// [`Error::Precondition`] for a precondition that names what is not an argument or
+/// mixes numbers and truths, [`Error::Unsatisfiable`] when no argument satisfies them.
 pub fn compare_functions(
     left: FunctionSide<'_>,
     right: FunctionSide<'_>,
     opts: &FunctionOptions,
-) -> FunctionReport {
+) -> Result<FunctionReport, Error> {
     let started = Instant::now();
     let deadline = opts.timeout.map(|t| started + t);
     let stop = Stop::at(deadline).with_flag(opts.interrupt);
     let mut s = TermStore::new();
-    let args: Vec<Term> = (0..opts.args.min(4))
-        .map(|k| s.new_var(&format!("$a{k}"), 32))
-        .collect();
-    let mut solver = build_chain(&opts.solver, stop, Vec::new());
+    let spec = InputSpec::Registers(ARG_REGS[..opts.args.min(4)].to_vec());
+    let mut layout = InputLayout::declare(&mut s, &spec, 0);
+    for p in &opts.assume {
+        p.lower(&mut s, &layout).map_err(|e| Error::Precondition {
+            text: p.text().to_string(),
+            span: e.span,
+            message: e.message,
+        })?;
+    }
+    let _ = layout.assume(&mut s, &opts.assume);
+    let args: Vec<Term> = layout.vars().to_vec();
+    let domain = layout.domain(&mut s);
+    let mut solver = build_chain(&opts.solver, stop, domain.clone());
+    if !domain.is_empty() {
+        match solver.check(&mut s, &[]) {
+            Answer::Unsat => {
+                return Err(Error::Unsatisfiable {
+                    preconditions: opts.assume.iter().map(|p| p.text().to_string()).collect(),
+                })
+            }
+            Answer::Sat(_) | Answer::Unknown(_) => {}
+        }
+    }
     let limits = Limits {
         fuel: opts.fuel,
         max_paths: opts.max_paths,
         max_targets: opts.max_targets,
     };
     let stopped = || stop.reached();
+    let zero_allowed = layout.admits(&vec![0; args.len()]);
     let side = |s: &mut TermStore, solver: &mut dyn Solver, f: FunctionSide<'_>| {
         let func = Function {
             image: f.image,
             entry: f.entry,
             args: &args,
             observe: &opts.observe,
+            zero_allowed,
         };
         explore::explore(s, solver, &func, &limits, &stopped)
     };
@@ -181,7 +215,8 @@ pub fn compare_functions(
                 .map(|k| model.values.get(k).copied().unwrap_or(0) as u32)
                 .collect();
             let values = shrink(values, &|args| {
-                replay(left, args, opts).differs_from(&replay(right, args, opts))
+                layout.admits(args)
+                    && replay(left, args, opts).differs_from(&replay(right, args, opts))
             });
             let left_run = replay(left, &values, opts);
             let right_run = replay(right, &values, opts);
@@ -207,12 +242,12 @@ pub fn compare_functions(
             FunctionVerdict::PossiblyEquivalent(finish(gaps))
         }
     };
-    FunctionReport {
+    Ok(FunctionReport {
         verdict,
         paths: (l.ends.len(), r.ends.len()),
         queries: l.queries + r.queries + asked,
         elapsed: started.elapsed(),
-    }
+    })
 }
 
 fn finish(mut gaps: Vec<FunctionGap>) -> Vec<FunctionGap> {

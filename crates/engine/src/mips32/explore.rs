@@ -92,6 +92,8 @@ pub struct Function<'a> {
     /// The inputs' terms, given to `$a0`.. in order.
     pub args: &'a [Term],
     pub observe: &'a [Reg],
+    /// Whether all-zero arguments are allowed (the first state's witness).
+    pub zero_allowed: bool,
 }
 
 /// One byte of memory as the store that wrote it left it: byte `k` (0 the most
@@ -157,7 +159,7 @@ pub fn explore(
         lo: zero,
         bytes: OrdMap::new(),
         path: Vec::new(),
-        witness: Some(vec![0; s.var_count()]),
+        witness: func.zero_allowed.then(|| vec![0; s.var_count()]),
         steps: 0,
     };
     let mut e = Explorer {
