@@ -505,6 +505,19 @@ mod tests {
     }
 
     #[test]
+    fn registers_by_o32_name() {
+        let e = parse("$a0 < u$a1").unwrap();
+        let Kind::Compare(operands, _) = e.kind else {
+            panic!("{e:?}")
+        };
+        assert!(matches!(operands[0].kind, Kind::Reg { reg: 4, unsigned: false }));
+        assert!(matches!(operands[1].kind, Kind::Reg { reg: 5, unsigned: true }));
+        // `$zero` is no input, and an unknown name is an error with its span.
+        assert_eq!(err("$zero > 1").span, 0..5);
+        assert_eq!(err("1 < $bogus").span, 4..10);
+    }
+
+    #[test]
     fn quantifiers_reach_to_the_right() {
         let e = parse("len > 0 && all x, i: i == 0 || a[i - 1] <= x").unwrap();
         let Kind::Logic(LogicOp::And, _, q) = e.kind else {
