@@ -1,15 +1,16 @@
 //! Every path of one MIPS32 function, symbolically: the emulator's step
 //! (`tamarin_mips::mips32::cpu`) over terms, forking where the inputs decide a branch,
-//! a trap, an overflow, a zero divisor, an address or a jump target.
+//! a trap, an overflow, a zero divisor or a jump target.
 //!
-//! Addresses are always concrete in a state: an input-dependent one is split into its
-//! feasible values (each a state with `addr == v` in its path), so memory is a map
-//! from byte addresses to 8-bit terms over the image's bytes, and every fault the
-//! emulator raises is decided the way it decides it. Each state carries a witness
-//! (inputs that take its path) when one is known, so a branch the witness decides
-//! needs one query, not two. A query the solver leaves unknown keeps both sides:
-//! a path that may be infeasible costs time, never soundness, since its guard goes
-//! into every later query.
+//! Addresses are concrete in a state: an input-dependent one is split into its
+//! feasible values (each with `addr == v` in its path), so every fault the emulator
+//! raises is decided the way it decides it; the values that did not fault are merged
+//! back into one state, each register and byte chosen by `addr == v`. Memory maps byte
+//! addresses to what a store left there, over the image's bytes. Each state carries a
+//! witness (inputs that take its path) when one is known, so a branch the witness
+//! decides needs one query, not two. A query the solver leaves unknown keeps both
+//! sides: a path that may be infeasible costs time, never soundness, since its guard
+//! goes into every later query.
 
 use imbl::OrdMap;
 use tamarin_mips::mips32::abi::{ARG_REGS, INITIAL_SP, RA, RETURN_ADDRESS, SP};
