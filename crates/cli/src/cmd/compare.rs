@@ -166,7 +166,28 @@ fn compare_functions(args: &Args) -> Result<ExitCode, CliError> {
             .then(|| std::time::Duration::from_secs(args.search.timeout)),
         format: args.format,
         assume: &args.search.assume,
+        solver: function_solver(&args.search),
     })
+}
+
+/// The solver chain's settings for comparing functions, from the search options.
+fn function_solver(search: &SearchArgs) -> tamarin::SolverConfig {
+    let mut solver = tamarin::SolverConfig::default();
+    solver.timeout = std::time::Duration::from_millis(search.solver_timeout.max(1));
+    solver.resource_limit =
+        (search.solver_rlimit > 0).then(|| search.solver_rlimit.min(u32::MAX as u64) as u32);
+    solver.work_budget = (search.solver_work > 0).then_some(search.solver_work);
+    solver.portfolio = if search.portfolio.trim() == "none" {
+        Vec::new()
+    } else {
+        search
+            .portfolio
+            .split(',')
+            .map(|m| m.trim().to_string())
+            .filter(|m| !m.is_empty())
+            .collect()
+    };
+    solver
 }
 
 pub fn execute(mut args: Args) -> Result<ExitCode, CliError> {

@@ -284,6 +284,7 @@ pub struct CompareTask<'a> {
     pub format: OutputFormat,
     /// `--assume` texts.
     pub assume: &'a [String],
+    pub solver: tamarin::SolverConfig,
 }
 
 #[derive(Serialize)]
@@ -427,6 +428,7 @@ pub fn compare(task: CompareTask<'_>) -> Result<ExitCode, CliError> {
         .collect::<Result<Vec<_>, _>>()?;
     let opts = tamarin::FunctionOptions {
         assume,
+        solver: task.solver.clone(),
         args: task.names.args as usize,
         observe: task.observe.clone(),
         fuel: task.fuel,
