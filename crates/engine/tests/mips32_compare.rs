@@ -34,13 +34,27 @@ fn compare(l: (&Image, &str), r: (&Image, &str), args: usize) -> FunctionVerdict
 }
 
 #[test]
-fn popcount_at_two_levels_and_two_algorithms_is_proved() {
+fn popcount_at_two_levels_is_proved() {
     let (o0, o2) = (load("popcount-O0.o"), load("popcount-O2.o"));
     for (l, r) in [
         ((&o0, "popcount_loop"), (&o2, "popcount_loop")),
-        ((&o0, "popcount_loop"), (&o2, "popcount_swar")),
         ((&o2, "popcount_swar"), (&o0, "popcount_swar")),
     ] {
+        assert_eq!(
+            compare(l, r, 1),
+            FunctionVerdict::Equivalent,
+            "{} against {}",
+            l.1,
+            r.1
+        );
+    }
+}
+
+#[test]
+#[ignore = "one solver query per path of the loop: about 10 s"]
+fn popcount_by_two_algorithms_is_proved() {
+    let (o0, o2) = (load("popcount-O0.o"), load("popcount-O2.o"));
+    for (l, r) in [((&o0, "popcount_loop"), (&o2, "popcount_swar"))] {
         assert_eq!(
             compare(l, r, 1),
             FunctionVerdict::Equivalent,

@@ -7,7 +7,8 @@
 //! another engine has a replayed counterexample for. A long run ([`campaign`]) checks
 //! a range of pairs, or one shard of it, and writes a summary that the shards' sum
 //! reads back. Apart from these, [`cgen`] makes random C functions for the MIPS32
-//! profile and holds our emulator against `qemu-mips` on them.
+//! profile, holds our emulator against `qemu-mips` on them, and checks tamarin's
+//! comparisons of them (two levels, or a mutant) against `qemu-mips` ([`cgen::pairs`]).
 
 pub mod campaign;
 pub mod cgen;

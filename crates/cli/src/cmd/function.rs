@@ -14,9 +14,10 @@ use crate::args::OutputFormat;
 use crate::diag::CliError;
 
 /// Whether the file at `path` starts with the ELF magic (a missing or unreadable file
-/// is not: the CS241 reader then reports it as it always has).
+/// is not: the CS241 reader then reports it as it always has). Only plain files are
+/// looked at: reading the first bytes of a FIFO would take them from the reader.
 pub fn is_elf_file(path: &Path) -> bool {
-    if super::is_stdin(path) {
+    if super::is_stdin(path) || !std::fs::metadata(path).is_ok_and(|m| m.is_file()) {
         return false;
     }
     let mut magic = [0u8; 4];

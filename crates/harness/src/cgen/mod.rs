@@ -3,7 +3,9 @@
 //! ([`Func::source`]), changed in one place ([`mutate()`]), and checked against the
 //! machine ([`oracle`]): each function is compiled by `mips-linux-gnu-gcc` at several
 //! levels, run under `qemu-mips` as a static program and under our emulator as the
-//! relocatable object, and the two must agree on every input.
+//! relocatable object, and the two must agree on every input. [`pairs`] compares
+//! two builds of a function (two levels, or the function and a mutant) with
+//! `tamarin::compare_functions` and checks every verdict under qemu.
 //!
 //! The functions use int arithmetic on `int` and `unsigned` (`+ - * / % & | ^ ~ << >>`,
 //! the high word of a 64-bit product, casts to `char` and `short`), comparisons,
@@ -25,6 +27,7 @@
 pub mod gen;
 pub mod mutate;
 pub mod oracle;
+pub mod pairs;
 
 use std::fmt::{self, Write as _};
 
