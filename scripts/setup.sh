@@ -46,6 +46,13 @@ if ! command -v cc >/dev/null 2>&1; then
     apt_install build-essential
 fi
 
+# The MIPS32 profile's oracles, which its tests use: gcc's MIPS cross compiler and
+# binutils, and qemu-mips. Optional for the tool itself.
+if ! command -v mips-linux-gnu-gcc >/dev/null 2>&1 || ! command -v qemu-mips >/dev/null 2>&1; then
+    apt_install gcc-mips-linux-gnu binutils-mips-linux-gnu qemu-user ||
+        echo "setup: gcc-mips-linux-gnu or qemu-user could not be installed; the MIPS32 tests need them" >&2
+fi
+
 # The wheel's library, unpacked into .z3/ (pip --target installs nothing elsewhere).
 wheel_z3() {
     local lib=$root/.z3/z3/lib
