@@ -258,3 +258,29 @@ fn preconditions_narrow_what_is_compared() {
         Err(tamarin::Error::Unsatisfiable { .. })
     ));
 }
+
+#[test]
+fn a_needle_that_probes_miss_is_found_symbolically() {
+    let (o0, o2) = (load("needle-O0.o"), load("needle-O2.o"));
+    fn side<'a>(image: &'a Image, f: &str) -> FunctionSide<'a> {
+        FunctionSide {
+            image,
+            entry: image.function(f).unwrap().addr,
+        }
+    }
+    let opts = FunctionOptions {
+        args: 1,
+        ..FunctionOptions::default()
+    };
+    let r = compare_functions(side(&o0, "needle"), side(&o2, "haystack"), &opts).unwrap();
+    // Found by the symbolic search (the probes ran no paths), and replayed.
+    assert!(r.paths.0 > 0, "{r:?}");
+    let FunctionVerdict::Disequivalent(cx) = r.verdict else {
+        panic!("{:?}", r.verdict)
+    };
+    assert_eq!((cx.args[0] as i32 ^ 0x5a5a).wrapping_mul(3), 1_234_567 * 3);
+    assert_eq!((cx.left.observed[0], cx.right.observed[0]), (1, 0));
+    // The same function at two levels is proved.
+    let r = compare_functions(side(&o0, "needle"), side(&o2, "needle"), &opts).unwrap();
+    assert_eq!(r.verdict, FunctionVerdict::Equivalent);
+}

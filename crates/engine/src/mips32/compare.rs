@@ -192,6 +192,30 @@ pub fn compare_functions(
         max_paths: opts.max_paths,
         max_targets: opts.max_targets,
     };
+    // Concrete probes first: edge and pseudo-random arguments run on both sides. A
+    // difference found this way is a replayed run already, and costs microseconds.
+    for probe in probes(args.len(), PROBES) {
+        if !layout.admits(&probe) {
+            continue;
+        }
+        let (l, r) = (replay(left, &probe, opts), replay(right, &probe, opts));
+        if l.differs_from(&r) {
+            let values = shrink(probe, &|a| {
+                layout.admits(a) && replay(left, a, opts).differs_from(&replay(right, a, opts))
+            });
+            let (l, r) = (replay(left, &values, opts), replay(right, &values, opts));
+            return Ok(FunctionReport {
+                verdict: FunctionVerdict::Disequivalent(FunctionCounterexample {
+                    args: values,
+                    left: l,
+                    right: r,
+                }),
+                paths: (0, 0),
+                queries: 0,
+                elapsed: started.elapsed(),
+            });
+        }
+    }
     let stopped = || stop.reached();
     let zero_allowed = layout.admits(&vec![0; args.len()]);
     let side = |s: &mut TermStore, solver: &mut dyn Solver, f: FunctionSide<'_>| {
@@ -346,6 +370,44 @@ fn find_difference(
         None => Answer::Unsat,
     };
     (answer, asked)
+}
+
+/// How many concrete probes a comparison runs before its symbolic search.
+pub const PROBES: usize = 256;
+
+/// `n` argument vectors of `count` arguments: every argument at each edge value in
+/// turn (the others 0), all at one edge together, then pseudo-random ones (a fixed
+/// sequence, so a comparison is the same every time).
+fn probes(count: usize, n: usize) -> Vec<Vec<u32>> {
+    const EDGES: [u32; 8] = [0, 1, u32::MAX, 2, 0x8000_0000, 0x7fff_ffff, 7, 100];
+    let mut out = Vec::with_capacity(n);
+    for &e in &EDGES {
+        out.push(vec![e; count]);
+        for k in 0..count {
+            let mut v = vec![0; count];
+            v[k] = e;
+            out.push(v);
+        }
+    }
+    let mut x: u64 = 0x9e37_79b9_7f4a_7c15;
+    while out.len() < n {
+        let v = (0..count)
+            .map(|k| {
+                x = x.wrapping_mul(6_364_136_223_846_793_005).wrapping_add(1_442_695_040_888_963_407);
+                let r = (x >> 32) as u32;
+                // Small values half the time: branches on small ranges are common.
+                let _ = k;
+                if (x >> 20) & 1 == 0 {
+                    r % 64
+                } else {
+                    r
+                }
+            })
+            .collect();
+        out.push(v);
+    }
+    out.truncate(n);
+    out
 }
 
 /// Smaller arguments that still show the difference, found by concrete runs alone:
