@@ -12,6 +12,7 @@ use std::time::Instant;
 use crate::isa::{Instr, Reg};
 use crate::memory::{Memory, MEM_SIZE};
 use crate::program::Program;
+use crate::target::{cs241, Concrete, Effect, Regs};
 
 /// Where a `jr`/`jalr` must go to end a run normally (the initial `$31`).
 pub const DEFAULT_TERMINATION: u32 = 0x8123_456C;
@@ -581,76 +582,39 @@ impl Machine {
         }
     }
 
-    /// Executes one instruction; `self.pc` already holds `next`.
+    /// Executes one instruction; `self.pc` already holds `next`. What it computes is
+    /// its effect ([`crate::target::cs241::effect`]) over the machine's words; this
+    /// function only carries the effect out.
     #[inline(always)]
     fn execute(&mut self, pc: u32, next: u32, instr: Instr) -> Result<Event, Fault> {
-        use Instr::*;
-        let r = &mut self.regs;
-        let g = |r: &Registers, x: Reg| r.gpr[x.index() & 31];
-        let event = match instr {
-            Add { d, s, t } => {
-                r.gpr[d.index() & 31] = g(r, s).wrapping_add(g(r, t));
+        let regs = Regs {
+            gpr: &self.regs.gpr,
+            hi: self.regs.hi,
+            lo: self.regs.lo,
+        };
+        let event = match cs241::effect(&mut Concrete, regs, pc, instr) {
+            Effect::Set(d, v) => {
+                self.regs.gpr[d.index() & 31] = v;
                 Event::None
             }
-            Sub { d, s, t } => {
-                r.gpr[d.index() & 31] = g(r, s).wrapping_sub(g(r, t));
+            Effect::SetHiLo { hi, lo } => {
+                self.regs.hi = hi;
+                self.regs.lo = lo;
                 Event::None
             }
-            Slt { d, s, t } => {
-                r.gpr[d.index() & 31] = ((g(r, s) as i32) < (g(r, t) as i32)) as u32;
-                Event::None
-            }
-            Sltu { d, s, t } => {
-                r.gpr[d.index() & 31] = (g(r, s) < g(r, t)) as u32;
-                Event::None
-            }
-            Mult { s, t } => {
-                let p = (g(r, s) as i32 as i64).wrapping_mul(g(r, t) as i32 as i64) as u64;
-                r.hi = (p >> 32) as u32;
-                r.lo = p as u32;
-                Event::None
-            }
-            Multu { s, t } => {
-                let p = (g(r, s) as u64) * (g(r, t) as u64);
-                r.hi = (p >> 32) as u32;
-                r.lo = p as u32;
-                Event::None
-            }
-            Div { s, t } => {
-                let (a, b) = (g(r, s) as i32, g(r, t) as i32);
-                if b == 0 {
+            Effect::Divide { divisor, hi, lo } => {
+                if divisor == 0 {
                     return Err(Fault {
                         kind: FaultKind::DivisionByZero,
                         pc,
                         value: 0,
                     });
                 }
-                r.lo = a.wrapping_div(b) as u32;
-                r.hi = a.wrapping_rem(b) as u32;
+                self.regs.hi = hi;
+                self.regs.lo = lo;
                 Event::None
             }
-            Divu { s, t } => {
-                let (a, b) = (g(r, s), g(r, t));
-                if b == 0 {
-                    return Err(Fault {
-                        kind: FaultKind::DivisionByZero,
-                        pc,
-                        value: 0,
-                    });
-                }
-                r.lo = a / b;
-                r.hi = a % b;
-                Event::None
-            }
-            Mfhi { d } => {
-                r.gpr[d.index() & 31] = r.hi;
-                Event::None
-            }
-            Mflo { d } => {
-                r.gpr[d.index() & 31] = r.lo;
-                Event::None
-            }
-            Lis { d } => {
+            Effect::Literal(d) => {
                 if next >= MEM_SIZE {
                     return Err(Fault {
                         kind: FaultKind::BadPc,
@@ -663,26 +627,22 @@ impl Machine {
                 self.pc = next.wrapping_add(4);
                 Event::Literal(v)
             }
-            Lw { t, i, s } => {
-                let addr = g(r, s).wrapping_add(i as i32 as u32);
-                let event = if addr == INPUT_ADDR {
+            Effect::Load { dest, addr, .. } => {
+                if addr == INPUT_ADDR {
                     let byte = self.input.get(self.input_pos).copied();
                     if byte.is_some() {
                         self.input_pos += 1;
                     }
-                    r.gpr[t.index() & 31] = byte.map_or(u32::MAX, u32::from);
+                    self.regs.gpr[dest.index() & 31] = byte.map_or(u32::MAX, u32::from);
                     Event::Input(byte)
                 } else {
                     check_access(pc, addr)?;
                     let value = self.mem.read(addr);
-                    self.regs.gpr[t.index() & 31] = value;
+                    self.regs.gpr[dest.index() & 31] = value;
                     Event::Load { addr, value }
-                };
-                event
+                }
             }
-            Sw { t, i, s } => {
-                let addr = g(r, s).wrapping_add(i as i32 as u32);
-                let value = g(r, t);
+            Effect::Store { addr, value, .. } => {
                 if addr == OUTPUT_ADDR {
                     self.output.push(value as u8);
                     Event::Output(value as u8)
@@ -692,34 +652,24 @@ impl Machine {
                     Event::Store { addr, value }
                 }
             }
-            Beq { s, t, i } => {
-                let taken = g(r, s) == g(r, t);
-                if taken {
-                    self.pc = next.wrapping_add((i as i32 as u32) << 2);
+            Effect::Branch { cond, target, .. } => {
+                if cond {
+                    self.pc = target;
                 }
-                Event::Branch { taken }
+                Event::Branch { taken: cond }
             }
-            Bne { s, t, i } => {
-                let taken = g(r, s) != g(r, t);
-                if taken {
-                    self.pc = next.wrapping_add((i as i32 as u32) << 2);
+            Effect::Jump { target, link, .. } => {
+                if let Some((r, v)) = link {
+                    self.regs.gpr[r.index() & 31] = v;
                 }
-                Event::Branch { taken }
-            }
-            Jr { s } => {
-                let target = g(r, s);
-                self.pc = target;
-                Event::Jump { target, link: None }
-            }
-            Jalr { s } => {
-                let target = g(r, s);
-                r.gpr[31] = next;
                 self.pc = target;
                 Event::Jump {
                     target,
-                    link: Some(next),
+                    link: link.map(|(_, v)| v),
                 }
             }
+            // Not effects of CS241 instructions.
+            Effect::Nothing | Effect::Trap { .. } | Effect::Part { .. } => Event::None,
         };
         self.regs.gpr[0] = 0;
         Ok(event)

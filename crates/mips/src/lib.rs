@@ -14,6 +14,7 @@ pub mod memory;
 pub mod merl;
 pub mod mips32;
 pub mod program;
+pub mod target;
 
 pub use cpu::{
     Config, Event, Fault, FaultKind, Frontend, Machine, NoTrace, Outcome, Status, Stop, Tracer,

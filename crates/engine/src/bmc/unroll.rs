@@ -438,6 +438,8 @@ impl<'s, 'a, I: Isa> Unroller<'s, 'a, I> {
             lo: st.lo,
         };
         match I::effect(self.s, regs, pc, instr) {
+            // Not effects of CS241 instructions, the unroller's only target.
+            Effect::Nothing | Effect::Trap { .. } | Effect::Part { .. } => {}
             Effect::Set(d, v) => Self::set(&mut st, d, v),
             Effect::SetHiLo { hi, lo } => {
                 st.hi = hi;
@@ -461,7 +463,7 @@ impl<'s, 'a, I: Isa> Unroller<'s, 'a, I> {
                 Self::set(&mut st, d, v);
                 st.pc = next.wrapping_add(4);
             }
-            Effect::Load { dest, addr: a } => {
+            Effect::Load { dest, addr: a, .. } => {
                 if let Some(mut reading) = self.split_access(&mut st, a, INPUT_ADDR) {
                     let byte = self.setup.stdin.get(reading.reads).copied();
                     if byte.is_some() {
@@ -482,7 +484,7 @@ impl<'s, 'a, I: Isa> Unroller<'s, 'a, I> {
                 let v = sem::load(self.s, &mut mem, a);
                 Self::set(&mut st, dest, v);
             }
-            Effect::Store { addr: a, value: v } => {
+            Effect::Store { addr: a, value: v, .. } => {
                 if let Some(mut writing) = self.split_access(&mut st, a, OUTPUT_ADDR) {
                     let byte = alu::output_byte(self.s, v);
                     writing.output.push(byte);
@@ -494,13 +496,10 @@ impl<'s, 'a, I: Isa> Unroller<'s, 'a, I> {
                 self.store_word(&mut st, a, v);
             }
             Effect::Branch {
-                a,
-                b,
-                when_equal,
+                cond: taken,
                 target,
+                ..
             } => {
-                let eq = alu::equal(self.s, a, b);
-                let taken = if when_equal { eq } else { self.s.not(eq) };
                 let forks = st.decide(self.s, taken).is_none();
                 if let Some(mut jumping) = self.split(&mut st, taken) {
                     jumping.pc = target;
@@ -518,9 +517,9 @@ impl<'s, 'a, I: Isa> Unroller<'s, 'a, I> {
                     self.push(jumping);
                 }
             }
-            Effect::Jump { target, link } => {
-                if let Some(r) = link {
-                    let l = self.s.word(next);
+            Effect::Jump { target, link, .. } => {
+                if let Some((r, l)) = link {
+                    let l = self.s.word(l);
                     Self::set(&mut st, r, l);
                 }
                 return self.jump(st, target, ask);
@@ -782,7 +781,7 @@ fn loop_bodies<I: Isa>(ops: &[Option<I::Instr>]) -> rustc_hash::FxHashMap<u32, L
     let mut loops = rustc_hash::FxHashMap::default();
     for (i, op) in ops.iter().enumerate() {
         let pc = (i as u32).wrapping_mul(4);
-        let Some(head) = op.and_then(|op| I::branch_target(pc, op)) else {
+        let Some(head) = op.and_then(|op| I::static_target(pc, op)) else {
             continue;
         };
         if head <= pc {

@@ -1,5 +1,5 @@
-//! Every path of one MIPS32 function, symbolically: the emulator's step
-//! (`tamarin_mips::mips32::cpu`) over terms, forking where the inputs decide a branch,
+//! Every path of one MIPS32 function, symbolically: the semantics the emulator runs
+//! (`tamarin_mips::target::mips32`), over terms, forking where the inputs decide a branch,
 //! a trap, an overflow, a zero divisor or a jump target.
 //!
 //! Addresses are concrete in a state: an input-dependent one is split into its
@@ -15,12 +15,14 @@
 use imbl::OrdMap;
 use tamarin_mips::mips32::abi::{ARG_REGS, INITIAL_SP, RA, RETURN_ADDRESS, SP};
 use tamarin_mips::mips32::cpu::FaultKind;
-use tamarin_mips::mips32::isa::{decode, AluOp, ImmOp, Instr, MulDivOp, PartOp, TrapOperand, Width};
+use tamarin_mips::mips32::isa::{decode, Instr};
 use tamarin_mips::mips32::memory::Memory;
 use tamarin_mips::mips32::Image;
 use tamarin_mips::Reg;
 
-use crate::semantics::mips32 as sem;
+use tamarin_mips::target::mips32 as sem;
+
+use crate::semantics::{Effect, Regs, Width};
 use crate::solver::{Answer, Solver};
 use crate::term::{Evaluator, Term, TermStore};
 
@@ -434,6 +436,16 @@ impl Explorer<'_, '_> {
         }
     }
 
+    /// What `instr` at `pc` does in `st`: the semantics the emulator runs, over terms.
+    fn effect(&mut self, st: &State, pc: u32, instr: Instr) -> Effect<Term, Term> {
+        let regs = Regs {
+            gpr: &st.regs,
+            hi: st.hi,
+            lo: st.lo,
+        };
+        sem::effect(&mut *self.s, regs, pc, instr)
+    }
+
     /// One step of `st`: an instruction, or a branch with its delay slot. The states
     /// that go on (several where the inputs decided something), the first to run next.
     fn step(&mut self, mut st: State) -> Vec<State> {
@@ -447,41 +459,24 @@ impl Explorer<'_, '_> {
             }
         };
         st.steps += 1;
-        if !instr.has_delay_slot() {
-            let mut next = self.execute(st, instr);
-            for n in &mut next {
-                n.pc = pc.wrapping_add(4);
-            }
-            return next;
-        }
-        // The branch's decision and link, then its slot, then the transfer.
-        let link = self.s.word(pc.wrapping_add(8));
-        let (taken, target): (Term, Term) = match instr {
-            Instr::Branch { cond, s, t, off, link: links } => {
-                let (a, b) = (Self::get(&st, s), Self::get(&st, t));
-                let c = sem::branch_cond(self.s, cond, a, b);
-                if links {
-                    Self::set(&mut st, RA, link);
+        // The branch's decision, target and link, then its slot, then the transfer.
+        let (taken, target, link) = match self.effect(&st, pc, instr) {
+            Effect::Branch {
+                cond, target, link, ..
+            } => (cond, self.s.word(target), link),
+            Effect::Jump { target, link, .. } => (self.s.bool(true), target, link),
+            other => {
+                let mut next = self.execute(st, other);
+                for n in &mut next {
+                    n.pc = pc.wrapping_add(4);
                 }
-                let target = tamarin_mips::mips32::isa::branch_target(pc, off);
-                (c, self.s.word(target))
+                return next;
             }
-            Instr::Jump { index, link: links } => {
-                if links {
-                    Self::set(&mut st, RA, link);
-                }
-                let t = tamarin_mips::mips32::isa::jump_target(pc, index);
-                (self.s.bool(true), self.s.word(t))
-            }
-            Instr::JumpReg { s, link: d } => {
-                let target = Self::get(&st, s);
-                if let Some(d) = d {
-                    Self::set(&mut st, d, link);
-                }
-                (self.s.bool(true), target)
-            }
-            _ => (self.s.bool(false), self.s.word(0)),
         };
+        if let Some((r, v)) = link {
+            let v = self.s.word(v);
+            Self::set(&mut st, r, v);
+        }
         let slot_pc = pc.wrapping_add(4);
         let slot = match self.fetch(slot_pc) {
             Ok(i) => i,
@@ -495,8 +490,9 @@ impl Explorer<'_, '_> {
             return Vec::new();
         }
         st.steps += 1;
+        let slot_effect = self.effect(&st, slot_pc, slot);
         let mut next = Vec::new();
-        for st in self.execute(st, slot) {
+        for st in self.execute(st, slot_effect) {
             let (yes, no) = self.split(st, taken);
             if let Some(mut n) = no {
                 n.pc = pc.wrapping_add(8);
@@ -515,100 +511,51 @@ impl Explorer<'_, '_> {
         next
     }
 
-    /// Executes a non-control instruction of `st`: the states that go on.
-    fn execute(&mut self, mut st: State, instr: Instr) -> Vec<State> {
-        match instr {
-            Instr::Alu { op, d, s, t } => {
-                let (a, b) = (Self::get(&st, s), Self::get(&st, t));
-                match op {
-                    AluOp::Add | AluOp::Sub => {
-                        let over = sem::overflows(self.s, op == AluOp::Sub, a, b);
-                        let (bad, ok) = self.split(st, over);
-                        if let Some(bad) = bad {
-                            self.end(&bad, End::Fault(FaultKind::Overflow));
-                        }
-                        let Some(mut ok) = ok else { return Vec::new() };
-                        let v = sem::alu(self.s, op, a, b);
-                        Self::set(&mut ok, d, v);
-                        return vec![ok];
-                    }
-                    AluOp::Movn | AluOp::Movz => {
-                        let zero = self.s.word(0);
-                        let is_zero = self.s.eq(b, zero);
-                        let moves = if op == AluOp::Movz { is_zero } else { self.s.not(is_zero) };
-                        let old = Self::get(&st, d);
-                        let v = self.s.ite(moves, a, old);
-                        Self::set(&mut st, d, v);
-                    }
-                    _ => {
-                        let v = sem::alu(self.s, op, a, b);
-                        Self::set(&mut st, d, v);
-                    }
-                }
-            }
-            Instr::Imm { op, t, s, imm } => {
-                let a = Self::get(&st, s);
-                if op == ImmOp::Addi {
-                    let k = self.s.word(imm);
-                    let over = sem::overflows(self.s, false, a, k);
-                    let (bad, ok) = self.split(st, over);
-                    if let Some(bad) = bad {
-                        self.end(&bad, End::Fault(FaultKind::Overflow));
-                    }
-                    let Some(mut ok) = ok else { return Vec::new() };
-                    let v = sem::imm(self.s, op, a, imm);
-                    Self::set(&mut ok, t, v);
-                    return vec![ok];
-                }
-                let v = sem::imm(self.s, op, a, imm);
-                Self::set(&mut st, t, v);
-            }
-            Instr::Shift { op, d, t, sa } => {
-                let v = sem::shift(self.s, op, Self::get(&st, t), sa as u32);
-                Self::set(&mut st, d, v);
-            }
-            Instr::MulDiv { op, s, t } => {
-                let (a, b) = (Self::get(&st, s), Self::get(&st, t));
-                if matches!(op, MulDivOp::Div | MulDivOp::Divu) {
-                    let zero = self.s.word(0);
-                    let by_zero = self.s.eq(b, zero);
-                    let (bad, ok) = self.split(st, by_zero);
-                    if let Some(bad) = bad {
-                        self.end(&bad, End::Fault(FaultKind::DivisionByZero));
-                    }
-                    let Some(ok) = ok else { return Vec::new() };
-                    st = ok;
-                }
-                let (hi, lo) = sem::mul_div(self.s, op, a, b, st.hi, st.lo);
+    /// Carries out the effect of a non-control instruction in `st`: the states that
+    /// go on. Every decision the inputs make (an overflow, a trap, a zero divisor, an
+    /// address) forks, as the emulator would decide it.
+    fn execute(&mut self, mut st: State, effect: Effect<Term, Term>) -> Vec<State> {
+        match effect {
+            Effect::Nothing | Effect::Branch { .. } | Effect::Jump { .. } => {}
+            Effect::Set(r, v) => Self::set(&mut st, r, v),
+            Effect::SetHiLo { hi, lo } => {
                 st.hi = hi;
                 st.lo = lo;
             }
-            Instr::Mfhi { d } => {
-                let v = st.hi;
-                Self::set(&mut st, d, v);
+            Effect::Divide { divisor, hi, lo } => {
+                let zero = self.s.word(0);
+                let by_zero = self.s.eq(divisor, zero);
+                let (bad, ok) = self.split(st, by_zero);
+                if let Some(bad) = bad {
+                    self.end(&bad, End::Fault(FaultKind::DivisionByZero));
+                }
+                let Some(mut ok) = ok else { return Vec::new() };
+                ok.hi = hi;
+                ok.lo = lo;
+                return vec![ok];
             }
-            Instr::Mflo { d } => {
-                let v = st.lo;
-                Self::set(&mut st, d, v);
+            Effect::Trap { cond, ending, then } => {
+                let (bad, ok) = self.split(st, cond);
+                if let Some(bad) = bad {
+                    self.end(&bad, End::Fault(FaultKind::of(ending).0));
+                }
+                let Some(mut ok) = ok else { return Vec::new() };
+                if let Some((r, v)) = then {
+                    Self::set(&mut ok, r, v);
+                }
+                return vec![ok];
             }
-            Instr::Mthi { s } => st.hi = Self::get(&st, s),
-            Instr::Mtlo { s } => st.lo = Self::get(&st, s),
-            Instr::Bit { op, d, src } => {
-                let v = sem::bit(self.s, op, Self::get(&st, src));
-                Self::set(&mut st, d, v);
+            // Not an effect of this target.
+            Effect::Literal(_) => {
+                self.end(&st, End::Fault(FaultKind::Reserved));
+                return Vec::new();
             }
-            Instr::Ext { t, s, pos, size } => {
-                let v = sem::extract_bits(self.s, Self::get(&st, s), pos, size);
-                Self::set(&mut st, t, v);
-            }
-            Instr::Ins { t, s, pos, size } => {
-                let v = sem::insert_bits(self.s, Self::get(&st, t), Self::get(&st, s), pos, size);
-                Self::set(&mut st, t, v);
-            }
-            Instr::Load { width, signed, t, s, off } => {
-                let k = self.s.word(off as i32 as u32);
-                let base = Self::get(&st, s);
-                let addr = self.s.bin(crate::term::BinOp::Add, base, k);
+            Effect::Load {
+                dest,
+                addr,
+                width,
+                signed,
+            } => {
                 let n = width.bytes();
                 return self.each_address(st, addr, move |e, mut st, a| {
                     if a & (n - 1) != 0 {
@@ -617,67 +564,38 @@ impl Explorer<'_, '_> {
                     let v = e.read(&st, a, n)?;
                     let v = match (width, signed) {
                         (Width::Word, _) => v,
-                        (_, true) => e.s.sign_ext(32 - 8 * n as u8, v),
-                        (_, false) => e.s.zero_ext(32 - 8 * n as u8, v),
+                        (_, true) => e.s.sign_ext(32 - width.bits(), v),
+                        (_, false) => e.s.zero_ext(32 - width.bits(), v),
                     };
-                    Self::set(&mut st, t, v);
+                    Self::set(&mut st, dest, v);
                     Ok(st)
                 });
             }
-            Instr::Store { width, t, s, off } => {
-                let k = self.s.word(off as i32 as u32);
-                let base = Self::get(&st, s);
-                let addr = self.s.bin(crate::term::BinOp::Add, base, k);
+            Effect::Store { addr, value, width } => {
                 let n = width.bytes();
-                let value = Self::get(&st, t);
                 return self.each_address(st, addr, move |e, mut st, a| {
                     if a & (n - 1) != 0 {
                         return Err(FaultKind::AddressError);
                     }
-                    let v = if n == 4 { value } else { e.s.extract(8 * n as u8 - 1, 0, value) };
+                    let v = if n == 4 { value } else { e.s.extract(width.bits() - 1, 0, value) };
                     e.write(&mut st, a, n, v)?;
                     Ok(st)
                 });
             }
-            Instr::Part { op, t, s, off } => {
-                let k = self.s.word(off as i32 as u32);
-                let base = Self::get(&st, s);
-                let addr = self.s.bin(crate::term::BinOp::Add, base, k);
+            Effect::Part { op, reg, addr } => {
                 return self.each_address(st, addr, move |e, mut st, a| {
                     let aligned = a & !3;
                     let word = e.read(&st, aligned, 4)?;
-                    let reg = Self::get(&st, t);
-                    let (v, stored) = sem::part(e.s, op, a & 3, reg, word);
-                    match op {
-                        PartOp::Lwl | PartOp::Lwr => Self::set(&mut st, t, v),
-                        PartOp::Swl | PartOp::Swr => e.write(&mut st, aligned, 4, stored)?,
+                    let old = Self::get(&st, reg);
+                    let (v, stored) = sem::part(&mut *e.s, op, a & 3, old, word);
+                    if op.stores() {
+                        e.write(&mut st, aligned, 4, stored)?;
+                    } else {
+                        Self::set(&mut st, reg, v);
                     }
                     Ok(st)
                 });
             }
-            Instr::Trap { cond, s, t, .. } => {
-                let a = Self::get(&st, s);
-                let b = match t {
-                    TrapOperand::Reg(t) => Self::get(&st, t),
-                    TrapOperand::Imm(i) => self.s.word(i),
-                };
-                let c = sem::trap_cond(self.s, cond, a, b);
-                let (bad, ok) = self.split(st, c);
-                if let Some(bad) = bad {
-                    self.end(&bad, End::Fault(FaultKind::Trap));
-                }
-                return ok.into_iter().collect();
-            }
-            Instr::Break { .. } => {
-                self.end(&st, End::Fault(FaultKind::Break));
-                return Vec::new();
-            }
-            Instr::Syscall { .. } => {
-                self.end(&st, End::Fault(FaultKind::Syscall));
-                return Vec::new();
-            }
-            Instr::Sync => {}
-            Instr::Branch { .. } | Instr::Jump { .. } | Instr::JumpReg { .. } => {}
         }
         vec![st]
     }

@@ -16,6 +16,8 @@ pub trait Domain {
 
     /// The store terms are built in.
     fn store(&mut self) -> &mut TermStore;
+    /// The store, to read.
+    fn peek(&self) -> &TermStore;
     /// The 32-bit constant `c`.
     fn constant(&mut self, c: u32) -> Self::V;
     /// The value's word, when it does not depend on the inputs.
@@ -31,6 +33,9 @@ impl Domain for TermStore {
     type V = Term;
 
     fn store(&mut self) -> &mut TermStore {
+        self
+    }
+    fn peek(&self) -> &TermStore {
         self
     }
     fn constant(&mut self, c: u32) -> Term {
@@ -55,6 +60,9 @@ impl Domain for Shadow<'_> {
     type V = Val;
 
     fn store(&mut self) -> &mut TermStore {
+        self.0
+    }
+    fn peek(&self) -> &TermStore {
         self.0
     }
     fn constant(&mut self, c: u32) -> Val {

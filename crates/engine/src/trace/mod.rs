@@ -29,7 +29,7 @@ use tamarin_mips::{Instr, Reg};
 
 use crate::io::Observable;
 use crate::semantics::machine::{self, address_checks, initial_memory, initial_word};
-use crate::semantics::{alu, Cs241, Domain, Effect, Isa, Regs, Shadow, SymMemory};
+use crate::semantics::{alu, Cs241, Domain, Effect, Isa, Regs, Shadow, SymMemory, Target};
 use crate::term::{BinOp, Evaluator, Term, TermStore};
 
 pub use crate::semantics::Val;
@@ -427,7 +427,7 @@ impl<'s> SymTracer<'s> {
         }
         let next = match event {
             Event::Literal(_) => pc.wrapping_add(8),
-            Event::Branch { taken: true } => Cs241::branch_target(pc, instr).unwrap_or(pc),
+            Event::Branch { taken: true } => Cs241::static_target(pc, instr).unwrap_or(pc),
             Event::Jump { target, .. } => target,
             _ => pc.wrapping_add(4),
         };
@@ -809,8 +809,10 @@ impl<'s> SymTracer<'s> {
 
     /// Follows one effect along the run, which did `event`: the concrete facts the run
     /// fixed and that depend on the inputs become path conditions.
-    fn apply(&mut self, pc: u32, instr: Instr, effect: Effect<Val>, event: Event) {
+    fn apply(&mut self, pc: u32, instr: Instr, effect: Effect<Val, Term>, event: Event) {
         match effect {
+            // Not effects of CS241 instructions, the tracer's only target.
+            Effect::Nothing | Effect::Trap { .. } | Effect::Part { .. } => {}
             Effect::Set(d, v) => self.set(pc, instr, d, v),
             Effect::SetHiLo { hi, lo } => self.set_hilo(pc, instr, hi, lo),
             Effect::Divide { divisor, hi, lo } => {
@@ -829,7 +831,7 @@ impl<'s> SymTracer<'s> {
                 self.pin_fetched(pc, pc.wrapping_add(4), v);
                 self.set(pc, instr, d, Val::Conc(v));
             }
-            Effect::Load { dest, addr: a } => match event {
+            Effect::Load { dest, addr: a, .. } => match event {
                 Event::Load { addr, value } => {
                     let v = self.load(pc, a, addr, value);
                     self.set(pc, instr, dest, v);
@@ -848,7 +850,7 @@ impl<'s> SymTracer<'s> {
                 }
                 _ => {}
             },
-            Effect::Store { addr: a, value } => match event {
+            Effect::Store { addr: a, value, .. } => match event {
                 Event::Store { addr, .. } => self.store_word(pc, instr, a, value, addr),
                 Event::Output(_) => {
                     self.pin_address(pc, a, OUTPUT_ADDR);
@@ -857,22 +859,15 @@ impl<'s> SymTracer<'s> {
                 }
                 _ => {}
             },
-            Effect::Branch {
-                a, b, when_equal, ..
-            } => {
-                if let (Val::Conc(_), Val::Conc(_)) = (a, b) {
+            Effect::Branch { cond, .. } => {
+                if self.store.as_const(cond).is_some() {
                     return;
                 }
                 let taken = matches!(event, Event::Branch { taken: true });
-                let equal = alu::equal(&mut Shadow(self.store), a, b);
-                let holds = if when_equal == taken {
-                    equal
-                } else {
-                    self.store.not(equal)
-                };
+                let holds = if taken { cond } else { self.store.not(cond) };
                 self.cond(pc, holds, CondKind::Branch);
             }
-            Effect::Jump { target: t, link } => {
+            Effect::Jump { target: t, link, .. } => {
                 let (target, next) = match event {
                     Event::Jump { target, link } => (target, link),
                     _ => return,
@@ -892,7 +887,7 @@ impl<'s> SymTracer<'s> {
                     };
                     self.cond(pc, c, CondKind::JumpTarget);
                 }
-                if let (Some(r), Some(l)) = (link, next) {
+                if let (Some((r, _)), Some(l)) = (link, next) {
                     self.set(pc, instr, r, Val::Conc(l));
                 }
             }

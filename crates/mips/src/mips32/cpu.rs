@@ -12,13 +12,12 @@ use std::sync::Arc;
 
 use super::abi::{ARG_REGS, INITIAL_SP, RA, RETURN_ADDRESS, SP};
 use super::image::Image;
-use super::isa::{
-    decode, AluOp, BitOp, BranchCond, ImmOp, Instr, MulDivOp, PartOp, ShiftOp, TrapCond,
-    TrapOperand, Width,
-};
+use super::isa::{decode, AluOp, BitOp, BranchCond, ImmOp, Instr, MulDivOp, ShiftOp, Width};
 use super::memory::{AccessError, Memory};
 use crate::cpu::{Stop, STOP_CHECK_STEPS};
 use crate::isa::Reg;
+use crate::target::mips32 as sem;
+use crate::target::{extend, Concrete, Effect, Ending, Regs};
 
 /// Why a run ended in error.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
@@ -50,6 +49,16 @@ pub enum FaultKind {
 }
 
 impl FaultKind {
+    /// The fault an instruction's own ending raises, with the value it reports.
+    pub fn of(ending: Ending) -> (FaultKind, u32) {
+        match ending {
+            Ending::Overflow => (FaultKind::Overflow, 0),
+            Ending::Trap(code) => (FaultKind::Trap, code),
+            Ending::Break(code) => (FaultKind::Break, code),
+            Ending::Syscall(code) => (FaultKind::Syscall, code),
+        }
+    }
+
     /// A short stable name, for JSON and tests.
     pub fn name(self) -> &'static str {
         match self {
@@ -644,13 +653,14 @@ impl Machine {
         let a = self.regs.gpr[(op.s & 31) as usize];
         let b = self.regs.gpr[(op.t & 31) as usize];
         let link = pc.wrapping_add(8);
+        let c = &mut Concrete;
         match op.kind {
-            Kind::Beq => (a == b, op.imm),
-            Kind::Bne => (a != b, op.imm),
-            Kind::Blez => ((a as i32) <= 0, op.imm),
-            Kind::Bgtz => ((a as i32) > 0, op.imm),
-            Kind::Bltz => ((a as i32) < 0, op.imm),
-            Kind::Bgez => ((a as i32) >= 0, op.imm),
+            Kind::Beq => (sem::branch_cond(c, BranchCond::Eq, a, b), op.imm),
+            Kind::Bne => (sem::branch_cond(c, BranchCond::Ne, a, b), op.imm),
+            Kind::Blez => (sem::branch_cond(c, BranchCond::Lez, a, b), op.imm),
+            Kind::Bgtz => (sem::branch_cond(c, BranchCond::Gtz, a, b), op.imm),
+            Kind::Bltz => (sem::branch_cond(c, BranchCond::Ltz, a, b), op.imm),
+            Kind::Bgez => (sem::branch_cond(c, BranchCond::Gez, a, b), op.imm),
             Kind::J => (true, op.imm),
             Kind::Jal => {
                 self.put(RA.index() as u8, link);
@@ -687,19 +697,19 @@ impl Machine {
         let (d, t, imm) = (op.d, op.t, op.imm);
         match op.kind {
             Kind::Nop => {}
-            Kind::Addu => self.put(d, alu(AluOp::Addu, a, b)),
-            Kind::Subu => self.put(d, alu(AluOp::Subu, a, b)),
-            Kind::And => self.put(d, alu(AluOp::And, a, b)),
-            Kind::Or => self.put(d, alu(AluOp::Or, a, b)),
-            Kind::Xor => self.put(d, alu(AluOp::Xor, a, b)),
-            Kind::Nor => self.put(d, alu(AluOp::Nor, a, b)),
-            Kind::Slt => self.put(d, alu(AluOp::Slt, a, b)),
-            Kind::Sltu => self.put(d, alu(AluOp::Sltu, a, b)),
-            Kind::Sllv => self.put(d, alu(AluOp::Sllv, a, b)),
-            Kind::Srlv => self.put(d, alu(AluOp::Srlv, a, b)),
-            Kind::Srav => self.put(d, alu(AluOp::Srav, a, b)),
-            Kind::Rotrv => self.put(d, alu(AluOp::Rotrv, a, b)),
-            Kind::Mul => self.put(d, alu(AluOp::Mul, a, b)),
+            Kind::Addu => self.put(d, sem::alu(&mut Concrete, AluOp::Addu, a, b)),
+            Kind::Subu => self.put(d, sem::alu(&mut Concrete, AluOp::Subu, a, b)),
+            Kind::And => self.put(d, sem::alu(&mut Concrete, AluOp::And, a, b)),
+            Kind::Or => self.put(d, sem::alu(&mut Concrete, AluOp::Or, a, b)),
+            Kind::Xor => self.put(d, sem::alu(&mut Concrete, AluOp::Xor, a, b)),
+            Kind::Nor => self.put(d, sem::alu(&mut Concrete, AluOp::Nor, a, b)),
+            Kind::Slt => self.put(d, sem::alu(&mut Concrete, AluOp::Slt, a, b)),
+            Kind::Sltu => self.put(d, sem::alu(&mut Concrete, AluOp::Sltu, a, b)),
+            Kind::Sllv => self.put(d, sem::alu(&mut Concrete, AluOp::Sllv, a, b)),
+            Kind::Srlv => self.put(d, sem::alu(&mut Concrete, AluOp::Srlv, a, b)),
+            Kind::Srav => self.put(d, sem::alu(&mut Concrete, AluOp::Srav, a, b)),
+            Kind::Rotrv => self.put(d, sem::alu(&mut Concrete, AluOp::Rotrv, a, b)),
+            Kind::Mul => self.put(d, sem::alu(&mut Concrete, AluOp::Mul, a, b)),
             Kind::Movn => {
                 if b != 0 {
                     self.put(d, a);
@@ -710,17 +720,17 @@ impl Machine {
                     self.put(d, a);
                 }
             }
-            Kind::Addiu => self.put(t, imm_op(ImmOp::Addiu, a, imm)),
-            Kind::Slti => self.put(t, imm_op(ImmOp::Slti, a, imm)),
-            Kind::Sltiu => self.put(t, imm_op(ImmOp::Sltiu, a, imm)),
-            Kind::Andi => self.put(t, imm_op(ImmOp::Andi, a, imm)),
-            Kind::Ori => self.put(t, imm_op(ImmOp::Ori, a, imm)),
-            Kind::Xori => self.put(t, imm_op(ImmOp::Xori, a, imm)),
-            Kind::Lui => self.put(t, imm_op(ImmOp::Lui, a, imm)),
-            Kind::Sll => self.put(d, shift(ShiftOp::Sll, b, imm)),
-            Kind::Srl => self.put(d, shift(ShiftOp::Srl, b, imm)),
-            Kind::Sra => self.put(d, shift(ShiftOp::Sra, b, imm)),
-            Kind::Rotr => self.put(d, shift(ShiftOp::Rotr, b, imm)),
+            Kind::Addiu => self.put(t, sem::imm(&mut Concrete, ImmOp::Addiu, a, imm)),
+            Kind::Slti => self.put(t, sem::imm(&mut Concrete, ImmOp::Slti, a, imm)),
+            Kind::Sltiu => self.put(t, sem::imm(&mut Concrete, ImmOp::Sltiu, a, imm)),
+            Kind::Andi => self.put(t, sem::imm(&mut Concrete, ImmOp::Andi, a, imm)),
+            Kind::Ori => self.put(t, sem::imm(&mut Concrete, ImmOp::Ori, a, imm)),
+            Kind::Xori => self.put(t, sem::imm(&mut Concrete, ImmOp::Xori, a, imm)),
+            Kind::Lui => self.put(t, sem::imm(&mut Concrete, ImmOp::Lui, a, imm)),
+            Kind::Sll => self.put(d, sem::shift(&mut Concrete, ShiftOp::Sll, b, imm)),
+            Kind::Srl => self.put(d, sem::shift(&mut Concrete, ShiftOp::Srl, b, imm)),
+            Kind::Sra => self.put(d, sem::shift(&mut Concrete, ShiftOp::Sra, b, imm)),
+            Kind::Rotr => self.put(d, sem::shift(&mut Concrete, ShiftOp::Rotr, b, imm)),
             Kind::Mult | Kind::Multu | Kind::Madd | Kind::Maddu => {
                 let m = match op.kind {
                     Kind::Mult => MulDivOp::Mult,
@@ -728,7 +738,7 @@ impl Machine {
                     Kind::Madd => MulDivOp::Madd,
                     _ => MulDivOp::Maddu,
                 };
-                let (hi, lo) = mul_div(m, a, b, self.regs.hi, self.regs.lo);
+                let (hi, lo) = sem::mul_div(&mut Concrete, m, a, b, self.regs.hi, self.regs.lo);
                 self.regs.hi = hi;
                 self.regs.lo = lo;
             }
@@ -736,12 +746,18 @@ impl Machine {
             Kind::Mflo => self.put(d, self.regs.lo),
             Kind::Mthi => self.regs.hi = a,
             Kind::Mtlo => self.regs.lo = a,
-            Kind::Clz => self.put(d, bit_op(BitOp::Clz, a)),
-            Kind::Seb => self.put(d, bit_op(BitOp::Seb, a)),
-            Kind::Seh => self.put(d, bit_op(BitOp::Seh, a)),
-            Kind::Wsbh => self.put(d, bit_op(BitOp::Wsbh, a)),
-            Kind::Ext => self.put(t, extract(a, imm as u8, (imm >> 8) as u8)),
-            Kind::Ins => self.put(t, insert(b, a, imm as u8, (imm >> 8) as u8)),
+            Kind::Clz => self.put(d, sem::bit(&mut Concrete, BitOp::Clz, a)),
+            Kind::Seb => self.put(d, sem::bit(&mut Concrete, BitOp::Seb, a)),
+            Kind::Seh => self.put(d, sem::bit(&mut Concrete, BitOp::Seh, a)),
+            Kind::Wsbh => self.put(d, sem::bit(&mut Concrete, BitOp::Wsbh, a)),
+            Kind::Ext => self.put(
+                t,
+                sem::extract_bits(&mut Concrete, a, imm as u8, (imm >> 8) as u8),
+            ),
+            Kind::Ins => self.put(
+                t,
+                sem::insert_bits(&mut Concrete, b, a, imm as u8, (imm >> 8) as u8),
+            ),
             Kind::Lb | Kind::Lbu | Kind::Lh | Kind::Lhu | Kind::Lw => {
                 let addr = a.wrapping_add(imm);
                 let e = |e| Self::access(e, pc, addr);
@@ -856,34 +872,31 @@ impl Machine {
         self.regs.gpr[0] = 0;
     }
 
+    /// What `instr` at `pc` does, over the machine's words.
+    #[inline]
+    fn effect(&self, pc: u32, instr: Instr) -> Effect<u32, bool> {
+        let regs = Regs {
+            gpr: &self.regs.gpr,
+            hi: self.regs.hi,
+            lo: self.regs.lo,
+        };
+        sem::effect(&mut Concrete, regs, pc, instr)
+    }
+
     /// Whether a branch or jump at `pc` is taken and where to; writes its link.
     fn control(&mut self, pc: u32, instr: Instr) -> (bool, u32) {
-        let link = pc.wrapping_add(8);
-        match instr {
-            Instr::Branch {
-                cond,
-                s,
-                t,
-                off,
-                link: links,
+        match self.effect(pc, instr) {
+            Effect::Branch {
+                cond, target, link, ..
             } => {
-                let (a, b) = (self.get(s), self.get(t));
-                let taken = branch_taken(cond, a, b);
-                if links {
-                    self.set(RA, link);
+                if let Some((r, v)) = link {
+                    self.set(r, v);
                 }
-                (taken, super::isa::branch_target(pc, off))
+                (cond, target)
             }
-            Instr::Jump { index, link: links } => {
-                if links {
-                    self.set(RA, link);
-                }
-                (true, super::isa::jump_target(pc, index))
-            }
-            Instr::JumpReg { s, link: d } => {
-                let target = self.get(s);
-                if let Some(d) = d {
-                    self.set(d, link);
+            Effect::Jump { target, link, .. } => {
+                if let Some((r, v)) = link {
+                    self.set(r, v);
                 }
                 (true, target)
             }
@@ -908,322 +921,83 @@ impl Machine {
     }
 
     /// Executes a non-control instruction at `pc` (the reference for
-    /// [`Machine::execute_op`], and what runs the instructions it leaves out).
+    /// [`Machine::execute_op`], and what runs the instructions it leaves out): its
+    /// effect, on the machine's words.
     #[inline(never)]
     fn execute(&mut self, pc: u32, instr: Instr) -> Result<(), Fault> {
-        use Instr::*;
-        match instr {
-            Alu { op, d, s, t } => {
-                let (a, b) = (self.get(s), self.get(t));
-                let v = match op {
-                    AluOp::Add => (a as i32).checked_add(b as i32).ok_or(Self::fault(
-                        FaultKind::Overflow,
-                        pc,
-                        0,
-                    ))? as u32,
-                    AluOp::Sub => (a as i32).checked_sub(b as i32).ok_or(Self::fault(
-                        FaultKind::Overflow,
-                        pc,
-                        0,
-                    ))? as u32,
-                    AluOp::Movn => {
-                        if b != 0 {
-                            self.set(d, a);
-                        }
-                        return Ok(());
-                    }
-                    AluOp::Movz => {
-                        if b == 0 {
-                            self.set(d, a);
-                        }
-                        return Ok(());
-                    }
-                    op => alu(op, a, b),
-                };
-                self.set(d, v);
-            }
-            Imm { op, t, s, imm } => {
-                let a = self.get(s);
-                let v = match op {
-                    ImmOp::Addi => (a as i32).checked_add(imm as i32).ok_or(Self::fault(
-                        FaultKind::Overflow,
-                        pc,
-                        0,
-                    ))? as u32,
-                    op => imm_op(op, a, imm),
-                };
-                self.set(t, v);
-            }
-            Shift { op, d, t, sa } => {
-                let v = shift(op, self.get(t), sa as u32);
-                self.set(d, v);
-            }
-            MulDiv { op, s, t } => {
-                let (a, b) = (self.get(s), self.get(t));
-                if matches!(op, MulDivOp::Div | MulDivOp::Divu) && b == 0 {
-                    return Err(Self::fault(FaultKind::DivisionByZero, pc, 0));
-                }
-                let (hi, lo) = mul_div(op, a, b, self.regs.hi, self.regs.lo);
+        match self.effect(pc, instr) {
+            Effect::Nothing | Effect::Branch { .. } | Effect::Jump { .. } => {}
+            Effect::Set(r, v) => self.set(r, v),
+            Effect::SetHiLo { hi, lo } => {
                 self.regs.hi = hi;
                 self.regs.lo = lo;
             }
-            Mfhi { d } => self.set(d, self.regs.hi),
-            Mflo { d } => self.set(d, self.regs.lo),
-            Mthi { s } => self.regs.hi = self.get(s),
-            Mtlo { s } => self.regs.lo = self.get(s),
-            Bit { op, d, src } => {
-                let v = bit_op(op, self.get(src));
-                self.set(d, v);
+            Effect::Divide { divisor, hi, lo } => {
+                if divisor == 0 {
+                    return Err(Self::fault(FaultKind::DivisionByZero, pc, 0));
+                }
+                self.regs.hi = hi;
+                self.regs.lo = lo;
             }
-            Ext { t, s, pos, size } => self.set(t, extract(self.get(s), pos, size)),
-            Ins { t, s, pos, size } => {
-                let v = insert(self.get(t), self.get(s), pos, size);
-                self.set(t, v);
+            Effect::Trap { cond, ending, then } => {
+                if cond {
+                    let (kind, value) = FaultKind::of(ending);
+                    return Err(Self::fault(kind, pc, value));
+                }
+                if let Some((r, v)) = then {
+                    self.set(r, v);
+                }
             }
-            Load {
+            // Not an effect of this target: the word is no instruction of it.
+            Effect::Literal(_) => return Err(Self::fault(FaultKind::Reserved, pc, 0)),
+            Effect::Load {
+                dest,
+                addr,
                 width,
                 signed,
-                t,
-                s,
-                off,
             } => {
-                let addr = self.get(s).wrapping_add(off as i32 as u32);
-                if addr & (width.bytes() - 1) != 0 {
+                let n = width.bytes();
+                if addr & (n - 1) != 0 {
                     return Err(Self::fault(FaultKind::AddressError, pc, addr));
                 }
                 let e = |e| Self::access(e, pc, addr);
                 let v = match width {
-                    Width::Byte => {
-                        let [b] = self.mem.read::<1>(addr).map_err(e)?;
-                        if signed {
-                            b as i8 as i32 as u32
-                        } else {
-                            b as u32
-                        }
-                    }
-                    Width::Half => {
-                        let h = u16::from_be_bytes(self.mem.read::<2>(addr).map_err(e)?);
-                        if signed {
-                            h as i16 as i32 as u32
-                        } else {
-                            h as u32
-                        }
-                    }
+                    Width::Byte => self.mem.read::<1>(addr).map_err(e)?[0] as u32,
+                    Width::Half => u16::from_be_bytes(self.mem.read::<2>(addr).map_err(e)?) as u32,
                     Width::Word => u32::from_be_bytes(self.mem.read::<4>(addr).map_err(e)?),
                 };
-                self.set(t, v);
+                let v = extend(&mut Concrete, v, width, signed);
+                self.set(dest, v);
             }
-            Store { width, t, s, off } => {
-                let addr = self.get(s).wrapping_add(off as i32 as u32);
+            Effect::Store { addr, value, width } => {
                 if addr & (width.bytes() - 1) != 0 {
                     return Err(Self::fault(FaultKind::AddressError, pc, addr));
                 }
-                let v = self.get(t);
                 let r = match width {
-                    Width::Byte => self.mem.write(addr, &[v as u8]),
-                    Width::Half => self.mem.write(addr, &(v as u16).to_be_bytes()),
-                    Width::Word => self.mem.write(addr, &v.to_be_bytes()),
+                    Width::Byte => self.mem.write(addr, &[value as u8]),
+                    Width::Half => self.mem.write(addr, &(value as u16).to_be_bytes()),
+                    Width::Word => self.mem.write(addr, &value.to_be_bytes()),
                 };
                 r.map_err(|e| Self::access(e, pc, addr))?;
             }
-            Part { op, t, s, off } => {
-                let addr = self.get(s).wrapping_add(off as i32 as u32);
+            Effect::Part { op, reg, addr } => {
                 let aligned = addr & !3;
                 let word = u32::from_be_bytes(
                     self.mem
                         .read::<4>(aligned)
                         .map_err(|e| Self::access(e, pc, addr))?,
                 );
-                let (v, stored) = part(op, addr & 3, self.get(t), word);
-                match op {
-                    PartOp::Lwl | PartOp::Lwr => self.set(t, v),
-                    PartOp::Swl | PartOp::Swr => self
-                        .mem
+                let (v, stored) = sem::part(&mut Concrete, op, addr & 3, self.get(reg), word);
+                if op.stores() {
+                    self.mem
                         .write(aligned, &stored.to_be_bytes())
-                        .map_err(|e| Self::access(e, pc, addr))?,
+                        .map_err(|e| Self::access(e, pc, addr))?;
+                } else {
+                    self.set(reg, v);
                 }
             }
-            Trap { cond, s, t, code } => {
-                let b = match t {
-                    TrapOperand::Reg(t) => self.get(t),
-                    TrapOperand::Imm(i) => i,
-                };
-                if trap_taken(cond, self.get(s), b) {
-                    return Err(Self::fault(FaultKind::Trap, pc, code as u32));
-                }
-            }
-            Break { code } => return Err(Self::fault(FaultKind::Break, pc, code)),
-            Syscall { code } => return Err(Self::fault(FaultKind::Syscall, pc, code)),
-            Sync => {}
-            Branch { .. } | Jump { .. } | JumpReg { .. } => {}
         }
         Ok(())
-    }
-}
-
-/// A register-register operation (not `add`/`sub`'s overflow, not the moves).
-#[inline(always)]
-pub fn alu(op: AluOp, a: u32, b: u32) -> u32 {
-    match op {
-        AluOp::Add | AluOp::Addu => a.wrapping_add(b),
-        AluOp::Sub | AluOp::Subu => a.wrapping_sub(b),
-        AluOp::And => a & b,
-        AluOp::Or => a | b,
-        AluOp::Xor => a ^ b,
-        AluOp::Nor => !(a | b),
-        AluOp::Slt => ((a as i32) < (b as i32)) as u32,
-        AluOp::Sltu => (a < b) as u32,
-        // The variable shifts: `a` (from `s`) is the amount, `b` (from `t`) the value.
-        AluOp::Sllv => b << (a & 31),
-        AluOp::Srlv => b >> (a & 31),
-        AluOp::Srav => ((b as i32) >> (a & 31)) as u32,
-        AluOp::Rotrv => b.rotate_right(a & 31),
-        AluOp::Movn | AluOp::Movz => a,
-        AluOp::Mul => a.wrapping_mul(b),
-    }
-}
-
-/// A register-immediate operation (not `addi`'s overflow).
-#[inline(always)]
-pub fn imm_op(op: ImmOp, a: u32, imm: u32) -> u32 {
-    match op {
-        ImmOp::Addi | ImmOp::Addiu => a.wrapping_add(imm),
-        ImmOp::Slti => ((a as i32) < (imm as i32)) as u32,
-        ImmOp::Sltiu => (a < imm) as u32,
-        ImmOp::Andi => a & imm,
-        ImmOp::Ori => a | imm,
-        ImmOp::Xori => a ^ imm,
-        ImmOp::Lui => imm,
-    }
-}
-
-/// A shift by a constant.
-#[inline(always)]
-pub fn shift(op: ShiftOp, v: u32, sa: u32) -> u32 {
-    match op {
-        ShiftOp::Sll => v << (sa & 31),
-        ShiftOp::Srl => v >> (sa & 31),
-        ShiftOp::Sra => ((v as i32) >> (sa & 31)) as u32,
-        ShiftOp::Rotr => v.rotate_right(sa & 31),
-    }
-}
-
-/// New `(hi, lo)` of a multiply or divide (the divisor is not zero for a division).
-#[inline]
-pub fn mul_div(op: MulDivOp, a: u32, b: u32, hi: u32, lo: u32) -> (u32, u32) {
-    let acc = ((hi as u64) << 32) | lo as u64;
-    let split = |x: u64| ((x >> 32) as u32, x as u32);
-    let signed = (a as i32 as i64).wrapping_mul(b as i32 as i64) as u64;
-    let unsigned = (a as u64) * (b as u64);
-    match op {
-        MulDivOp::Mult => split(signed),
-        MulDivOp::Multu => split(unsigned),
-        MulDivOp::Madd => split(acc.wrapping_add(signed)),
-        MulDivOp::Maddu => split(acc.wrapping_add(unsigned)),
-        MulDivOp::Msub => split(acc.wrapping_sub(signed)),
-        MulDivOp::Msubu => split(acc.wrapping_sub(unsigned)),
-        MulDivOp::Div => {
-            let (a, b) = (a as i32, b as i32);
-            (a.wrapping_rem(b) as u32, a.wrapping_div(b) as u32)
-        }
-        MulDivOp::Divu => (a % b.max(1), a / b.max(1)),
-    }
-}
-
-/// A one-operand bit operation.
-#[inline]
-pub fn bit_op(op: BitOp, v: u32) -> u32 {
-    match op {
-        BitOp::Clz => v.leading_zeros(),
-        BitOp::Clo => v.leading_ones(),
-        BitOp::Seb => v as u8 as i8 as i32 as u32,
-        BitOp::Seh => v as u16 as i16 as i32 as u32,
-        BitOp::Wsbh => ((v & 0x00ff_00ff) << 8) | ((v >> 8) & 0x00ff_00ff),
-    }
-}
-
-/// The low `size` bits set.
-#[inline]
-fn mask(size: u8) -> u32 {
-    if size >= 32 {
-        u32::MAX
-    } else {
-        (1u32 << size) - 1
-    }
-}
-
-/// `ext`: bits `[pos, pos + size)` of `s`.
-#[inline]
-pub fn extract(s: u32, pos: u8, size: u8) -> u32 {
-    (s >> (pos & 31)) & mask(size)
-}
-
-/// `ins`: `t` with bits `[pos, pos + size)` from the low bits of `s`.
-#[inline]
-pub fn insert(t: u32, s: u32, pos: u8, size: u8) -> u32 {
-    let m = mask(size) << (pos & 31);
-    (t & !m) | ((s << (pos & 31)) & m)
-}
-
-/// The unaligned accesses on a big-endian machine, at byte `k` (0..=3) of the aligned
-/// `word`: the register's new value (`lwl`, `lwr`) or the word to store back (`swl`,
-/// `swr`).
-#[inline]
-pub fn part(op: PartOp, k: u32, reg: u32, word: u32) -> (u32, u32) {
-    let k = k & 3;
-    match op {
-        // Bytes k..4 of the word into the top of the register.
-        PartOp::Lwl => {
-            let keep = if k == 0 { 0 } else { mask(8 * k as u8) };
-            ((word << (8 * k)) | (reg & keep), word)
-        }
-        // Bytes 0..=k of the word into the bottom of the register.
-        PartOp::Lwr => {
-            let shift = 8 * (3 - k);
-            let keep = if k == 3 { 0 } else { !mask(8 * (k as u8 + 1)) };
-            ((word >> shift) | (reg & keep), word)
-        }
-        // The top 4 - k bytes of the register into bytes k..4.
-        PartOp::Swl => {
-            let low = if k == 0 {
-                u32::MAX
-            } else {
-                mask(8 * (4 - k) as u8)
-            };
-            (reg, (word & !low) | (reg >> (8 * k)))
-        }
-        // The low k + 1 bytes of the register into bytes 0..=k.
-        PartOp::Swr => {
-            let shift = 8 * (3 - k);
-            let high = if k == 3 { u32::MAX } else { !mask(shift as u8) };
-            (reg, (word & !high) | (reg << shift))
-        }
-    }
-}
-
-/// Whether a branch with `cond` on `a` (and `b`) is taken.
-#[inline]
-pub fn branch_taken(cond: BranchCond, a: u32, b: u32) -> bool {
-    match cond {
-        BranchCond::Eq => a == b,
-        BranchCond::Ne => a != b,
-        BranchCond::Lez => (a as i32) <= 0,
-        BranchCond::Gtz => (a as i32) > 0,
-        BranchCond::Ltz => (a as i32) < 0,
-        BranchCond::Gez => (a as i32) >= 0,
-    }
-}
-
-/// Whether a trap with `cond` on `a` and `b` is taken.
-#[inline]
-pub fn trap_taken(cond: TrapCond, a: u32, b: u32) -> bool {
-    match cond {
-        TrapCond::Eq => a == b,
-        TrapCond::Ne => a != b,
-        TrapCond::Ge => (a as i32) >= (b as i32),
-        TrapCond::Geu => a >= b,
-        TrapCond::Lt => (a as i32) < (b as i32),
-        TrapCond::Ltu => a < b,
     }
 }
 
@@ -1486,66 +1260,5 @@ mod tests {
             "only {} mnemonics: {kinds:?}",
             kinds.len()
         );
-    }
-
-    #[test]
-    fn unaligned_word_accesses_match_the_manual() {
-        let word = 0x1122_3344;
-        let reg = 0xaabb_ccdd;
-        assert_eq!(part(PartOp::Lwl, 0, reg, word).0, 0x1122_3344);
-        assert_eq!(part(PartOp::Lwl, 1, reg, word).0, 0x2233_44dd);
-        assert_eq!(part(PartOp::Lwl, 3, reg, word).0, 0x44bb_ccdd);
-        assert_eq!(part(PartOp::Lwr, 0, reg, word).0, 0xaabb_cc11);
-        assert_eq!(part(PartOp::Lwr, 2, reg, word).0, 0xaa11_2233);
-        assert_eq!(part(PartOp::Lwr, 3, reg, word).0, 0x1122_3344);
-        assert_eq!(part(PartOp::Swl, 0, reg, word).1, 0xaabb_ccdd);
-        assert_eq!(part(PartOp::Swl, 1, reg, word).1, 0x11aa_bbcc);
-        assert_eq!(part(PartOp::Swl, 3, reg, word).1, 0x1122_33aa);
-        assert_eq!(part(PartOp::Swr, 0, reg, word).1, 0xdd22_3344);
-        assert_eq!(part(PartOp::Swr, 2, reg, word).1, 0xbbcc_dd44);
-        assert_eq!(part(PartOp::Swr, 3, reg, word).1, 0xaabb_ccdd);
-    }
-
-    #[test]
-    fn lwl_then_lwr_read_an_unaligned_word() {
-        // Bytes 0x11.. 0x88 at addresses 0..8; the word at address 1.
-        let (w0, w1) = (0x1122_3344u32, 0x5566_7788u32);
-        let r = part(PartOp::Lwl, 1, 0, w0).0;
-        let r = part(PartOp::Lwr, 0, r, w1).0;
-        assert_eq!(r, 0x2233_4455);
-    }
-
-    #[test]
-    fn arithmetic_edges() {
-        assert_eq!(
-            mul_div(MulDivOp::Div, i32::MIN as u32, u32::MAX, 0, 0),
-            (0, i32::MIN as u32)
-        );
-        assert_eq!(
-            mul_div(MulDivOp::Div, (-7i32) as u32, 2, 0, 0),
-            ((-1i32) as u32, (-3i32) as u32)
-        );
-        assert_eq!(
-            mul_div(MulDivOp::Mult, u32::MAX, 2, 0, 0),
-            (u32::MAX, (-2i32) as u32)
-        );
-        assert_eq!(
-            mul_div(MulDivOp::Multu, u32::MAX, 2, 0, 0),
-            (1, (-2i32) as u32)
-        );
-        assert_eq!(mul_div(MulDivOp::Madd, 2, 3, 0, u32::MAX), (1, 5));
-        assert_eq!(mul_div(MulDivOp::Msubu, 1, 1, 0, 0), (u32::MAX, u32::MAX));
-        assert_eq!(bit_op(BitOp::Clz, 0), 32);
-        assert_eq!(bit_op(BitOp::Clo, 0xf000_0000), 4);
-        assert_eq!(bit_op(BitOp::Seb, 0x80), 0xffff_ff80);
-        assert_eq!(bit_op(BitOp::Seh, 0x1_8000), 0xffff_8000);
-        assert_eq!(bit_op(BitOp::Wsbh, 0x1122_3344), 0x2211_4433);
-        assert_eq!(extract(0xabcd_ef01, 4, 8), 0xf0);
-        assert_eq!(extract(0xabcd_ef01, 0, 32), 0xabcd_ef01);
-        assert_eq!(insert(0xffff_ffff, 0, 8, 8), 0xffff_00ff);
-        assert_eq!(insert(0, 0xff, 28, 4), 0xf000_0000);
-        assert_eq!(alu(AluOp::Srav, 4, 0x8000_0000), 0xf800_0000);
-        assert_eq!(alu(AluOp::Rotrv, 36, 0x1234_5678), 0x8123_4567);
-        assert_eq!(shift(ShiftOp::Rotr, 0x1234_5678, 8), 0x7812_3456);
     }
 }

@@ -86,34 +86,7 @@ pub enum BitOp {
     Wsbh,
 }
 
-/// The width of a memory access.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
-pub enum Width {
-    Byte,
-    Half,
-    Word,
-}
-
-impl Width {
-    /// Its size in bytes.
-    pub const fn bytes(self) -> u32 {
-        match self {
-            Width::Byte => 1,
-            Width::Half => 2,
-            Width::Word => 4,
-        }
-    }
-}
-
-/// The unaligned word accesses: each touches the bytes from its address to the
-/// word's end (`lwl`/`swl`) or start (`lwr`/`swr`).
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
-pub enum PartOp {
-    Lwl,
-    Lwr,
-    Swl,
-    Swr,
-}
+pub use crate::target::{PartOp, Width};
 
 /// When a branch is taken.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
