@@ -49,7 +49,7 @@ fn fill(o: &tamarin_mips::cpu::Outcome, partial: bool) -> &'static str {
 fn result(o: &tamarin_mips::cpu::Outcome) -> String {
     let mut text = status_line(o);
     if o.status == Status::Done {
-        text.push_str(&format!(", $3 = {}", signed(o.regs.gpr[3])));
+        text.push_str(&format!(", $3 = {}", signed(o.regs.result())));
     }
     text
 }

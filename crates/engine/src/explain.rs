@@ -431,7 +431,7 @@ mod tests {
     }
 
     fn explain_max(l: &str, r: &str, a: u32, b: u32) -> Explanation {
-        let obs = [Observable::Reg(Reg::from_bits(3))];
+        let obs = [Observable::CS241_RESULT];
         explain(
             &prog(l),
             &prog(r),

@@ -62,6 +62,13 @@ pub enum Observable {
     },
 }
 
+impl Observable {
+    /// The result register of the CS241 convention, observed when nothing else is
+    /// asked for.
+    pub const CS241_RESULT: Observable =
+        Observable::Reg(<tamarin_mips::target::Cs241 as tamarin_mips::target::Abi>::RESULT);
+}
+
 impl fmt::Display for Observable {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         match self {
@@ -237,7 +244,7 @@ impl DomainProgram {
             return false;
         }
         let outcome = machine.run_to_outcome(&mut tamarin_mips::cpu::NoTrace);
-        outcome.status == tamarin_mips::cpu::Status::Done && outcome.regs.get(Reg::from_bits(3)) == 1
+        outcome.status == tamarin_mips::cpu::Status::Done && outcome.regs.result() == 1
     }
 }
 

@@ -130,7 +130,7 @@ impl Default for Options {
             init_inputs: Vec::new(),
             inputs: InputSpec::default(),
             stdin_len: 0,
-            observe: vec![Observable::Reg(tamarin_mips::Reg::from_bits(3))],
+            observe: vec![Observable::CS241_RESULT],
             solver: SolverConfig::default(),
             max_runs: 10_000,
             timeout: None,

@@ -21,9 +21,9 @@ pub fn outcomes_differ(left: &Outcome, right: &Outcome) -> bool {
     results_differ(
         FuelPolicy::Same,
         left,
-        &[Observed::Word(left.regs.gpr[3])],
+        &[Observed::Word(left.regs.result())],
         right,
-        &[Observed::Word(right.regs.gpr[3])],
+        &[Observed::Word(right.regs.result())],
     )
 }
 

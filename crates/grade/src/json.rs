@@ -591,7 +591,7 @@ impl PathResult {
         let status = p.outcome.status;
         PathResult {
             status: status.name(),
-            result: (status == Status::Done).then(|| signed(p.outcome.regs.gpr[3])),
+            result: (status == Status::Done).then(|| signed(p.outcome.regs.result())),
             fault: FaultJson::of(status),
         }
     }

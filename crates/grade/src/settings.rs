@@ -359,7 +359,7 @@ impl Settings {
             search.out_of_fuel = Some(FuelPolicy::Different);
         }
         decide_by_counts(&mut search, task, given, grading)?;
-        let observe = observe.unwrap_or_else(|| vec![Observable::Reg(Reg::from_bits(3))]);
+        let observe = observe.unwrap_or_else(|| vec![Observable::CS241_RESULT]);
         let engine = engine.unwrap_or(Engine::Auto);
         let mut opts = search.options(interrupt)?;
         opts.observe = observe.clone();

@@ -12,7 +12,7 @@ use std::time::Instant;
 use crate::isa::{Instr, Reg};
 use crate::memory::{Memory, MEM_SIZE};
 use crate::program::Program;
-use crate::target::{cs241, Concrete, Effect, Regs};
+use crate::target::{cs241, Abi, Concrete, Cs241, Effect, Regs};
 
 /// Where a `jr`/`jalr` must go to end a run normally (the initial `$31`).
 pub const DEFAULT_TERMINATION: u32 = 0x8123_456C;
@@ -257,6 +257,12 @@ impl Registers {
     pub fn get(&self, r: Reg) -> u32 {
         self.gpr[r.index() & 31]
     }
+
+    /// The result register of the CS241 convention (`$3`).
+    #[inline(always)]
+    pub fn result(&self) -> u32 {
+        self.get(<Cs241 as Abi>::RESULT)
+    }
 }
 
 /// How the inputs enter a run.
@@ -362,10 +368,7 @@ impl Machine {
     /// Applies a frontend: sets `$1`, `$2` and places an array in memory.
     pub fn apply(&mut self, frontend: &Frontend) -> Result<(), SetupError> {
         match frontend {
-            Frontend::TwoInts(a, b) => {
-                self.regs.gpr[1] = *a;
-                self.regs.gpr[2] = *b;
-            }
+            Frontend::TwoInts(a, b) => self.set_inputs(*a, *b),
             Frontend::Array { elems, base } => {
                 let base = base.unwrap_or(self.program.byte_len());
                 if base % 4 != 0 {
@@ -381,11 +384,18 @@ impl Machine {
                 for (k, &w) in elems.iter().enumerate() {
                     self.store(base + 4 * k as u32, w);
                 }
-                self.regs.gpr[1] = base;
-                self.regs.gpr[2] = elems.len() as u32;
+                self.set_inputs(base, elems.len() as u32);
             }
         }
         Ok(())
+    }
+
+    /// The two input registers of the convention (`$1`, `$2`: two integers, or an
+    /// array's address and length).
+    fn set_inputs(&mut self, first: u32, second: u32) {
+        for (r, v) in <Cs241 as Abi>::INPUTS.iter().zip([first, second]) {
+            self.regs.gpr[r.index() & 31] = v;
+        }
     }
 
     /// Sets the bytes that reads of the input address return.

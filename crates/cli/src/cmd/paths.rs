@@ -125,7 +125,11 @@ fn write_text(out: &mut impl Write, args: &Args, e: &Exploration) -> std::io::Re
     for (k, p) in e.paths.iter().enumerate() {
         write!(out, "path {}: {}", k + 1, status_line(&p.outcome))?;
         if p.outcome.status == Status::Done {
-            write!(out, ", $3 = {}", super::search::word(p.outcome.regs.gpr[3]))?;
+            write!(
+                out,
+                ", $3 = {}",
+                super::search::word(p.outcome.regs.result())
+            )?;
         }
         writeln!(out)?;
         writeln!(out, "  inputs: {}", inputs_line(&p.values))?;

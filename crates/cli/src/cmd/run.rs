@@ -601,7 +601,7 @@ pub fn write_text(w: &mut dyn Write, report: &Report, with_output: bool) -> io::
         writeln!(w, "hint: {hint}")?;
     }
     let regs = &outcome.regs;
-    writeln!(w, "$3 = {}", value(regs.gpr[3]))?;
+    writeln!(w, "$3 = {}", value(regs.result()))?;
     let others: Vec<(String, u32)> = (1..32)
         .filter(|&r| r != 3)
         .map(|r| (format!("${r}"), regs.gpr[r]))

@@ -11,7 +11,6 @@
 
 use tamarin_mips::cpu::{Config, Machine};
 use tamarin_mips::memory::MEM_SIZE;
-use tamarin_mips::Reg;
 
 use super::unroll::{self, Setup};
 use crate::io::{DomainProgram, InputLayout, InputSpec, Observable};
@@ -100,7 +99,7 @@ fn acceptance(
     layout
         .load(&mut machine, &zeros)
         .map_err(|e| DomainError::Placement(e.to_string()))?;
-    let observe = [Observable::Reg(Reg::from_bits(3))];
+    let observe = [Observable::CS241_RESULT];
     let setup = Setup {
         program,
         fuel: domain.fuel(),

@@ -17,7 +17,8 @@ pub fn show(o: &Outcome) -> String {
     match o.status {
         Status::Done => format!(
             "done with $3 = {} ({:#x})",
-            o.regs.gpr[3] as i32, o.regs.gpr[3]
+            o.regs.result() as i32,
+            o.regs.result()
         ),
         Status::OutOfFuel => format!("out of fuel after {} steps", o.steps),
         Status::Error(f) => format!("error {} at pc {:#x}", f.kind, f.pc),

@@ -216,7 +216,7 @@ impl PairResult {
 }
 
 /// The default observable, `$3`.
-pub(super) const REG3: Observable = Observable::Reg(tamarin_mips::Reg::from_bits(3));
+pub(super) const REG3: Observable = Observable::CS241_RESULT;
 
 /// Input values (in the layout's order) in words: `$1 = a (0x…), $2 = b (0x…)`, or the
 /// array (its length clamped as the frontend does) with the length.

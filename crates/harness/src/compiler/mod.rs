@@ -26,7 +26,6 @@ use tamarin::{InputSpec, Observable};
 use tamarin_mips::asm::assemble_module;
 use tamarin_mips::link::link;
 use tamarin_mips::Program as Machine;
-use tamarin_mips::Reg;
 
 use crate::check::{check_assembled, CheckConfig, Finding, FindingKind, Kind, PairResult};
 use crate::generate::Shape;
@@ -198,7 +197,7 @@ impl CompilerPair {
 
     /// `$3` and the output bytes.
     pub fn observe(&self) -> Vec<Observable> {
-        vec![Observable::Reg(Reg::from_bits(3)), Observable::Output]
+        vec![Observable::CS241_RESULT, Observable::Output]
     }
 
     pub fn note(&self) -> String {
@@ -391,7 +390,7 @@ pub fn run_linked(program: &Machine, spec: &InputSpec, values: &[u32], fuel: u64
     let (o, obs) = run_observed(program, Config::with_fuel(fuel), &layout, values, &observe)?;
     Some(match o.status {
         Status::Done => Run::Done {
-            ret: o.regs.gpr[3],
+            ret: o.regs.result(),
             output: match obs.first() {
                 Some(Observed::Bytes(b)) => b.clone(),
                 _ => Vec::new(),

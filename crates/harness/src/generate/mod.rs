@@ -17,7 +17,6 @@ use std::fmt;
 
 use serde::{Deserialize, Serialize};
 use tamarin::{InputSpec, Observable};
-use tamarin_mips::Reg;
 
 use crate::prog::{Line, Op, Prog, Word, R};
 use crate::rng::Rng;
@@ -84,7 +83,7 @@ impl Shape {
 
     /// What a comparison of this shape's programs observes.
     pub fn observables(self) -> Vec<Observable> {
-        let res = Observable::Reg(Reg::from_bits(3));
+        let res = Observable::CS241_RESULT;
         match self {
             Shape::Output => vec![res, Observable::Output],
             _ => vec![res],
