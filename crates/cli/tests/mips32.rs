@@ -397,3 +397,115 @@ fn compare_says_what_it_did_not_cover() {
     assert_eq!(o.status.code(), Some(2));
     assert!(stderr(&o).contains("CS241 program"), "{}", stderr(&o));
 }
+
+#[test]
+fn explain_shows_where_each_function_wrote_the_result_that_differs() {
+    let obj = format!("{EX}/popcount-O2.o");
+    let cmp = [
+        "compare",
+        obj.as_str(),
+        obj.as_str(),
+        "--function",
+        "popcount_loop",
+        "--right-function",
+        "popcount_buggy",
+        "--args",
+        "1",
+    ];
+    let o = run(&cmp);
+    assert_eq!(o.status.code(), Some(1), "{}", stderr(&o));
+    // The `why:` line runs as printed and names the step that wrote each `$v0`.
+    let text = stdout(&o);
+    let why = text
+        .lines()
+        .find_map(|l| l.strip_prefix("why: tamarin "))
+        .expect("a why line");
+    let words: Vec<&str> = why.split_whitespace().collect();
+    let e = Command::cargo_bin("tamarin")
+        .unwrap()
+        .current_dir(root())
+        .args(&words)
+        .output()
+        .unwrap();
+    assert_eq!(e.status.code(), Some(1), "{}", stderr(&e));
+    let shown = stdout(&e);
+    assert!(shown.starts_with("they differ"), "{shown}");
+    assert!(
+        shown.contains("$v0 differs: where each run last wrote it"),
+        "{shown}"
+    );
+    assert!(
+        shown.contains("addu v0,") || shown.contains("addu\tv0,"),
+        "{shown}"
+    );
+    // The same from the JSON report, with the trace in JSON.
+    let dir = tempfile::tempdir().unwrap();
+    let report = dir.path().join("cx.json");
+    let mut with_json = cmp.to_vec();
+    with_json.extend(["--format", "json"]);
+    std::fs::write(&report, run(&with_json).stdout).unwrap();
+    let o = run(&[
+        "explain",
+        &obj,
+        &obj,
+        "--from",
+        report.to_str().unwrap(),
+        "--format",
+        "json",
+        "--context",
+        "5",
+    ]);
+    assert_eq!(o.status.code(), Some(1), "{}", stderr(&o));
+    let j = json(&o);
+    assert_eq!(j["differ"], true);
+    assert_eq!(j["right"]["function"], "popcount_buggy");
+    assert_eq!(j["left"]["observed"][0], 32);
+    assert_eq!(j["right"]["observed"][0], 31);
+    assert_eq!(j["left"]["trace"].as_array().map(Vec::len), Some(5));
+    let writer = &j["right"]["writers"][0];
+    assert!(
+        writer["changes"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .any(|c| c["reg"] == "$v0" && c["after"] == 31),
+        "{writer}"
+    );
+    // Equal runs: exit 0.
+    let o = run(&[
+        "explain",
+        &obj,
+        &obj,
+        "--function",
+        "popcount_loop",
+        "--right-function",
+        "popcount_swar",
+        "--a0",
+        "255",
+    ]);
+    assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
+    assert!(stdout(&o).starts_with("they do not differ"));
+    // CS241 options, an unknown function, a CS241 program: usage errors.
+    for bad in [
+        vec![
+            "explain",
+            obj.as_str(),
+            obj.as_str(),
+            "--function",
+            "popcount_loop",
+            "--r1",
+            "3",
+        ],
+        vec!["explain", obj.as_str(), obj.as_str(), "--function", "nope"],
+        vec![
+            "explain",
+            "examples/paper/fig5-left.asm",
+            "examples/paper/fig5-right.asm",
+            "--function",
+            "f",
+        ],
+    ] {
+        let o = run(&bad);
+        assert_eq!(o.status.code(), Some(2), "{bad:?}: {}", stdout(&o));
+    }
+}

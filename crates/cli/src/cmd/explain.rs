@@ -51,9 +51,10 @@ pub struct Args {
     #[arg(long, value_name = "N", value_parser = parse_count,
           allow_negative_numbers = true, default_value_t = 10_000)]
     pub fuel: u64,
-    /// What is compared when both runs end (as in compare).
-    #[arg(long, value_name = "LIST", value_parser = parse_observables, default_value = "$3")]
-    pub observe: ObservableList,
+    /// What is compared when both runs end (as in compare; default $3, or $v0 for
+    /// MIPS32 functions).
+    #[arg(long, value_name = "LIST", value_parser = parse_observables)]
+    pub observe: Option<ObservableList>,
     /// Whether one program ending where the other runs out of fuel is a difference (as
     /// in compare; default same).
     #[arg(long, value_enum, value_name = "POLICY")]
@@ -72,16 +73,33 @@ pub struct Args {
     pub input_format: InputFormatOpt,
     #[command(flatten)]
     pub termination: TerminationOpt,
+    #[command(flatten)]
+    pub functions: super::function_explain::ExplainArgs,
 }
 
 pub fn execute(args: Args) -> Result<ExitCode, CliError> {
+    let elf = super::function::is_elf_file(&args.left) || super::function::is_elf_file(&args.right);
+    if elf || args.functions.function.is_some() || args.functions.values.any() {
+        return explain_functions(&args);
+    }
+    if args.functions.right_function.is_some() {
+        let file = super::program_name(&args.left);
+        return Err(super::function::wrong_kind(
+            &file,
+            false,
+            "--right-function",
+        ));
+    }
     let format = args.input_format.format();
     super::set_link(&args.input_format.link)?;
     let left = super::load_program(&args.left, format)?;
     let right = super::load_program(&args.right, format)?;
     let mut settings = ReplaySettings {
         fuel: args.fuel,
-        observe: args.observe.0.clone(),
+        observe: args
+            .observe
+            .as_ref()
+            .map_or_else(|| vec![tamarin::Observable::CS241_RESULT], |o| o.0.clone()),
         policy: match args.out_of_fuel {
             Some(FuelPolicyArg::Different) => FuelPolicy::Different,
             _ => FuelPolicy::Same,
@@ -148,6 +166,52 @@ pub fn execute(args: Args) -> Result<ExitCode, CliError> {
         })?;
     }
     Ok(ExitCode::from(if e.differ { EXIT_FOUND } else { EXIT_OK }))
+}
+
+/// `explain` on MIPS32 functions, refusing the options that are CS241's.
+fn explain_functions(args: &Args) -> Result<ExitCode, CliError> {
+    let file = super::program_name(&args.left);
+    let fe = &args.frontend;
+    let cs241 = [
+        (
+            "--r1/--r2/--reg",
+            fe.r1.is_some() || fe.r2.is_some() || !fe.regs.is_empty(),
+        ),
+        ("--array", fe.array.is_some() || fe.array_stdin),
+        ("--twoints", fe.twoints),
+        ("--stdin", args.stdin.is_some()),
+        ("--out-of-fuel", args.out_of_fuel.is_some()),
+        ("--html", args.html.is_some()),
+        ("--link", !args.input_format.link.is_empty()),
+    ];
+    if let Some((flag, _)) = cs241.iter().find(|(_, given)| *given) {
+        return Err(super::function::wrong_kind(&file, true, flag));
+    }
+    let observe = match &args.observe {
+        None => None,
+        Some(list) => Some(
+            list.0
+                .iter()
+                .map(|o| match o {
+                    tamarin::Observable::Reg(r) => Ok(*r),
+                    _ => Err(CliError::Usage(format!(
+                        "--observe: a MIPS32 function shows registers only ($v0, $v1, ...), \
+                         not {o:?}"
+                    ))),
+                })
+                .collect::<Result<Vec<_>, _>>()?,
+        ),
+    };
+    super::function_explain::explain(super::function_explain::ExplainTask {
+        left: &args.left,
+        right: &args.right,
+        names: &args.functions,
+        from: args.from.as_deref(),
+        observe,
+        fuel: args.fuel,
+        context: usize::try_from(args.context).unwrap_or(usize::MAX),
+        format: args.format,
+    })
 }
 
 /// The inputs of a counterexample as a run takes them.

@@ -539,8 +539,19 @@ pub fn compare(task: CompareTask<'_>) -> Result<ExitCode, CliError> {
                         }
                         c
                     };
+                    let mut why = format!(
+                        "tamarin explain {} {} --function {lname}",
+                        shell_words::quote(&lfile),
+                        shell_words::quote(&rfile)
+                    );
+                    if rname != lname {
+                        why.push_str(&format!(" --right-function {rname}"));
+                    }
+                    for (k, v) in cx.args.iter().enumerate() {
+                        why.push_str(&format!(" --a{k} {}", *v as i32));
+                    }
                     format!(
-                        "disequivalent:\n  left:  {} {}\n  right: {} {}\nreplay:\n  {}\n  {}\n",
+                        "disequivalent:\n  left:  {} {}\n  right: {} {}\nreplay:\n  {}\n  {}\nwhy: {why}\n",
                         call(lname),
                         end_text(&cx.left, &observe),
                         call(rname),

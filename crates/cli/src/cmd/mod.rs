@@ -11,6 +11,7 @@ pub mod compare;
 pub mod disasm;
 pub mod explain;
 pub mod function;
+pub mod function_explain;
 pub mod grade;
 pub mod link;
 pub mod paths;
@@ -126,8 +127,8 @@ pub fn read_program_bytes(
     if function::is_elf_file(path) {
         return Err(CliError::Usage(format!(
             "{name} is a MIPS32 ELF file: this command reads CS241 programs; `tamarin run \
-             --function NAME` and `tamarin disasm` read ELF functions, and comparing them is \
-             not available yet"
+             --function NAME`, `disasm`, `compare --function NAME` and `explain --function \
+             NAME` read ELF functions"
         )));
     }
     let forced = format.is_some();

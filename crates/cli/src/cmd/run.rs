@@ -75,32 +75,8 @@ pub struct FunctionArgs {
     /// report gives $v0 and $v1 when it returns.
     #[arg(long, value_name = "NAME", help_heading = "MIPS32 functions")]
     pub function: Option<String>,
-    /// $a0 (default 0).
-    #[arg(long, value_name = "N", value_parser = parse_word,
-          allow_negative_numbers = true, help_heading = "MIPS32 functions")]
-    pub a0: Option<u32>,
-    /// $a1 (default 0).
-    #[arg(long, value_name = "N", value_parser = parse_word,
-          allow_negative_numbers = true, help_heading = "MIPS32 functions")]
-    pub a1: Option<u32>,
-    /// $a2 (default 0).
-    #[arg(long, value_name = "N", value_parser = parse_word,
-          allow_negative_numbers = true, help_heading = "MIPS32 functions")]
-    pub a2: Option<u32>,
-    /// $a3 (default 0).
-    #[arg(long, value_name = "N", value_parser = parse_word,
-          allow_negative_numbers = true, help_heading = "MIPS32 functions")]
-    pub a3: Option<u32>,
-}
-
-impl FunctionArgs {
-    fn any_arg(&self) -> bool {
-        self.a0.is_some() || self.a1.is_some() || self.a2.is_some() || self.a3.is_some()
-    }
-
-    fn args(&self) -> [u32; 4] {
-        [self.a0, self.a1, self.a2, self.a3].map(|a| a.unwrap_or(0))
-    }
+    #[command(flatten)]
+    pub values: super::function_explain::ArgValues,
 }
 
 /// Runs a function of an ELF file, refusing the options that are CS241's.
@@ -139,7 +115,7 @@ fn run_function(args: &Args) -> Result<ExitCode, CliError> {
     super::function::run(
         &args.program,
         name,
-        args.function.args(),
+        args.function.values.values(),
         args.fuel,
         args.format,
     )
@@ -190,7 +166,7 @@ pub fn execute(mut args: Args) -> Result<ExitCode, CliError> {
     if super::function::is_elf_file(&args.program) {
         return run_function(&args);
     }
-    if args.function.function.is_some() || args.function.any_arg() {
+    if args.function.function.is_some() || args.function.values.any() {
         let file = super::program_name(&args.program);
         return Err(super::function::wrong_kind(
             &file,

@@ -1,12 +1,15 @@
 //! Two MIPS32 functions compared: each explored over the same inputs
 //! ([`explore`]), their endings merged into one term per side, one query for an input
 //! on which they end differently, and its answer replayed on the emulator before it
-//! is believed ([`compare`]).
+//! is believed ([`compare`]); and why two functions differ on one input, run by run
+//! ([`explain`]).
 
 pub mod compare;
+pub mod explain;
 pub mod explore;
 
 pub use compare::{
     compare_functions, FunctionCounterexample, FunctionGap, FunctionOptions, FunctionReport,
     FunctionRun, FunctionSide, FunctionVerdict,
 };
+pub use explain::{explain_functions, FunctionExplanation, FunctionTrace, TraceStep};
