@@ -145,10 +145,16 @@ fn status_text(run: &tamarin::FunctionRun) -> (&'static str, Option<String>) {
     }
 }
 
-/// The function names and argument values a `compare --function` JSON report gives.
-fn from_report(
-    path: &Path,
-) -> Result<(Option<String>, Option<String>, [u32; 4], Vec<Reg>), CliError> {
+/// What a `compare --function` JSON report gives an explanation.
+struct FromReport {
+    left: Option<String>,
+    right: Option<String>,
+    args: [u32; 4],
+    observe: Vec<Reg>,
+}
+
+/// The function names, argument values and observed registers of a report.
+fn from_report(path: &Path) -> Result<FromReport, CliError> {
     let shown = super::program_name(path);
     let bad = |why: &str| CliError::Usage(format!("--from {shown}: {why}"));
     let text = super::read_data("the report", path, 64 << 20)?;
@@ -198,7 +204,12 @@ fn from_report(
         })
         .transpose()?
         .unwrap_or_default();
-    Ok((name("left"), name("right"), args, observe))
+    Ok(FromReport {
+        left: name("left"),
+        right: name("right"),
+        args,
+        observe,
+    })
 }
 
 /// Explains two functions of ELF files on one input: exit status 1 when they end
@@ -226,12 +237,12 @@ pub fn explain(task: ExplainTask<'_>) -> Result<ExitCode, CliError> {
                     .into(),
             ));
         }
-        let (l, r, a, o) = from_report(path)?;
-        lname = lname.or(l);
-        rname = rname.or(r);
-        args = a;
+        let report = from_report(path)?;
+        lname = lname.or(report.left);
+        rname = rname.or(report.right);
+        args = report.args;
         if task.observe.is_none() {
-            observe = o;
+            observe = report.observe;
         }
     }
     if observe.is_empty() {

@@ -12,6 +12,8 @@
 //! sides: a path that may be infeasible costs time, never soundness, since its guard
 //! goes into every later query.
 
+use std::collections::BTreeMap;
+
 use imbl::OrdMap;
 use tamarin_mips::mips32::abi::{ARG_REGS, INITIAL_SP, RA, RETURN_ADDRESS, SP};
 use tamarin_mips::mips32::cpu::FaultKind;
@@ -136,7 +138,11 @@ struct Explorer<'a, 'f> {
     /// from writable.
     memory: Memory,
     out: Paths,
-    work: Vec<State>,
+    /// The states waiting to run, by pc: the lowest runs next, and the states that
+    /// meet at one pc run on as one (see [`Explorer::pop`]).
+    work: BTreeMap<u32, Vec<State>>,
+    /// How many states wait in `work`.
+    waiting: usize,
 }
 
 /// Explores every path of `func` within `limits`, asking `solver` which sides of an
@@ -173,45 +179,80 @@ pub fn explore(
         stop,
         memory: Memory::new(func.image),
         out: Paths::default(),
-        work: vec![first],
+        work: BTreeMap::new(),
+        waiting: 0,
     };
+    e.push(first);
     e.run();
     e.out
 }
 
 impl Explorer<'_, '_> {
     fn run(&mut self) {
-        while let Some(mut st) = self.work.pop() {
-            let too_many = self.too_many();
-            if too_many || (self.stop)() {
-                let gap = if too_many { Gap::Paths } else { Gap::Time };
-                self.end(&st, End::Uncovered(gap));
-                for rest in std::mem::take(&mut self.work) {
-                    self.end(&rest, End::Uncovered(gap));
+        while let Some(batch) = self.pop() {
+            let mut batch = batch.into_iter();
+            while let Some(st) = batch.next() {
+                let too_many = self.too_many();
+                if too_many || (self.out.steps.is_multiple_of(64) && (self.stop)()) {
+                    let gap = if too_many { Gap::Paths } else { Gap::Time };
+                    self.end(&st, End::Uncovered(gap));
+                    let rest: Vec<State> = batch.by_ref().collect();
+                    for st in rest {
+                        self.end(&st, End::Uncovered(gap));
+                    }
+                    for st in std::mem::take(&mut self.work).into_values().flatten() {
+                        self.end(&st, End::Uncovered(gap));
+                    }
+                    self.waiting = 0;
+                    return;
                 }
-                return;
-            }
-            // Run this state until it ends or splits; the other sides wait in `work`.
-            loop {
                 if st.steps >= self.limits.fuel {
                     self.end(&st, End::OutOfFuel);
-                    break;
+                    continue;
                 }
                 if st.pc == RETURN_ADDRESS {
                     let observed = self.func.observe.iter().map(|r| st.regs[r.index() & 31]).collect();
                     self.end(&st, End::Returned(observed));
-                    break;
+                    continue;
                 }
-                let mut next = self.step(st);
-                let Some(first) = next.pop() else { break };
-                self.work.extend(next);
-                st = first;
-                if self.out.steps.is_multiple_of(4096) && ((self.stop)() || self.too_many()) {
-                    self.work.push(st);
-                    break;
+                for next in self.step(st) {
+                    self.push(next);
                 }
             }
         }
+    }
+
+    fn push(&mut self, st: State) {
+        self.waiting += 1;
+        self.work.entry(st.pc).or_default().push(st);
+    }
+
+    /// The states at the lowest waiting pc, joined into one where they can be.
+    ///
+    /// Running the lowest pc first makes the two sides of a branch meet at their join
+    /// before either goes on, the exits of a loop from every iteration meet after it,
+    /// and every return meets at the return address: each meeting is one state whose
+    /// values are chosen by the sides' path conditions (which are disjoint, since every
+    /// fork adds a condition to one side and its negation, or another value of an
+    /// address, to the other), so the number of states stays small where the number
+    /// of paths grows exponentially.
+    fn pop(&mut self) -> Option<Vec<State>> {
+        let (_, states) = self.work.pop_first()?;
+        self.waiting -= states.len();
+        if states.len() == 1 {
+            return Some(states);
+        }
+        let prefix = common_prefix(&states);
+        let steps = states.iter().map(|st| st.steps).max().unwrap_or(0);
+        let forks: Vec<(Term, State)> = states
+            .into_iter()
+            .map(|st| (self.s.and_all(st.path[prefix..].iter().copied()), st))
+            .collect();
+        let mut joined = self.merge(prefix, forks);
+        if let [one] = joined.as_mut_slice() {
+            one.steps = steps;
+        }
+        Some(joined)
     }
 
     fn guard(&mut self, st: &State) -> Term {
@@ -228,7 +269,7 @@ impl Explorer<'_, '_> {
     }
 
     fn too_many(&self) -> bool {
-        self.out.ends.len() + self.work.len() + 1 > self.limits.max_paths
+        self.out.ends.len() + self.waiting + 1 > self.limits.max_paths
     }
 
     /// Asks whether `path ∧ extra` has a solution: `Some(model)`, `None` when it has
@@ -666,7 +707,20 @@ impl Explorer<'_, '_> {
         }
         changed.sort_unstable();
         changed.dedup();
-        for a in changed {
+        let mut i = 0;
+        while let Some(&a) = changed.get(i) {
+            // A value every fork stored whole here (a spilled register): one choice of
+            // the wholes keeps it whole.
+            if let Some((wholes, count)) = whole_run(&states, a) {
+                let whole = pick(self.s, &wholes);
+                for k in 0..count {
+                    out.bytes.insert(a.wrapping_add(k as u32), Byte { whole, count, k });
+                }
+                while changed.get(i).is_some_and(|&b| b.wrapping_sub(a) < count as u32) {
+                    i += 1;
+                }
+                continue;
+            }
             let mut values = Vec::with_capacity(states.len());
             for st in &states {
                 match self.read(st, a, 1) {
@@ -677,11 +731,55 @@ impl Explorer<'_, '_> {
             }
             let whole = pick(self.s, &values);
             out.bytes.insert(a, Byte { whole, count: 1, k: 0 });
+            i += 1;
         }
         out.path.truncate(prefix);
         let any = self.s.or_all(conds.iter().copied());
         out.path.push(any);
         out.witness = states.iter().find_map(|st| st.witness.clone());
+        out.steps = states.iter().map(|st| st.steps).max().unwrap_or(out.steps);
         vec![out]
     }
+}
+
+/// How many conjuncts all the states' paths share, from the first.
+fn common_prefix(states: &[State]) -> usize {
+    let Some((first, rest)) = states.split_first() else {
+        return 0;
+    };
+    let mut n = first.path.len();
+    for st in rest {
+        n = n.min(st.path.iter().zip(&first.path).take_while(|(a, b)| a == b).count());
+    }
+    n
+}
+
+/// The wholes of a value of more than one byte that every state stored at `a` (its
+/// first byte there, the same count everywhere, each byte of it in place), and the
+/// count.
+fn whole_run(states: &[State], a: u32) -> Option<(Vec<Term>, u8)> {
+    let first = *states.first()?.bytes.get(&a)?;
+    let count = first.count;
+    if count < 2 {
+        return None;
+    }
+    let mut wholes = Vec::with_capacity(states.len());
+    for st in states {
+        let b = *st.bytes.get(&a)?;
+        if b.k != 0 || b.count != count {
+            return None;
+        }
+        for k in 1..count {
+            let want = Byte {
+                whole: b.whole,
+                count,
+                k,
+            };
+            if st.bytes.get(&a.wrapping_add(k as u32)) != Some(&want) {
+                return None;
+            }
+        }
+        wholes.push(b.whole);
+    }
+    Some((wholes, count))
 }
