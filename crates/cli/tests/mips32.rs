@@ -509,3 +509,110 @@ fn explain_shows_where_each_function_wrote_the_result_that_differs() {
         assert_eq!(o.status.code(), Some(2), "{bad:?}: {}", stdout(&o));
     }
 }
+
+#[test]
+fn grade_grades_a_class_of_functions_and_groups_its_bugs_by_proof() {
+    let reference = format!("{EX}/class/reference.o");
+    let subs = format!("{EX}/class/submissions");
+    let base = [
+        "grade",
+        reference.as_str(),
+        subs.as_str(),
+        "--function",
+        "clamp",
+        "--args",
+        "3",
+    ];
+    let o = run(&base);
+    assert_eq!(o.status.code(), Some(1), "{}", stderr(&o));
+    let text = stdout(&o);
+    assert!(
+        text.contains("2 equivalent, 4 disequivalent, 0 possibly-equivalent, 0 unusable"),
+        "{text}"
+    );
+    let mut with_json = base.to_vec();
+    with_json.extend(["--format", "json"]);
+    let j = json(&run(&with_json));
+    let subs_json = j["submissions"].as_array().expect("submissions");
+    let verdict = |name: &str| {
+        subs_json
+            .iter()
+            .find(|s| s["path"].as_str().is_some_and(|p| p.ends_with(name)))
+            .map(|s| s["verdict"].as_str().unwrap_or_default().to_string())
+    };
+    assert_eq!(verdict("alice.o").as_deref(), Some("equivalent"));
+    assert_eq!(verdict("alice-O2.o").as_deref(), Some("equivalent"));
+    assert_eq!(verdict("bob.o").as_deref(), Some("disequivalent"));
+    // carol and dave forget the same case, in two ways: one group, proved.
+    let groups = j["groups"].as_array().expect("groups");
+    assert_eq!(groups.len(), 3, "{groups:?}");
+    let two: Vec<&Value> = groups
+        .iter()
+        .filter(|g| g["members"].as_array().map(Vec::len) == Some(2))
+        .collect();
+    assert_eq!(two.len(), 1);
+    let members = two[0]["members"].to_string();
+    assert!(
+        members.contains("carol.o") && members.contains("dave.o"),
+        "{members}"
+    );
+    // Every witness replays: the reference's run and the submission's end differently.
+    for s in subs_json.iter().filter(|s| s["verdict"] == "disequivalent") {
+        let args = &s["args"];
+        let mut cmd = vec![
+            "run".to_string(),
+            reference.clone(),
+            "--function".into(),
+            "clamp".into(),
+        ];
+        for k in 0..3 {
+            cmd.push(format!("--a{k}"));
+            cmd.push(args[format!("$a{k}")].to_string());
+        }
+        let r = run(&cmd.iter().map(String::as_str).collect::<Vec<_>>());
+        let mine = run(&cmd
+            .iter()
+            .map(|a| {
+                if a == &reference {
+                    s["path"].as_str().unwrap()
+                } else {
+                    a.as_str()
+                }
+            })
+            .collect::<Vec<_>>());
+        assert_ne!(
+            stdout(&r).lines().nth(1),
+            stdout(&mine).lines().nth(1),
+            "{s}"
+        );
+    }
+    // CSV: one row per submission under a header.
+    let mut with_csv = base.to_vec();
+    with_csv.extend(["--format", "csv"]);
+    let csv = stdout(&run(&with_csv));
+    assert_eq!(csv.lines().count(), 7, "{csv}");
+    assert!(csv.starts_with("path,verdict,group,args"), "{csv}");
+    // A missing function in the reference, CS241 options: usage errors.
+    for bad in [
+        vec![
+            "grade",
+            reference.as_str(),
+            subs.as_str(),
+            "--function",
+            "nope",
+        ],
+        vec![
+            "grade",
+            reference.as_str(),
+            subs.as_str(),
+            "--function",
+            "clamp",
+            "--html",
+            "out",
+        ],
+        vec!["grade", reference.as_str(), subs.as_str()],
+    ] {
+        let o = run(&bad);
+        assert_eq!(o.status.code(), Some(2), "{bad:?}: {}", stdout(&o));
+    }
+}

@@ -2,7 +2,8 @@
 //! settings of an assignment, from a task file and a command line), the results store
 //! (SQLite), the groups of wrong submissions, the report model with its text, JSON,
 //! CSV and HTML forms, the JSON reports of the other commands, the record of a run,
-//! its shards and their merge, and the Slurm job scripts.
+//! its shards and their merge, and the Slurm job scripts; and a class of MIPS32
+//! functions graded and grouped ([`functions`]).
 //!
 //! It reaches the engine through the `tamarin` crate's root only, and knows nothing of
 //! a command line: no argument parser, no exit status, no terminal. Its errors are one
@@ -12,6 +13,7 @@ pub mod class;
 pub mod collect;
 pub mod error;
 pub mod fuel;
+pub mod functions;
 pub mod groups;
 pub mod html;
 pub mod json;

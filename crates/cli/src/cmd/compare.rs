@@ -171,7 +171,7 @@ fn compare_functions(args: &Args) -> Result<ExitCode, CliError> {
 }
 
 /// The solver chain's settings for comparing functions, from the search options.
-fn function_solver(search: &SearchArgs) -> tamarin::SolverConfig {
+pub(crate) fn function_solver(search: &SearchArgs) -> tamarin::SolverConfig {
     let mut solver = tamarin::SolverConfig::default();
     solver.timeout = std::time::Duration::from_millis(search.solver_timeout.max(1));
     solver.resource_limit =

@@ -7,6 +7,7 @@
 //! results (SQLite), `groups` forms the groups of wrong submissions, `report` prints
 //! the text, JSON and CSV reports and `html` writes the page.
 
+mod functions;
 mod merge;
 mod slurm;
 
@@ -128,6 +129,8 @@ pub struct Args {
     pub slurm: slurm::SlurmArgs,
     #[command(flatten)]
     pub search: SearchArgs,
+    #[command(flatten)]
+    pub functions: functions::FunctionGradeArgs,
 }
 
 /// What `grade` does besides grading.
@@ -191,6 +194,14 @@ pub enum GradeFormat {
 pub fn execute(mut args: Args) -> Result<ExitCode, CliError> {
     if let Some(GradeCommand::Merge(merge_args)) = args.command.take() {
         return merge::execute(merge_args);
+    }
+    let elf_reference = args.task.is_none()
+        && args
+            .paths
+            .first()
+            .is_some_and(|p| super::function::is_elf_file(p));
+    if elf_reference || args.functions.function.is_some() {
+        return functions::execute(&args);
     }
     let started = Instant::now();
     let argv: Vec<String> = std::env::args_os()
