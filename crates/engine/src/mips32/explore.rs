@@ -143,6 +143,8 @@ struct Explorer<'a, 'f> {
     work: BTreeMap<u32, Vec<State>>,
     /// How many states wait in `work`.
     waiting: usize,
+    /// How many times the branch at each pc forked.
+    forks: rustc_hash::FxHashMap<u32, u32>,
 }
 
 /// Explores every path of `func` within `limits`, asking `solver` which sides of an
@@ -181,6 +183,7 @@ pub fn explore(
         out: Paths::default(),
         work: BTreeMap::new(),
         waiting: 0,
+        forks: rustc_hash::FxHashMap::default(),
     };
     e.push(first);
     e.run();
@@ -291,6 +294,37 @@ impl Explorer<'_, '_> {
     fn holds_in_witness(&self, st: &State, cond: Term) -> Option<bool> {
         let w = st.witness.as_ref()?;
         Some(Evaluator::new(self.s, w).holds(cond))
+    }
+
+    /// Splits `st` on the condition of the branch at `pc`, as [`Explorer::split`] does
+    /// the first time the branch forks; after that (a loop's test), the side its
+    /// witness does not take is kept without asking whether some input takes it, except
+    /// at the 2nd, 4th, 8th, 16th fork and every 32nd: a loop bounded by a condition on
+    /// the inputs then stops within 32 iterations of its last feasible one, and costs a
+    /// query per 32 iterations instead of one per iteration. A side kept that no input
+    /// takes costs time, never soundness: its guard goes into every query about it.
+    fn split_branch(&mut self, st: State, cond: Term, pc: u32) -> (Option<State>, Option<State>) {
+        if self.s.as_const(cond).is_some() {
+            return self.split(st, cond);
+        }
+        let n = self.forks.entry(pc).or_insert(0);
+        *n += 1;
+        let n = *n;
+        if n == 1 || n.is_power_of_two() || n.is_multiple_of(32) {
+            return self.split(st, cond);
+        }
+        let not = self.s.not(cond);
+        let side = self.holds_in_witness(&st, cond);
+        let mut yes = st.clone();
+        let mut no = st;
+        yes.path.push(cond);
+        no.path.push(not);
+        match side {
+            Some(true) => no.witness = None,
+            Some(false) => yes.witness = None,
+            None => {}
+        }
+        (Some(yes), Some(no))
     }
 
     /// Splits `st` on `cond`: the state where it holds and the one where it does not,
@@ -534,7 +568,7 @@ impl Explorer<'_, '_> {
         let slot_effect = self.effect(&st, slot_pc, slot);
         let mut next = Vec::new();
         for st in self.execute(st, slot_effect) {
-            let (yes, no) = self.split(st, taken);
+            let (yes, no) = self.split_branch(st, taken, pc);
             if let Some(mut n) = no {
                 n.pc = pc.wrapping_add(8);
                 next.push(n);
