@@ -17,3 +17,10 @@ for sub in alice bob carol dave erin; do
 done
 mips-linux-gnu-gcc -O2 -fno-pic -mno-abicalls -fwrapv -c class/submissions/alice.c \
     -o class/submissions/alice-O2.o
+
+# The corpus of scripts/bench-mips32-corpus.sh.
+for level in O0 O2; do
+    mips-linux-gnu-gcc -$level -fno-pic -mno-abicalls -fwrapv -c corpus/functions.c \
+        -o "corpus/functions-$level.o"
+done
+mips-linux-gnu-gcc -O0 -fno-pic -mno-abicalls -fwrapv -c corpus/changed.c -o corpus/changed-O0.o

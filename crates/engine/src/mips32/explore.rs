@@ -297,12 +297,14 @@ impl Explorer<'_, '_> {
     }
 
     /// Splits `st` on the condition of the branch at `pc`, as [`Explorer::split`] does
-    /// the first time the branch forks; after that (a loop's test), the side its
-    /// witness does not take is kept without asking whether some input takes it, except
-    /// at the 2nd, 4th, 8th, 16th fork and every 32nd: a loop bounded by a condition on
-    /// the inputs then stops within 32 iterations of its last feasible one, and costs a
+    /// the first [`PRECISE_FORKS`] times the branch forks; after that (a long loop's
+    /// test), the side its witness does not take is kept without asking whether some
+    /// input takes it, except at every 32nd fork: a loop bounded by a condition on the
+    /// inputs then stops within 32 iterations of its last feasible one, and costs a
     /// query per 32 iterations instead of one per iteration. A side kept that no input
     /// takes costs time, never soundness: its guard goes into every query about it.
+    /// (Short loops stay precise: a joined state that carries infeasible iterations of
+    /// a loop of divisions makes the final query much harder.)
     fn split_branch(&mut self, st: State, cond: Term, pc: u32) -> (Option<State>, Option<State>) {
         if self.s.as_const(cond).is_some() {
             return self.split(st, cond);
@@ -310,7 +312,7 @@ impl Explorer<'_, '_> {
         let n = self.forks.entry(pc).or_insert(0);
         *n += 1;
         let n = *n;
-        if n == 1 || n.is_power_of_two() || n.is_multiple_of(32) {
+        if n <= PRECISE_FORKS || n.is_multiple_of(32) {
             return self.split(st, cond);
         }
         let not = self.s.not(cond);
@@ -775,6 +777,10 @@ impl Explorer<'_, '_> {
         vec![out]
     }
 }
+
+/// How many times a branch forks with both sides asked about before it is asked only
+/// at every 32nd fork.
+const PRECISE_FORKS: u32 = 64;
 
 /// How many conjuncts all the states' paths share, from the first.
 fn common_prefix(states: &[State]) -> usize {
