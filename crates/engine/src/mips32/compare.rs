@@ -251,7 +251,16 @@ pub fn compare_functions(
                     right: right_run,
                 })
             } else {
-                gaps.push(FunctionGap::Replay);
+                // A joined state may follow a run past the fuel (its step count is the
+                // fewest of those joined): a difference there is out of fuel on replay.
+                let beyond_fuel = [&left_run, &right_run]
+                    .iter()
+                    .any(|r| r.status == Status::OutOfFuel);
+                gaps.push(if beyond_fuel {
+                    FunctionGap::Fuel
+                } else {
+                    FunctionGap::Replay
+                });
                 FunctionVerdict::PossiblyEquivalent(finish(gaps))
             }
         }

@@ -246,16 +246,11 @@ impl Explorer<'_, '_> {
             return Some(states);
         }
         let prefix = common_prefix(&states);
-        let steps = states.iter().map(|st| st.steps).max().unwrap_or(0);
         let forks: Vec<(Term, State)> = states
             .into_iter()
             .map(|st| (self.s.and_all(st.path[prefix..].iter().copied()), st))
             .collect();
-        let mut joined = self.merge(prefix, forks);
-        if let [one] = joined.as_mut_slice() {
-            one.steps = steps;
-        }
-        Some(joined)
+        Some(self.merge(prefix, forks))
     }
 
     fn guard(&mut self, st: &State) -> Term {
@@ -773,7 +768,11 @@ impl Explorer<'_, '_> {
         let any = self.s.or_all(conds.iter().copied());
         out.path.push(any);
         out.witness = states.iter().find_map(|st| st.witness.clone());
-        out.steps = states.iter().map(|st| st.steps).max().unwrap_or(out.steps);
+        // The fewest steps of those joined: a joined state is cut by the fuel only when
+        // every run in it has spent the fuel (so the cut is a true out-of-fuel ending);
+        // a run that needs more steps than the fuel may be followed past it, which can
+        // only show a difference that the emulator's replay then does not confirm.
+        out.steps = states.iter().map(|st| st.steps).min().unwrap_or(out.steps);
         vec![out]
     }
 }
