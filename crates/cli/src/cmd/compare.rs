@@ -134,17 +134,7 @@ fn compare_functions(args: &Args) -> Result<ExitCode, CliError> {
         .as_deref()
         .ok_or_else(|| CliError::Usage("give two ELF files to compare".into()))?;
     let observe = if given.contains("observe") {
-        args.observe
-            .0
-            .iter()
-            .map(|o| match o {
-                tamarin::Observable::Reg(r) => Ok(*r),
-                other => Err(CliError::Usage(format!(
-                    "--observe {other}: a MIPS32 function's result is in registers (such as \
-                     v0,v1)"
-                ))),
-            })
-            .collect::<Result<Vec<_>, _>>()?
+        super::function::observed_registers(&args.observe.0)?
     } else {
         vec![tamarin_mips::mips32::abi::V0]
     };

@@ -189,18 +189,7 @@ fn explain_functions(args: &Args) -> Result<ExitCode, CliError> {
     }
     let observe = match &args.observe {
         None => None,
-        Some(list) => Some(
-            list.0
-                .iter()
-                .map(|o| match o {
-                    tamarin::Observable::Reg(r) => Ok(*r),
-                    _ => Err(CliError::Usage(format!(
-                        "--observe: a MIPS32 function shows registers only ($v0, $v1, ...), \
-                         not {o:?}"
-                    ))),
-                })
-                .collect::<Result<Vec<_>, _>>()?,
-        ),
+        Some(list) => Some(super::function::observed_registers(&list.0)?),
     };
     super::function_explain::explain(super::function_explain::ExplainTask {
         left: &args.left,

@@ -44,6 +44,21 @@ pub fn load_image(path: &Path) -> Result<Image, CliError> {
     elf::read(&name, &bytes).map_err(|e| CliError::Usage(e.to_string()))
 }
 
+/// The registers an `--observe` list names, for a MIPS32 function (whose results are
+/// registers only).
+pub fn observed_registers(
+    list: &[tamarin::Observable],
+) -> Result<Vec<tamarin_mips::Reg>, CliError> {
+    list.iter()
+        .map(|o| match o {
+            tamarin::Observable::Reg(r) => Ok(*r),
+            other => Err(CliError::Usage(format!(
+                "--observe {other}: a MIPS32 function's result is in registers (such as v0,v1)"
+            ))),
+        })
+        .collect()
+}
+
 /// The function `name` of `image` (from the file `file`), checked to reach no
 /// undefined function by its direct calls.
 pub fn find_function(image: &Image, file: &str, name: &str) -> Result<Symbol, CliError> {
@@ -321,12 +336,12 @@ struct CounterexampleJson {
 }
 
 #[derive(Serialize)]
-struct EndJson {
-    status: &'static str,
+pub(crate) struct EndJson {
+    pub(crate) status: &'static str,
     #[serde(skip_serializing_if = "Option::is_none")]
-    fault: Option<&'static str>,
-    observed: Vec<i32>,
-    steps: u64,
+    pub(crate) fault: Option<&'static str>,
+    pub(crate) observed: Vec<i32>,
+    pub(crate) steps: u64,
 }
 
 #[derive(Serialize)]
@@ -343,7 +358,7 @@ struct StatsJson {
     millis: u128,
 }
 
-fn end_json(run: &tamarin::FunctionRun) -> EndJson {
+pub(crate) fn end_json(run: &tamarin::FunctionRun) -> EndJson {
     let (status, fault) = match run.status {
         Status::Returned => ("returned", None),
         Status::OutOfFuel => ("out-of-fuel", None),

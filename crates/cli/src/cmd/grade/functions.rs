@@ -10,11 +10,11 @@ use serde::Serialize;
 use tamarin_grade::functions::{
     function_entry, grade_functions, group_functions, FunctionEntry, FunctionGrade,
 };
-use tamarin_mips::mips32::{isa, Status};
+use tamarin_mips::mips32::isa;
 use tamarin_mips::Reg;
 
 use super::{Args, GradeFormat};
-use crate::cmd::function::{is_elf_file, load_image};
+use crate::cmd::function::{end_json, is_elf_file, load_image, EndJson};
 use crate::diag::{CliError, EXIT_FOUND, EXIT_INCOMPLETE, EXIT_OK};
 
 /// `grade`'s options for MIPS32 functions.
@@ -88,37 +88,13 @@ struct SubJson {
     #[serde(skip_serializing_if = "Option::is_none")]
     args: Option<serde_json::Map<String, serde_json::Value>>,
     #[serde(skip_serializing_if = "Option::is_none")]
-    reference_run: Option<RunJson>,
+    reference_run: Option<EndJson>,
     #[serde(skip_serializing_if = "Option::is_none")]
-    submission_run: Option<RunJson>,
+    submission_run: Option<EndJson>,
     #[serde(skip_serializing_if = "Vec::is_empty")]
     reasons: Vec<&'static str>,
     #[serde(skip_serializing_if = "Option::is_none")]
     message: Option<String>,
-}
-
-#[derive(Serialize)]
-struct RunJson {
-    status: &'static str,
-    #[serde(skip_serializing_if = "Option::is_none")]
-    fault: Option<&'static str>,
-    observed: Vec<i32>,
-    steps: u64,
-}
-
-fn run_json(run: &tamarin::FunctionRun) -> RunJson {
-    let (status, fault) = match run.status {
-        Status::Returned => ("returned", None),
-        Status::OutOfFuel => ("out-of-fuel", None),
-        Status::Stopped => ("stopped", None),
-        Status::Error(f) => ("fault", Some(f.kind.name())),
-    };
-    RunJson {
-        status,
-        fault,
-        observed: run.observed.iter().map(|&v| v as i32).collect(),
-        steps: run.steps,
-    }
 }
 
 /// The ELF files among `paths`: files as given, folders searched for them (by their
@@ -191,16 +167,7 @@ pub fn execute(args: &Args) -> Result<ExitCode, CliError> {
         .collect();
     let observe: Vec<Reg> = match &args.observe {
         None => vec![tamarin_mips::mips32::abi::V0],
-        Some(list) => list
-            .0
-            .iter()
-            .map(|o| match o {
-                tamarin::Observable::Reg(r) => Ok(*r),
-                other => Err(CliError::Usage(format!(
-                    "--observe {other}: a MIPS32 function's result is in registers (such as v0,v1)"
-                ))),
-            })
-            .collect::<Result<_, _>>()?,
+        Some(list) => crate::cmd::function::observed_registers(&list.0)?,
     };
     let fuel = match args.search.fuel {
         tamarin_grade::task::Fuel::Steps(n) => n,
@@ -282,8 +249,8 @@ pub fn execute(args: &Args) -> Result<ExitCode, CliError> {
                         .map(|(k, &v)| (format!("$a{k}"), serde_json::Value::from(v as i32)))
                         .collect(),
                 );
-                row.reference_run = Some(run_json(reference));
-                row.submission_run = Some(run_json(submission));
+                row.reference_run = Some(end_json(reference));
+                row.submission_run = Some(end_json(submission));
             }
             FunctionGrade::PossiblyEquivalent(gaps) => {
                 summary.possibly_equivalent += 1;
@@ -333,7 +300,7 @@ pub fn execute(args: &Args) -> Result<ExitCode, CliError> {
 }
 
 /// A run's ending in words, as `compare` says it.
-fn ending(run: &RunJson, observe: &[String]) -> String {
+fn ending(run: &EndJson, observe: &[String]) -> String {
     match (run.status, run.fault) {
         ("returned", _) => {
             let values: Vec<String> = (observe.iter().zip(&run.observed))
@@ -419,7 +386,7 @@ fn csv(j: &Json) -> String {
             .iter()
             .flat_map(|a| a.values().map(|v| v.to_string()))
             .collect();
-        let end = |r: &Option<RunJson>| {
+        let end = |r: &Option<EndJson>| {
             r.as_ref()
                 .map(|r| ending(r, &j.observe))
                 .unwrap_or_default()
