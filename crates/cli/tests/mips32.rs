@@ -4,8 +4,12 @@
 //! broken file, CS241 options given with an ELF file, and commands that take CS241
 //! programs only.
 
+mod common;
+
 use std::path::{Path, PathBuf};
 use std::process::Output;
+
+use common::schema::{assert_valid, validator};
 
 use assert_cmd::Command;
 use serde_json::Value;
@@ -614,5 +618,139 @@ fn grade_grades_a_class_of_functions_and_groups_its_bugs_by_proof() {
     ] {
         let o = run(&bad);
         assert_eq!(o.status.code(), Some(2), "{bad:?}: {}", stdout(&o));
+    }
+}
+
+#[test]
+fn the_function_reports_follow_their_schemas() {
+    let pop = format!("{EX}/popcount-O2.o");
+    let div = (format!("{EX}/divmod-O2.o"), format!("{EX}/divmod-O0.o"));
+    let class = (
+        format!("{EX}/class/reference.o"),
+        format!("{EX}/class/submissions"),
+    );
+    let cases: Vec<(&str, Vec<&str>)> = vec![
+        (
+            "run-function",
+            vec!["run", &pop, "--function", "popcount_loop", "--a0", "7"],
+        ),
+        (
+            "run-function",
+            vec!["run", &div.1, "--function", "divmod", "--a0", "1"],
+        ),
+        (
+            "compare-function",
+            vec![
+                "compare",
+                &pop,
+                &pop,
+                "--function",
+                "popcount_loop",
+                "--right-function",
+                "popcount_swar",
+                "--args",
+                "1",
+            ],
+        ),
+        (
+            "compare-function",
+            vec![
+                "compare",
+                &div.0,
+                &div.1,
+                "--function",
+                "divmod",
+                "--right-function",
+                "divmod_unguarded",
+                "--args",
+                "2",
+            ],
+        ),
+        (
+            "compare-function",
+            vec![
+                "compare",
+                &pop,
+                &pop,
+                "--function",
+                "popcount_loop",
+                "--args",
+                "1",
+                "--fuel",
+                "20",
+            ],
+        ),
+        (
+            "explain-function",
+            vec![
+                "explain",
+                &pop,
+                &pop,
+                "--function",
+                "popcount_loop",
+                "--right-function",
+                "popcount_buggy",
+                "--a0",
+                "-1",
+            ],
+        ),
+        (
+            "explain-function",
+            vec![
+                "explain",
+                &div.0,
+                &div.1,
+                "--function",
+                "divmod",
+                "--right-function",
+                "divmod_unguarded",
+            ],
+        ),
+        (
+            "grade-function",
+            vec![
+                "grade",
+                &class.0,
+                &class.1,
+                "--function",
+                "clamp",
+                "--args",
+                "3",
+            ],
+        ),
+        (
+            "grade-function",
+            vec![
+                "grade",
+                &class.0,
+                &class.1,
+                &pop,
+                "--function",
+                "clamp",
+                "--args",
+                "3",
+                "--no-groups",
+            ],
+        ),
+    ];
+    for (schema, args) in cases {
+        let mut args = args.clone();
+        args.extend(["--format", "json"]);
+        let o = run(&args);
+        assert!(
+            matches!(o.status.code(), Some(0 | 1 | 3)),
+            "{args:?}: {}",
+            stderr(&o)
+        );
+        let report = json(&o);
+        assert_eq!(report["schema"], 1, "{args:?}");
+        assert_valid(&validator(schema), &report, &format!("{args:?}"));
+        // A field the schema does not know is refused.
+        let mut extra = report.clone();
+        extra["unknown_field"] = Value::from(1);
+        assert!(
+            !validator(schema).is_valid(&extra),
+            "{schema} takes any field"
+        );
     }
 }

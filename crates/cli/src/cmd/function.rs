@@ -114,6 +114,7 @@ pub fn wrong_kind(file: &str, elf: bool, what: &str) -> CliError {
 /// How a function's run ended, as `run` reports it.
 #[derive(Serialize)]
 struct RunReport<'a> {
+    schema: u32,
     function: &'a str,
     args: [i32; 4],
     status: &'static str,
@@ -167,6 +168,7 @@ pub fn run(
         }
     };
     let report = RunReport {
+        schema: tamarin_grade::SCHEMA_VERSION,
         function: name,
         args: args.map(|a| a as i32),
         status: label,
@@ -305,6 +307,7 @@ pub struct CompareTask<'a> {
 
 #[derive(Serialize)]
 struct CompareJson {
+    schema: u32,
     verdict: &'static str,
     left: SideJson,
     right: SideJson,
@@ -508,6 +511,7 @@ pub fn compare(task: CompareTask<'_>) -> Result<ExitCode, CliError> {
                 tamarin::FunctionVerdict::Equivalent => (None, Vec::new()),
             };
             let json = CompareJson {
+                schema: tamarin_grade::SCHEMA_VERSION,
                 verdict,
                 left: SideJson {
                     file: lfile.clone(),

@@ -78,6 +78,7 @@ pub struct ExplainTask<'a> {
 
 #[derive(Serialize)]
 struct Json {
+    schema: u32,
     differ: bool,
     args: serde_json::Map<String, Value>,
     observe: Vec<String>,
@@ -289,6 +290,7 @@ pub fn explain(task: ExplainTask<'_>) -> Result<ExitCode, CliError> {
         }
     };
     let json = Json {
+        schema: tamarin_grade::SCHEMA_VERSION,
         differ: e.differ,
         args: (0..4)
             .map(|k| (format!("$a{k}"), Value::from(args[k] as i32)))

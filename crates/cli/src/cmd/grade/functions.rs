@@ -55,6 +55,7 @@ const CS241_ONLY: [&str; 19] = [
 
 #[derive(Serialize)]
 struct Json {
+    schema: u32,
     function: String,
     reference: String,
     observe: Vec<String>,
@@ -264,6 +265,7 @@ pub fn execute(args: &Args) -> Result<ExitCode, CliError> {
         rows.push(row);
     }
     let json = Json {
+        schema: tamarin_grade::SCHEMA_VERSION,
         function: name.clone(),
         reference: ref_file,
         observe: regs,
