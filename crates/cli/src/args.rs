@@ -136,6 +136,21 @@ pub fn parse_mem_range(text: &str) -> Result<(u32, u32), String> {
 }
 
 impl FrontendArgs {
+    /// The first of these CS241 input options given, if any (refused with a MIPS32
+    /// function, whose inputs are `--a0`..`--a3`).
+    pub fn cs241_option_given(&self) -> Option<&'static str> {
+        [
+            (
+                "--r1/--r2/--reg",
+                self.r1.is_some() || self.r2.is_some() || !self.regs.is_empty(),
+            ),
+            ("--array", self.array.is_some() || self.array_stdin),
+            ("--twoints", self.twoints),
+        ]
+        .into_iter()
+        .find_map(|(flag, given)| given.then_some(flag))
+    }
+
     /// The frontend these arguments describe.
     pub fn frontend(&self) -> Frontend {
         match &self.array {

@@ -184,7 +184,6 @@ pub fn group_functions(
 #[cfg(test)]
 mod tests {
     use super::*;
-    use tamarin_mips::mips32::image::Section;
     use tamarin_mips::mips32::image::{Symbol, SymbolKind};
 
     /// `f(a0, a1) = a0 + a1 + extra` (or `a0 - a1` with `sub`), as one function `f`.
@@ -195,16 +194,7 @@ mod tests {
             0x03e0_0008,                // jr ra
             0x0000_0000,                // nop
         ];
-        let mut img = Image {
-            sections: vec![Section {
-                name: ".text".into(),
-                addr: 0x0040_0000,
-                bytes: words.iter().flat_map(|w| w.to_be_bytes()).collect(),
-                writable: false,
-                executable: true,
-            }],
-            ..Image::default()
-        };
+        let mut img = Image::code(0x0040_0000, &words);
         img.symbols.insert(
             "f".into(),
             Symbol {

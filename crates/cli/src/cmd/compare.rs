@@ -138,14 +138,7 @@ fn compare_functions(args: &Args) -> Result<ExitCode, CliError> {
     } else {
         vec![tamarin_mips::mips32::abi::V0]
     };
-    let fuel = match args.search.fuel {
-        tamarin_grade::task::Fuel::Steps(n) => n,
-        _ => {
-            return Err(CliError::Usage(
-                "--fuel auto is for CS241 programs: give MIPS32 functions --fuel N".into(),
-            ))
-        }
-    };
+    let fuel = super::function::fuel_steps(&args.search.fuel)?;
     super::function::compare(super::function::CompareTask {
         left: &args.left,
         right,

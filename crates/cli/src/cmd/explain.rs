@@ -171,20 +171,18 @@ pub fn execute(args: Args) -> Result<ExitCode, CliError> {
 /// `explain` on MIPS32 functions, refusing the options that are CS241's.
 fn explain_functions(args: &Args) -> Result<ExitCode, CliError> {
     let file = super::program_name(&args.left);
-    let fe = &args.frontend;
-    let cs241 = [
-        (
-            "--r1/--r2/--reg",
-            fe.r1.is_some() || fe.r2.is_some() || !fe.regs.is_empty(),
-        ),
-        ("--array", fe.array.is_some() || fe.array_stdin),
-        ("--twoints", fe.twoints),
+    let others = [
         ("--stdin", args.stdin.is_some()),
         ("--out-of-fuel", args.out_of_fuel.is_some()),
         ("--html", args.html.is_some()),
         ("--link", !args.input_format.link.is_empty()),
     ];
-    if let Some((flag, _)) = cs241.iter().find(|(_, given)| *given) {
+    let given = (args.frontend.cs241_option_given()).or_else(|| {
+        others
+            .iter()
+            .find_map(|(flag, given)| given.then_some(*flag))
+    });
+    if let Some(flag) = given {
         return Err(super::function::wrong_kind(&file, true, flag));
     }
     let observe = match &args.observe {

@@ -59,6 +59,27 @@ pub fn observed_registers(
         .collect()
 }
 
+/// The preconditions of `--assume` texts, over the arguments `$a0`..`$a3`.
+pub fn preconditions(texts: &[String]) -> Result<Vec<tamarin::Precondition>, CliError> {
+    texts
+        .iter()
+        .map(|text| {
+            tamarin::Precondition::parse(text)
+                .map_err(|e| CliError::Usage(format!("--assume `{text}`: {}", e.message)))
+        })
+        .collect()
+}
+
+/// The steps of `--fuel` for a function (`auto` sizes the fuel of CS241 programs only).
+pub fn fuel_steps(fuel: &tamarin_grade::task::Fuel) -> Result<u64, CliError> {
+    match fuel {
+        tamarin_grade::task::Fuel::Steps(n) => Ok(*n),
+        _ => Err(CliError::Usage(
+            "--fuel auto is for CS241 programs: give MIPS32 functions --fuel N".into(),
+        )),
+    }
+}
+
 /// The function `name` of `image` (from the file `file`), checked to reach no
 /// undefined function by its direct calls.
 pub fn find_function(image: &Image, file: &str, name: &str) -> Result<Symbol, CliError> {
@@ -437,14 +458,7 @@ pub fn compare(task: CompareTask<'_>) -> Result<ExitCode, CliError> {
     let (limage, rimage) = (load_image(task.left)?, load_image(task.right)?);
     let lf = find_function(&limage, &lfile, lname)?;
     let rf = find_function(&rimage, &rfile, rname)?;
-    let assume = task
-        .assume
-        .iter()
-        .map(|text| {
-            tamarin::Precondition::parse(text)
-                .map_err(|e| CliError::Usage(format!("--assume `{text}`: {}", e.message)))
-        })
-        .collect::<Result<Vec<_>, _>>()?;
+    let assume = preconditions(task.assume)?;
     let opts = tamarin::FunctionOptions {
         assume,
         solver: task.solver.clone(),

@@ -76,16 +76,7 @@ fn trace(side: FunctionSide<'_>, args: &[u32], observe: &[Reg], fuel: u64, keep:
         }
         let before = *m.regs();
         let pc = before.pc;
-        let text = m.instr_at(pc).map(|i| {
-            let slot = i
-                .has_delay_slot()
-                .then(|| m.instr_at(pc.wrapping_add(4)))
-                .flatten();
-            match slot {
-                Some(s) => format!("{i} ; {s}"),
-                None => i.to_string(),
-            }
-        });
+        let fetched = m.instr_at(pc).is_some();
         let ended = m.step();
         let after = *m.regs();
         let changes: Vec<(Reg, u32, u32)> = (1..32u32)
@@ -93,12 +84,13 @@ fn trace(side: FunctionSide<'_>, args: &[u32], observe: &[Reg], fuel: u64, keep:
             .filter(|r| before.get(*r) != after.get(*r))
             .map(|r| (r, before.get(r), after.get(r)))
             .collect();
-        if ended.is_none() || !changes.is_empty() || text.is_some() {
+        if ended.is_none() || !changes.is_empty() || fetched {
             count += 1;
+            // The instruction's text is filled in at the end, for the steps kept.
             let row = TraceStep {
                 step: count,
                 pc,
-                text,
+                text: None,
                 changes,
             };
             for (w, r) in writers.iter_mut().zip(observe) {
@@ -117,6 +109,20 @@ fn trace(side: FunctionSide<'_>, args: &[u32], observe: &[Reg], fuel: u64, keep:
             break status;
         }
     };
+    let text = |pc: u32| {
+        let i = m.instr_at(pc)?;
+        let slot = i
+            .has_delay_slot()
+            .then(|| m.instr_at(pc.wrapping_add(4)))
+            .flatten();
+        Some(match slot {
+            Some(s) => format!("{i} ; {s}"),
+            None => i.to_string(),
+        })
+    };
+    for row in steps.iter_mut().chain(writers.iter_mut().flatten()) {
+        row.text = text(row.pc);
+    }
     let run = FunctionRun {
         status,
         observed: observe.iter().map(|&r| m.regs().get(r)).collect(),
@@ -132,7 +138,7 @@ fn trace(side: FunctionSide<'_>, args: &[u32], observe: &[Reg], fuel: u64, keep:
 #[cfg(test)]
 mod tests {
     use super::*;
-    use tamarin_mips::mips32::image::{Image, Section};
+    use tamarin_mips::mips32::image::Image;
 
     /// `v0 = a0 + a1` then return (big-endian words).
     fn adder(extra: u32) -> Image {
@@ -142,16 +148,7 @@ mod tests {
             0x03e0_0008,       // jr ra
             0x0000_0000,       // nop (its slot)
         ];
-        Image {
-            sections: vec![Section {
-                name: ".text".into(),
-                addr: 0x0040_0000,
-                bytes: words.iter().flat_map(|w| w.to_be_bytes()).collect(),
-                writable: false,
-                executable: true,
-            }],
-            ..Image::default()
-        }
+        Image::code(0x0040_0000, &words)
     }
 
     #[test]

@@ -1004,7 +1004,6 @@ impl Machine {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::mips32::image::Section;
 
     /// The step as it was written before the fast path, on [`Machine::execute`] and
     /// [`Machine::control`] alone: the reference the fast path must agree with.
@@ -1201,16 +1200,7 @@ mod tests {
         let mut rng = Rng(0x9e37_79b9_7f4a_7c15);
         let words: Vec<u32> = (0..2 * PAIRS).map(|_| rng.word()).collect();
         let base = 0x0040_0000;
-        let image = Image {
-            sections: vec![Section {
-                name: ".text".into(),
-                addr: base,
-                bytes: words.iter().flat_map(|w| w.to_be_bytes()).collect(),
-                writable: false,
-                executable: true,
-            }],
-            ..Image::default()
-        };
+        let image = Image::code(base, &words);
         let mut fast = Machine::new(&image, u64::MAX);
         let mut slow = Machine::new(&image, u64::MAX);
         let mut kinds = std::collections::BTreeSet::new();

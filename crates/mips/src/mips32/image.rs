@@ -74,6 +74,21 @@ pub struct Image {
 }
 
 impl Image {
+    /// An image of one code section holding `words` (big-endian) from `addr`, and
+    /// nothing else: code built by hand, as tests build it.
+    pub fn code(addr: u32, words: &[u32]) -> Image {
+        Image {
+            sections: vec![Section {
+                name: ".text".into(),
+                addr,
+                bytes: words.iter().flat_map(|w| w.to_be_bytes()).collect(),
+                writable: false,
+                executable: true,
+            }],
+            ..Image::default()
+        }
+    }
+
     /// The section holding `addr`, if any.
     pub fn section_at(&self, addr: u32) -> Option<&Section> {
         let k = self.sections.partition_point(|s| s.addr <= addr);

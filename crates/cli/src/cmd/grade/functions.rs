@@ -170,23 +170,8 @@ pub fn execute(args: &Args) -> Result<ExitCode, CliError> {
         None => vec![tamarin_mips::mips32::abi::V0],
         Some(list) => crate::cmd::function::observed_registers(&list.0)?,
     };
-    let fuel = match args.search.fuel {
-        tamarin_grade::task::Fuel::Steps(n) => n,
-        _ => {
-            return Err(CliError::Usage(
-                "--fuel auto is for CS241 programs: give MIPS32 functions --fuel N".into(),
-            ))
-        }
-    };
-    let assume = args
-        .search
-        .assume
-        .iter()
-        .map(|text| {
-            tamarin::Precondition::parse(text)
-                .map_err(|e| CliError::Usage(format!("--assume `{text}`: {}", e.message)))
-        })
-        .collect::<Result<Vec<_>, _>>()?;
+    let fuel = crate::cmd::function::fuel_steps(&args.search.fuel)?;
+    let assume = crate::cmd::function::preconditions(&args.search.assume)?;
     let opts = tamarin::FunctionOptions {
         assume,
         solver: crate::cmd::compare::function_solver(&args.search),
