@@ -596,6 +596,27 @@ fn grade_grades_a_class_of_functions_and_groups_its_bugs_by_proof() {
     let csv = stdout(&run(&with_csv));
     assert_eq!(csv.lines().count(), 7, "{csv}");
     assert!(csv.starts_with("path,verdict,group,args"), "{csv}");
+    // Too little fuel to cover the correct ones: possibly-equivalent, exit status 3.
+    let mut short = with_json.clone();
+    short.extend(["--fuel", "5"]);
+    let o = run(&short);
+    assert_eq!(o.status.code(), Some(3), "{}", stderr(&o));
+    let j = json(&o);
+    assert!(
+        j["summary"]["possibly_equivalent"]
+            .as_u64()
+            .is_some_and(|n| n > 0),
+        "{j}"
+    );
+    let undecided = j["submissions"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|s| s["verdict"] == "possibly-equivalent");
+    assert!(
+        undecided.is_some_and(|s| s["reasons"].to_string().contains("fuel")),
+        "{j}"
+    );
     // A missing function in the reference, CS241 options: usage errors.
     for bad in [
         vec![
