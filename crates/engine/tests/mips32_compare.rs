@@ -132,6 +132,7 @@ fn paths_agree_with_the_emulator(image: &Image, f: &str, args: usize, inputs: &[
         args: &vars,
         observe: &observe,
         zero_allowed: true,
+        cuts: &[],
     };
     let limits = Limits {
         fuel: 10_000,

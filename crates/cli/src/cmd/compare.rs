@@ -182,6 +182,13 @@ pub fn execute(mut args: Args) -> Result<ExitCode, CliError> {
     if elf || args.functions.function.is_some() {
         return compare_functions(&args);
     }
+    if args.functions.unbounded {
+        return Err(CliError::Usage(
+            "--unbounded proves MIPS32 functions (ELF files with --function) so far; \
+             CS241 programs are compared for runs of up to --fuel steps"
+                .into(),
+        ));
+    }
     let array_base = args.search.array_base.is_some();
     let given = super::search::given_on_command_line("compare");
     let task = args

@@ -309,6 +309,10 @@ pub struct CompareArgs {
     #[arg(long, value_name = "N", default_value_t = 4,
           value_parser = clap::value_parser!(u8).range(0..=4), help_heading = "MIPS32 functions")]
     pub args: u8,
+    /// Prove for runs of any length: `equivalent` then means that on every input both
+    /// functions run forever or both end alike (loops are proved by an invariant).
+    #[arg(long, help_heading = "MIPS32 functions")]
+    pub unbounded: bool,
 }
 
 /// What `compare` needs to compare two functions.
@@ -349,7 +353,43 @@ struct SideJson {
 
 #[derive(Serialize)]
 struct ProofJson {
-    fuel: u64,
+    /// The step bound of the claim; `null` for runs of any length.
+    fuel: Option<u64>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    method: Option<&'static str>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    termination: Option<&'static str>,
+    /// The invariant at each place of the two runs (loop proofs only).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    invariant: Option<serde_json::Map<String, serde_json::Value>>,
+}
+
+fn proof_json(report: &tamarin::FunctionReport, fuel: u64) -> Option<ProofJson> {
+    let u = report.unbounded.as_ref();
+    let equivalent = matches!(report.verdict, tamarin::FunctionVerdict::Equivalent);
+    if !equivalent && u.is_none() {
+        return None;
+    }
+    let invariant = u.and_then(|u| u.certificate.as_ref()).map(|c| {
+        c.invariant
+            .iter()
+            .map(|(place, facts)| (place.clone(), serde_json::Value::from(facts.clone())))
+            .collect()
+    });
+    Some(match u {
+        None => ProofJson {
+            fuel: Some(fuel),
+            method: None,
+            termination: None,
+            invariant: None,
+        },
+        Some(u) => ProofJson {
+            fuel: None,
+            method: Some(u.method),
+            termination: Some(u.termination),
+            invariant,
+        },
+    })
 }
 
 #[derive(Serialize)]
@@ -422,7 +462,37 @@ fn reason_text(g: &tamarin::FunctionGap, fuel: u64) -> String {
         G::Addresses => "an address or jump target took too many values".into(),
         G::Solver(why) => format!("the solver could not decide ({why})"),
         G::Replay => "the solver's difference did not replay (a fault of this tool)".into(),
+        G::Termination => "equal whenever both return was proved for runs of any length, \
+             but one function may run on where the other returns"
+            .into(),
+        G::Invariant(why) => format!("no loop invariant was proved ({why})"),
     }
+}
+
+/// The text of an `equivalent` for runs of any length, with the invariant.
+fn unbounded_text(
+    u: &tamarin::UnboundedProof,
+    inputs: &str,
+    elapsed: std::time::Duration,
+) -> String {
+    let how = match u.method {
+        "paths" => "every run returns or faults within the fuel, and all were followed".to_string(),
+        _ => "an inductive invariant at the loop heads: both run forever or both end alike"
+            .to_string(),
+    };
+    let mut t = format!(
+        "equivalent: for every input{inputs}, runs of any length ({how}; {:.2} s)\n",
+        elapsed.as_secs_f64()
+    );
+    if let Some(c) = &u.certificate {
+        // The facts that tie the sides together; all of them are in --format json.
+        for (place, facts) in &c.relations {
+            if !facts.is_empty() {
+                t.push_str(&format!("  at {place}: {}\n", facts.join(", ")));
+            }
+        }
+    }
+    t
 }
 
 /// Compares two functions of ELF files: exit status 0 equivalent, 1 different, 3
@@ -467,6 +537,7 @@ pub fn compare(task: CompareTask<'_>) -> Result<ExitCode, CliError> {
         fuel: task.fuel,
         timeout: task.timeout,
         interrupt: crate::interrupt::flag(),
+        unbounded: task.names.unbounded,
         ..tamarin::FunctionOptions::default()
     };
     let report = tamarin::compare_functions(
@@ -515,7 +586,8 @@ pub fn compare(task: CompareTask<'_>) -> Result<ExitCode, CliError> {
                         .map(|g| ReasonJson {
                             kind: g.kind(),
                             detail: match g {
-                                tamarin::FunctionGap::Solver(why) => Some(why.clone()),
+                                tamarin::FunctionGap::Solver(why)
+                                | tamarin::FunctionGap::Invariant(why) => Some(why.clone()),
                                 _ => None,
                             },
                         })
@@ -536,8 +608,7 @@ pub fn compare(task: CompareTask<'_>) -> Result<ExitCode, CliError> {
                     function: rname.to_string(),
                 },
                 observe: observe.clone(),
-                proof: matches!(report.verdict, tamarin::FunctionVerdict::Equivalent)
-                    .then_some(ProofJson { fuel: task.fuel }),
+                proof: proof_json(&report, task.fuel),
                 counterexample,
                 reasons,
                 stats: StatsJson {
@@ -551,14 +622,23 @@ pub fn compare(task: CompareTask<'_>) -> Result<ExitCode, CliError> {
         }
         OutputFormat::Text => {
             let text = match &report.verdict {
-                tamarin::FunctionVerdict::Equivalent => format!(
-                    "equivalent: for every input{}, runs of up to {} steps ({} and {} paths, {:.2} s)\n",
-                    if task.assume.is_empty() { "" } else { " the preconditions allow" },
-                    task.fuel,
-                    report.paths.0,
-                    report.paths.1,
-                    report.elapsed.as_secs_f64()
-                ),
+                tamarin::FunctionVerdict::Equivalent => {
+                    let inputs = if task.assume.is_empty() {
+                        ""
+                    } else {
+                        " the preconditions allow"
+                    };
+                    match &report.unbounded {
+                        None => format!(
+                            "equivalent: for every input{inputs}, runs of up to {} steps ({} and {} paths, {:.2} s)\n",
+                            task.fuel,
+                            report.paths.0,
+                            report.paths.1,
+                            report.elapsed.as_secs_f64()
+                        ),
+                        Some(u) => unbounded_text(u, inputs, report.elapsed),
+                    }
+                }
                 tamarin::FunctionVerdict::Disequivalent(cx) => {
                     let call = |name: &str| {
                         let args: Vec<String> =
@@ -566,7 +646,8 @@ pub fn compare(task: CompareTask<'_>) -> Result<ExitCode, CliError> {
                         format!("{name}({})", args.join(", "))
                     };
                     let replay = |file: &str, name: &str| {
-                        let mut c = format!("tamarin run {} --function {name}", shell_words::quote(file));
+                        let mut c =
+                            format!("tamarin run {} --function {name}", shell_words::quote(file));
                         for (k, v) in cx.args.iter().enumerate() {
                             c.push_str(&format!(" --a{k} {}", *v as i32));
                         }

@@ -16,6 +16,7 @@ use tamarin_mips::Reg;
 use tamarin_mips::mips32::abi::ARG_REGS;
 
 use super::explore::{self, End, Function, Gap, Limits, Paths};
+use super::induct::{self, Certificate, Outcome};
 use crate::error::Error;
 use crate::io::{InputLayout, InputSpec};
 use crate::solver::{build_chain, Answer, Solver, SolverConfig};
@@ -47,6 +48,9 @@ pub struct FunctionOptions {
     /// The arguments compared: only those that satisfy every precondition (over
     /// `$a0`.. by their o32 names or `$4`..).
     pub assume: Vec<crate::Precondition>,
+    /// Prove for runs of any length ([`super::induct`]): `equivalent` then means that
+    /// on every input both run forever or both end alike.
+    pub unbounded: bool,
 }
 
 impl Default for FunctionOptions {
@@ -61,6 +65,7 @@ impl Default for FunctionOptions {
             interrupt: None,
             solver: SolverConfig::default(),
             assume: Vec::new(),
+            unbounded: false,
         }
     }
 }
@@ -114,6 +119,11 @@ pub enum FunctionGap {
     /// The solver's answer did not replay as a difference (a fault of this tool:
     /// please report it).
     Replay,
+    /// For runs of any length: equal whenever both end was proved, but one may run on
+    /// where the other ends.
+    Termination,
+    /// For runs of any length: no inductive invariant was found (why).
+    Invariant(String),
 }
 
 impl FunctionGap {
@@ -126,6 +136,8 @@ impl FunctionGap {
             FunctionGap::Addresses => "symbolic-address",
             FunctionGap::Solver(_) => "solver-unknown",
             FunctionGap::Replay => "replay",
+            FunctionGap::Termination => "termination",
+            FunctionGap::Invariant(_) => "invariant",
         }
     }
 }
@@ -147,6 +159,22 @@ pub struct FunctionReport {
     pub paths: (usize, usize),
     pub queries: u64,
     pub elapsed: Duration,
+    /// With [`FunctionOptions::unbounded`]: how the claim for runs of any length was
+    /// reached, or why it was not.
+    pub unbounded: Option<UnboundedProof>,
+}
+
+/// How a comparison for runs of any length went.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct UnboundedProof {
+    /// `paths` (every run was followed to its end within the fuel) or
+    /// `lockstep-induction` (an inductive invariant at the loop heads).
+    pub method: &'static str,
+    /// `every-run-ends` (no run is longer than the fuel), `lockstep` (the loops run
+    /// the same number of trips: both end or neither does) or `not-proved`.
+    pub termination: &'static str,
+    /// The invariant, for `lockstep-induction`.
+    pub certificate: Option<Certificate>,
 }
 
 /// Compares `left` and `right` under `opts`.
@@ -213,10 +241,50 @@ pub fn compare_functions(
                 paths: (0, 0),
                 queries: 0,
                 elapsed: started.elapsed(),
+                unbounded: None,
             });
         }
     }
     let stopped = || stop.reached();
+    // For runs of any length, a loop proof first (with at most half the time left),
+    // then the paths, which find differences and prove loop-free functions.
+    let mut induction = None;
+    if opts.unbounded {
+        let admitted: Vec<Vec<u32>> = probes(args.len(), PROBES)
+            .into_iter()
+            .filter(|p| layout.admits(p))
+            .collect();
+        let half = deadline.map(|d| {
+            let now = Instant::now();
+            now + d.saturating_duration_since(now) / 2
+        });
+        let half_stop = || stop.reached() || half.is_some_and(|h| Instant::now() >= h);
+        let outcome = induct::prove(
+            &mut s,
+            &mut solver,
+            left,
+            right,
+            &args,
+            &admitted,
+            &opts.observe,
+            &limits,
+            &half_stop,
+        );
+        if let Outcome::Proved(certificate) = outcome {
+            return Ok(FunctionReport {
+                verdict: FunctionVerdict::Equivalent,
+                paths: (0, 0),
+                queries: 0,
+                elapsed: started.elapsed(),
+                unbounded: Some(UnboundedProof {
+                    method: "lockstep-induction",
+                    termination: "lockstep",
+                    certificate: Some(certificate),
+                }),
+            });
+        }
+        induction = Some(outcome);
+    }
     let zero_allowed = layout.admits(&vec![0; args.len()]);
     let side = |s: &mut TermStore, solver: &mut dyn Solver, f: FunctionSide<'_>| {
         let func = Function {
@@ -225,6 +293,7 @@ pub fn compare_functions(
             args: &args,
             observe: &opts.observe,
             zero_allowed,
+            cuts: &[],
         };
         explore::explore(s, solver, &func, &limits, &stopped)
     };
@@ -275,12 +344,62 @@ pub fn compare_functions(
             FunctionVerdict::PossiblyEquivalent(finish(gaps))
         }
     };
+    let (verdict, unbounded) = match induction {
+        None => (verdict, None),
+        Some(outcome) => unbounded_verdict(verdict, outcome),
+    };
     Ok(FunctionReport {
         verdict,
         paths: (l.ends.len(), r.ends.len()),
         queries: l.queries + r.queries + asked,
         elapsed: started.elapsed(),
+        unbounded,
     })
+}
+
+/// The verdict for runs of any length when the loop proof did not succeed, from the
+/// bounded one: every run followed to its end proves it too; otherwise the loop
+/// proof's reason joins the others.
+fn unbounded_verdict(
+    bounded: FunctionVerdict,
+    outcome: Outcome,
+) -> (FunctionVerdict, Option<UnboundedProof>) {
+    match (bounded, outcome) {
+        (FunctionVerdict::Equivalent, _) => (
+            FunctionVerdict::Equivalent,
+            Some(UnboundedProof {
+                method: "paths",
+                termination: "every-run-ends",
+                certificate: None,
+            }),
+        ),
+        (v @ FunctionVerdict::Disequivalent(_), _) => (v, None),
+        (FunctionVerdict::PossiblyEquivalent(mut gaps), outcome) => {
+            // A run longer than the fuel is what the loop proof is for: its own
+            // reason says why it did not cover it.
+            gaps.retain(|g| *g != FunctionGap::Fuel);
+            let proof = match outcome {
+                Outcome::Partial(certificate) => {
+                    gaps.push(FunctionGap::Termination);
+                    Some(UnboundedProof {
+                        method: "lockstep-induction",
+                        termination: "not-proved",
+                        certificate: Some(certificate),
+                    })
+                }
+                Outcome::Unknown(why) => {
+                    gaps.push(FunctionGap::Invariant(why));
+                    None
+                }
+                Outcome::Proved(certificate) => Some(UnboundedProof {
+                    method: "lockstep-induction",
+                    termination: "lockstep",
+                    certificate: Some(certificate),
+                }),
+            };
+            (FunctionVerdict::PossiblyEquivalent(finish(gaps)), proof)
+        }
+    }
 }
 
 fn finish(mut gaps: Vec<FunctionGap>) -> Vec<FunctionGap> {

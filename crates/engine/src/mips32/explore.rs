@@ -37,6 +37,21 @@ pub enum End {
     OutOfFuel,
     /// Not followed to its end, and why.
     Uncovered(Gap),
+    /// Reached one of the cut points ([`Function::cuts`]) after at least one step:
+    /// the state there.
+    Cut(Box<Snapshot>),
+}
+
+/// A state at a pc, as terms: the registers, `hi`/`lo`, and every aligned word that
+/// some store wrote a byte of (the rest of memory holds the image's bytes). A loop
+/// proof starts runs from snapshots whose terms are fresh inputs.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Snapshot {
+    pub pc: u32,
+    pub regs: [Term; 32],
+    pub hi: Term,
+    pub lo: Term,
+    pub words: BTreeMap<u32, Term>,
 }
 
 /// Why part of the inputs was not followed.
@@ -99,6 +114,8 @@ pub struct Function<'a> {
     pub observe: &'a [Reg],
     /// Whether all-zero arguments are allowed (the first state's witness).
     pub zero_allowed: bool,
+    /// Where a path stops with [`End::Cut`] (none for a whole run).
+    pub cuts: &'a [u32],
 }
 
 /// One byte of memory as the store that wrote it left it: byte `k` (0 the most
@@ -173,6 +190,48 @@ pub fn explore(
         witness: func.zero_allowed.then(|| vec![0; s.var_count()]),
         steps: 0,
     };
+    run_from(s, solver, func, limits, stop, first)
+}
+
+/// Explores every path from `start`, whose terms hold on the inputs where `assume`
+/// does (one run of a loop's body from a state that stands for every state an
+/// invariant allows, say), until each path returns, faults or reaches a cut point.
+pub fn explore_from(
+    s: &mut TermStore,
+    solver: &mut dyn Solver,
+    func: &Function<'_>,
+    limits: &Limits,
+    stop: &dyn Fn() -> bool,
+    start: &Snapshot,
+    assume: Vec<Term>,
+) -> Paths {
+    let mut bytes = OrdMap::new();
+    for (&a, &whole) in &start.words {
+        for k in 0..4u8 {
+            bytes.insert(a.wrapping_add(k as u32), Byte { whole, count: 4, k });
+        }
+    }
+    let first = State {
+        pc: start.pc,
+        regs: start.regs,
+        hi: start.hi,
+        lo: start.lo,
+        bytes,
+        path: assume,
+        witness: None,
+        steps: 0,
+    };
+    run_from(s, solver, func, limits, stop, first)
+}
+
+fn run_from(
+    s: &mut TermStore,
+    solver: &mut dyn Solver,
+    func: &Function<'_>,
+    limits: &Limits,
+    stop: &dyn Fn() -> bool,
+    first: State,
+) -> Paths {
     let mut e = Explorer {
         s,
         solver,
@@ -213,6 +272,14 @@ impl Explorer<'_, '_> {
                     self.end(&st, End::OutOfFuel);
                     continue;
                 }
+                if st.steps > 0 && self.func.cuts.contains(&st.pc) {
+                    let end = match self.snapshot(&st) {
+                        Some(snap) => End::Cut(Box::new(snap)),
+                        None => End::Uncovered(Gap::Addresses),
+                    };
+                    self.end(&st, end);
+                    continue;
+                }
                 if st.pc == RETURN_ADDRESS {
                     let observed = self.func.observe.iter().map(|r| st.regs[r.index() & 31]).collect();
                     self.end(&st, End::Returned(observed));
@@ -251,6 +318,23 @@ impl Explorer<'_, '_> {
             .map(|st| (self.s.and_all(st.path[prefix..].iter().copied()), st))
             .collect();
         Some(self.merge(prefix, forks))
+    }
+
+    /// `st` as a [`Snapshot`]; `None` when a written word cannot be read whole.
+    fn snapshot(&mut self, st: &State) -> Option<Snapshot> {
+        let mut aligned: Vec<u32> = st.bytes.keys().map(|a| a & !3).collect();
+        aligned.dedup();
+        let mut words = BTreeMap::new();
+        for a in aligned {
+            words.insert(a, self.read(st, a, 4).ok()?);
+        }
+        Some(Snapshot {
+            pc: st.pc,
+            regs: st.regs,
+            hi: st.hi,
+            lo: st.lo,
+            words,
+        })
     }
 
     fn guard(&mut self, st: &State) -> Term {

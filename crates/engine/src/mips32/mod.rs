@@ -7,9 +7,11 @@
 pub mod compare;
 pub mod explain;
 pub mod explore;
+pub mod induct;
 
 pub use compare::{
     compare_functions, FunctionCounterexample, FunctionGap, FunctionOptions, FunctionReport,
-    FunctionRun, FunctionSide, FunctionVerdict,
+    FunctionRun, FunctionSide, FunctionVerdict, UnboundedProof,
 };
+pub use induct::Certificate;
 pub use explain::{explain_functions, FunctionExplanation, FunctionTrace, TraceStep};

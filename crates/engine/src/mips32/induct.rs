@@ -1,0 +1,1176 @@
+//! Proofs for runs of any length: two functions with one loop each, run in lockstep
+//! one trip of each loop at a time, related at their loop heads by an invariant that
+//! is checked to be inductive.
+//!
+//! The product of the two runs is in one of three places: both at their loop heads,
+//! or one at its head while the other has returned (its observed values kept). From
+//! the entry both sides run to their first head or return; from "both at heads" both
+//! run one trip; from "one at its head" that side alone runs one trip. Candidate
+//! facts for each place (equalities between the two sides' registers, stack words,
+//! inputs and constants; signed and unsigned order against inputs, zero and the same
+//! side's values) are drawn from concrete runs that follow the same schedule, and
+//! pruned Houdini-style: a fact that some trip from a state satisfying the others
+//! does not keep is dropped, until every trip keeps every fact left. Then every way
+//! both can end (a return or a fault) must end alike, which the solver must confirm.
+//!
+//! What that proves: for every input, either both run forever in lockstep, or both
+//! end alike. When a side that runs on alone may take a second trip, the proof is
+//! only partial (equal whenever both end): see [`Outcome::Partial`].
+//!
+//! Soundness rests on three things, each checked here and not assumed: a state at a
+//! head is described by registers, `hi`/`lo` and the words of a closed set of written
+//! addresses (any store reached from a head to an address outside the set grows the
+//! set and starts again); a trip from a head is explored to its end within the fuel
+//! (a trip longer than that, or not covered, is no proof); and a fact is only kept
+//! when the solver says no trip breaks it.
+
+use std::collections::{BTreeMap, BTreeSet};
+
+use tamarin_mips::mips32::isa::Instr;
+use tamarin_mips::mips32::memory::Memory;
+use tamarin_mips::mips32::{Machine, Status};
+use tamarin_mips::Reg;
+
+use super::compare::FunctionSide;
+use super::explore::{self, End, Function, Limits, Paths, Snapshot};
+use crate::solver::{Answer, Solver};
+use crate::term::{BinOp, Evaluator, Term, TermStore};
+
+/// What the loop proof found.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum Outcome {
+    /// For every input, both functions run forever or both end alike.
+    Proved(Certificate),
+    /// Whenever both end, they end alike; but one may run on after the other ended.
+    Partial(Certificate),
+    /// No proof, and why (for a report's reason).
+    Unknown(String),
+}
+
+/// The invariant that was found: at each place of the product, the facts kept.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Certificate {
+    /// The loop heads of the left and right function.
+    pub heads: (Option<u32>, Option<u32>),
+    /// Each place and its facts, written out.
+    pub invariant: Vec<(String, Vec<String>)>,
+    /// Each place and the facts that tie the two sides together (or a side's
+    /// values to each other by a factor): the heart of the proof, for people.
+    pub relations: Vec<(String, Vec<String>)>,
+    /// Rounds of pruning until the facts were inductive.
+    pub rounds: u32,
+}
+
+/// Where one side of the product is.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash)]
+enum At {
+    Head,
+    Returned,
+}
+
+/// A place of the product: where each side is.
+type Place = (At, At);
+
+/// An operand of a fact: a value of the place (by index) or a constant.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash)]
+enum Operand {
+    Value(u16),
+    Const(u32),
+}
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash)]
+enum Rel {
+    Eq,
+    Slt,
+    Sle,
+    Ult,
+    Ule,
+    /// `a = k * b + c`, wrapping.
+    Lin,
+    /// `a = b * c`, wrapping (a sum of a loop-invariant step: `s = i * k`).
+    Mul,
+}
+
+/// One candidate fact: `a rel b`, or `a = k * b + c` (`Rel::Lin`).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash)]
+struct Fact {
+    rel: Rel,
+    a: Operand,
+    b: Operand,
+    /// For `Rel::Lin`: the factor and the addend.
+    k: i32,
+    c: Operand,
+}
+
+impl Fact {
+    fn cmp(rel: Rel, a: Operand, b: Operand) -> Fact {
+        Fact {
+            rel,
+            a,
+            b,
+            k: 0,
+            c: Operand::Const(0),
+        }
+    }
+}
+
+/// How many of the probes are run to draw candidate facts.
+const SAMPLE_PROBES: usize = 48;
+/// Most instructions of one sampling run.
+const SAMPLE_FUEL: u64 = 20_000;
+/// Most samples kept per place.
+const MAX_SAMPLES: usize = 4_000;
+/// Most times the set of written words may grow before giving up.
+const MAX_RESTARTS: u32 = 6;
+/// Most measures tried for a side that runs alone.
+const MAX_MEASURES: usize = 400;
+/// Most rounds of pruning.
+const MAX_ROUNDS: u32 = 64;
+
+/// The registers a head state is described by: `$1`..`$31`, then `hi` and `lo`.
+const REG_LOCATIONS: usize = 33;
+
+/// Tries to prove `left` and `right` alike for runs of any length.
+///
+/// `args` are the inputs' terms (`$a0`..), `probes` argument vectors that satisfy the
+/// preconditions, `observe` the registers compared at a return; `solver` must hold
+/// the preconditions as its domain.
+#[allow(clippy::too_many_arguments)]
+pub fn prove(
+    s: &mut TermStore,
+    solver: &mut dyn Solver,
+    left: FunctionSide<'_>,
+    right: FunctionSide<'_>,
+    args: &[Term],
+    probes: &[Vec<u32>],
+    observe: &[Reg],
+    limits: &Limits,
+    stop: &dyn Fn() -> bool,
+) -> Outcome {
+    let sides = [left, right];
+    let mut heads = [None, None];
+    for (k, side) in sides.iter().enumerate() {
+        let found = loop_heads(*side, probes);
+        if found.len() > 1 {
+            return Outcome::Unknown(format!(
+                "the {} function has {} loops; one loop a side is supported",
+                ["left", "right"][k],
+                found.len()
+            ));
+        }
+        heads[k] = found.first().copied();
+    }
+    if heads == [None, None] {
+        return Outcome::Unknown("no loop was found on the probes".into());
+    }
+    let mut words: [BTreeSet<u32>; 2] = [BTreeSet::new(), BTreeSet::new()];
+    for _ in 0..=MAX_RESTARTS {
+        let mut p = Prover {
+            s: &mut *s,
+            solver: &mut *solver,
+            sides,
+            heads,
+            words: words.clone(),
+            args,
+            observe,
+            limits,
+            stop,
+            facts: BTreeMap::new(),
+            fresh: BTreeMap::new(),
+            grown: false,
+        };
+        match p.run(probes) {
+            Run::Done(outcome) => return outcome,
+            Run::Grown => words = p.words,
+        }
+    }
+    Outcome::Unknown("the loops write ever more memory".into())
+}
+
+enum Run {
+    Done(Outcome),
+    /// A head state wrote a word outside the set: start again with the larger set.
+    Grown,
+}
+
+struct Prover<'a, 'f> {
+    s: &'a mut TermStore,
+    solver: &'a mut dyn Solver,
+    sides: [FunctionSide<'f>; 2],
+    heads: [Option<u32>; 2],
+    /// Per side, the aligned words that describe a state at its head.
+    words: [BTreeSet<u32>; 2],
+    args: &'a [Term],
+    observe: &'a [Reg],
+    limits: &'a Limits,
+    stop: &'a dyn Fn() -> bool,
+    /// The facts still believed at each place reached.
+    facts: BTreeMap<Place, BTreeSet<Fact>>,
+    /// The fresh input standing for each value of each place.
+    fresh: BTreeMap<(Place, u16), Term>,
+    grown: bool,
+}
+
+/// Where one side's trip ended.
+enum SideEnd {
+    Head(Box<Snapshot>),
+    Returned(Vec<Term>),
+    Fault(tamarin_mips::mips32::cpu::FaultKind),
+}
+
+/// One way a step of the product can go: its guard and where it leads.
+struct Step {
+    guard: Term,
+    to: Target,
+}
+
+enum Target {
+    Place(Place, Vec<Term>),
+    /// Both ended: they must end alike where the guard holds.
+    Ends(Term),
+}
+
+impl Prover<'_, '_> {
+    fn run(&mut self, probes: &[Vec<u32>]) -> Run {
+        let samples = self.samples(probes);
+        let mut rounds = 0;
+        loop {
+            rounds += 1;
+            if rounds > MAX_ROUNDS {
+                return Run::Done(Outcome::Unknown("the invariant did not settle".into()));
+            }
+            if (self.stop)() {
+                return Run::Done(Outcome::Unknown("time".into()));
+            }
+            let mut changed = false;
+            let mut ends: Vec<(Option<Place>, Term, Term)> = Vec::new();
+            let mut sources: Vec<Option<Place>> = vec![None];
+            sources.extend(self.facts.keys().map(|&p| Some(p)));
+            for from in sources {
+                let steps = match self.steps(from) {
+                    Ok(steps) => steps,
+                    Err(why) => return Run::Done(Outcome::Unknown(why)),
+                };
+                if self.grown {
+                    return Run::Grown;
+                }
+                for step in steps {
+                    match step.to {
+                        Target::Ends(differ) => ends.push((from, step.guard, differ)),
+                        Target::Place(place, values) => {
+                            match self.feasible(&[step.guard]) {
+                                Some(false) => continue,
+                                Some(true) => {}
+                                None => {
+                                    return Run::Done(Outcome::Unknown(
+                                        "the solver could not decide a trip".into(),
+                                    ))
+                                }
+                            }
+                            if !self.facts.contains_key(&place) {
+                                let initial = self.initial_facts(place, &samples, &values);
+                                self.facts.insert(place, initial);
+                                changed = true;
+                            }
+                            match self.prune(place, step.guard, &values) {
+                                Ok(dropped) => changed |= dropped,
+                                Err(why) => return Run::Done(Outcome::Unknown(why)),
+                            }
+                            if from == Some(place) && place != (At::Head, At::Head) {
+                                // Checked below, once the facts settle.
+                            }
+                        }
+                    }
+                }
+            }
+            if changed {
+                continue;
+            }
+            // The facts are inductive: every way to end must end alike.
+            for (_, guard, differ) in &ends {
+                match self.solver.check(self.s, &[*guard, *differ]) {
+                    Answer::Unsat => {}
+                    Answer::Sat(_) => {", self.certificate(rounds));
+                        }
+                        return Run::Done(Outcome::Unknown(
+                            "the invariant found does not make the endings alike".into(),
+                        ))
+                    }
+                    Answer::Unknown(why) => {
+                        return Run::Done(Outcome::Unknown(format!(
+                            "the solver could not decide an ending: {why}"
+                        )))
+                    }
+                }
+            }
+            let certificate = self.certificate(rounds);
+            return Run::Done(match self.lone_trips_end() {
+                Ok(true) => Outcome::Proved(certificate),
+                Ok(false) => Outcome::Partial(certificate),
+                Err(why) => Outcome::Unknown(why),
+            });
+        }
+    }
+
+    /// Whether a side running alone always ends: for each place where one side has
+    /// returned, every trip that leads back there decreases one measure (a value, or
+    /// the difference of two, read as unsigned: it cannot decrease forever). Then
+    /// every run of the product that does not end is one where both loop on together.
+    fn lone_trips_end(&mut self) -> Result<bool, String> {
+        let lone: Vec<Place> = self
+            .facts
+            .keys()
+            .copied()
+            .filter(|&p| p != (At::Head, At::Head))
+            .collect();
+        for place in lone {
+            let (pre, steps) = self.steps_from(Some(place))?;
+            let mut again = Vec::new();
+            for step in steps {
+                if let Target::Place(to, post) = step.to {
+                    if to == place && self.feasible(&[step.guard]) != Some(false) {
+                        again.push((step.guard, post));
+                    }
+                }
+            }
+            if !again.is_empty() && !self.decreases(place, &pre, &again) {
+                return Ok(false);
+            }
+        }
+        Ok(true)
+    }
+
+    /// Whether some measure over the values of `place` decreases (unsigned) on every
+    /// trip of `again` (its guard and the values after it) from `pre`.
+    fn decreases(&mut self, place: Place, pre: &[Term], again: &[(Term, Vec<Term>)]) -> bool {
+        let n = pre.len();
+        // The values a trip changes, and every value (a bound may be an input).
+        let moving: Vec<usize> = (0..n)
+            .filter(|&i| again.iter().any(|(_, post)| post.get(i) != pre.get(i)))
+            .collect();
+        let mut measures: Vec<(usize, Option<usize>)> = Vec::new();
+        for &i in &moving {
+            measures.push((i, None));
+            for j in 0..n {
+                if j != i {
+                    measures.push((j, Some(i)));
+                    measures.push((i, Some(j)));
+                }
+            }
+        }
+        let _ = place;
+        let measure = |s: &mut TermStore, v: &[Term], (a, b): (usize, Option<usize>)| -> Term {
+            match b {
+                None => v[a],
+                Some(b) => s.bin(BinOp::Sub, v[a], v[b]),
+            }
+        };
+        for (tried, m) in measures.into_iter().enumerate() {
+            if tried >= MAX_MEASURES || (self.stop)() {
+                return false;
+            }
+            let before = measure(self.s, pre, m);
+            let all = again.iter().all(|(guard, post)| {
+                let after = measure(self.s, post, m);
+                let down = self.s.bin(BinOp::Ult, after, before);
+                let not_down = self.s.not(down);
+                self.feasible(&[*guard, not_down]) == Some(false)
+            });
+            if all {
+                return true;
+            }
+        }
+        false
+    }
+
+    fn feasible(&mut self, q: &[Term]) -> Option<bool> {
+        if q.iter().any(|&t| self.s.as_const(t) == Some(0)) {
+            return Some(false);
+        }
+        match self.solver.check(self.s, q) {
+            Answer::Sat(_) => Some(true),
+            Answer::Unsat => Some(false),
+            Answer::Unknown(_) => None,
+        }
+    }
+
+    /// Drops from `place` every fact that some state reached by `guard` with
+    /// `values` breaks. Whether any was dropped.
+    fn prune(&mut self, place: Place, guard: Term, values: &[Term]) -> Result<bool, String> {
+        let mut dropped = false;
+        loop {
+            let facts: Vec<Fact> = self.facts[&place].iter().copied().collect();
+            if facts.is_empty() {
+                return Ok(dropped);
+            }
+            let terms: Vec<Term> = facts.iter().map(|f| self.fact_term(f, values)).collect();
+            let all = self.s.and_all(terms.iter().copied());
+            let broken = self.s.not(all);
+            if self.s.as_const(broken) == Some(0) {
+                return Ok(dropped);
+            }
+            match self.solver.check(self.s, &[guard, broken]) {
+                Answer::Unsat => return Ok(dropped),
+                Answer::Sat(model) => {
+                    let mut e = Evaluator::new(self.s, &model.values);
+                    let bad: Vec<Fact> = facts
+                        .iter()
+                        .zip(&terms)
+                        .filter(|(_, &t)| !e.holds(t))
+                        .map(|(f, _)| *f)
+                        .collect();
+                    if bad.is_empty() {
+                        return Err("a model of a broken fact broke none".into());
+                    }
+                    let set = self.facts.get_mut(&place).ok_or("a place vanished")?;
+                    for f in bad {
+                        set.remove(&f);
+                    }
+                    dropped = true;
+                }
+                Answer::Unknown(why) => {
+                    return Err(format!("the solver could not decide a fact: {why}"))
+                }
+            }
+        }
+    }
+
+    fn operand(&mut self, o: Operand, values: &[Term]) -> Term {
+        match o {
+            Operand::Value(i) => values.get(i as usize).copied().unwrap_or_else(|| self.s.word(0)),
+            Operand::Const(c) => self.s.word(c),
+        }
+    }
+
+    fn fact_term(&mut self, f: &Fact, values: &[Term]) -> Term {
+        let a = self.operand(f.a, values);
+        let b = self.operand(f.b, values);
+        match f.rel {
+            Rel::Eq => self.s.eq(a, b),
+            Rel::Slt => self.s.bin(BinOp::Slt, a, b),
+            Rel::Ult => self.s.bin(BinOp::Ult, a, b),
+            Rel::Sle => {
+                let gt = self.s.bin(BinOp::Slt, b, a);
+                self.s.not(gt)
+            }
+            Rel::Ule => {
+                let gt = self.s.bin(BinOp::Ult, b, a);
+                self.s.not(gt)
+            }
+            Rel::Mul => {
+                let c = self.operand(f.c, values);
+                let bc = self.s.bin(BinOp::Mul, b, c);
+                self.s.eq(a, bc)
+            }
+            Rel::Lin => {
+                let k = self.s.word(f.k as u32);
+                let c = self.operand(f.c, values);
+                let kb = self.s.bin(BinOp::Mul, k, b);
+                let sum = self.s.bin(BinOp::Add, kb, c);
+                self.s.eq(a, sum)
+            }
+        }
+    }
+
+    /// How many values a side contributes at a place.
+    fn width(&self, side: usize, at: At) -> usize {
+        match at {
+            At::Head => REG_LOCATIONS + self.words[side].len(),
+            At::Returned => self.observe.len(),
+        }
+    }
+
+    /// Which side (0 left, 1 right, 2 inputs) value `i` of `place` belongs to.
+    fn owner(&self, place: Place, i: usize) -> usize {
+        let n = self.args.len();
+        let l = self.width(0, place.0);
+        if i < n {
+            2
+        } else if i < n + l {
+            0
+        } else {
+            1
+        }
+    }
+
+    /// The facts to start from at `place`: those that hold on every sample of it, or,
+    /// with no samples, the equalities `values` (the first state seen there) shows.
+    fn initial_facts(&mut self, place: Place, samples: &Samples, values: &[Term]) -> BTreeSet<Fact> {
+        let n = values.len();
+        let rows: Vec<Vec<u32>> = samples
+            .get(&place)
+            .map(|rows| rows.iter().filter(|r| r.len() == n).cloned().collect())
+            .unwrap_or_default();
+        let rows = rows.as_slice();
+        let mut facts = BTreeSet::new();
+        let inputs = self.args.len();
+        if rows.is_empty() {
+            for i in 0..n {
+                if let Some(c) = self.s.as_const(values[i]) {
+                    if i >= inputs {
+                        facts.insert(Fact::cmp(Rel::Eq, Operand::Value(i as u16), Operand::Const(c as u32)));
+                    }
+                    continue;
+                }
+                for j in i + 1..n {
+                    if values[i] == values[j] && j >= inputs {
+                        facts.insert(Fact::cmp(Rel::Eq, Operand::Value(i as u16), Operand::Value(j as u16)));
+                    }
+                }
+            }
+            return facts;
+        }
+        let constant: Vec<Option<u32>> = (0..n)
+            .map(|i| {
+                let c = rows[0][i];
+                rows.iter().all(|r| r[i] == c).then_some(c)
+            })
+            .collect();
+        for (i, c) in constant.iter().enumerate().skip(inputs) {
+            if let Some(c) = *c {
+                facts.insert(Fact::cmp(Rel::Eq, Operand::Value(i as u16), Operand::Const(c)));
+            }
+        }
+        let varying: Vec<usize> = (0..n).filter(|&i| constant[i].is_none()).collect();
+        for (x, &i) in varying.iter().enumerate() {
+            for &j in &varying[x + 1..] {
+                if j < inputs {
+                    continue;
+                }
+                let (oi, oj) = (self.owner(place, i), self.owner(place, j));
+                if rows.iter().all(|r| r[i] == r[j]) {
+                    facts.insert(Fact::cmp(Rel::Eq, Operand::Value(i as u16), Operand::Value(j as u16)));
+                    continue;
+                }
+                // Order only against an input or a value of the same side.
+                if oi != 2 && oi != oj {
+                    continue;
+                }
+                for (a, b) in [(i, j), (j, i)] {
+                    for rel in [Rel::Slt, Rel::Sle, Rel::Ult, Rel::Ule] {
+                        if rows.iter().all(|r| holds(rel, r[a], r[b])) {
+                            facts.insert(Fact::cmp(rel, Operand::Value(a as u16), Operand::Value(b as u16)));
+                        }
+                    }
+                }
+            }
+            if i >= inputs {
+                for rel in [Rel::Slt, Rel::Sle] {
+                    if rows.iter().all(|r| holds(rel, 0, r[i])) {
+                        facts.insert(Fact::cmp(rel, Operand::Const(0), Operand::Value(i as u16)));
+                    }
+                    if rows.iter().all(|r| holds(rel, r[i], 0)) {
+                        facts.insert(Fact::cmp(rel, Operand::Value(i as u16), Operand::Const(0)));
+                    }
+                }
+            }
+        }
+        self.linear_facts(place, rows, &varying, &mut facts);
+        self.product_facts(rows, &varying, &mut facts);
+        facts
+    }
+
+    /// `x = y * z` for varying values, where every sample agrees and some sample has
+    /// neither factor 0 or 1 (a sum of a fixed step: `s = i * k`, `n * k`).
+    fn product_facts(&self, rows: &[Vec<u32>], varying: &[usize], facts: &mut BTreeSet<Fact>) {
+        let inputs = self.args.len();
+        for &x in varying {
+            if x < inputs {
+                continue;
+            }
+            for (p, &y) in varying.iter().enumerate() {
+                for &z in &varying[p..] {
+                    if y == x || z == x {
+                        continue;
+                    }
+                    let telling = rows.iter().any(|r| r[y] > 1 && r[z] > 1);
+                    if telling && rows.iter().all(|r| r[x] == r[y].wrapping_mul(r[z])) {
+                        facts.insert(Fact {
+                            rel: Rel::Mul,
+                            a: Operand::Value(x as u16),
+                            b: Operand::Value(y as u16),
+                            k: 0,
+                            c: Operand::Value(z as u16),
+                        });
+                    }
+                }
+            }
+        }
+    }
+
+    /// `x = k * y + z` for varying values `x` (not an input) and `y`, a small factor
+    /// `k` read off two samples, and `z` a constant or another value, where every
+    /// sample agrees (strength-reduced counters: `j = 5 * i + c`).
+    fn linear_facts(&self, _place: Place, rows: &[Vec<u32>], varying: &[usize], facts: &mut BTreeSet<Fact>) {
+        let inputs = self.args.len();
+        let mut by_column: BTreeMap<Vec<u32>, usize> = BTreeMap::new();
+        for &i in varying {
+            let column: Vec<u32> = rows.iter().map(|r| r[i]).collect();
+            by_column.entry(column).or_insert(i);
+        }
+        for &x in varying {
+            if x < inputs {
+                continue;
+            }
+            for &y in varying {
+                if y == x {
+                    continue;
+                }
+                for k in factors(rows, x, y) {
+                    let residual: Vec<u32> = rows
+                        .iter()
+                        .map(|r| r[x].wrapping_sub((k as u32).wrapping_mul(r[y])))
+                        .collect();
+                    let z = if residual.iter().all(|&v| v == residual[0]) {
+                        if k == 1 && residual[0] == 0 {
+                            continue;
+                        }
+                        Operand::Const(residual[0])
+                    } else if let Some(&z) = by_column.get(&residual) {
+                        if z == x || z == y {
+                            continue;
+                        }
+                        Operand::Value(z as u16)
+                    } else {
+                        continue;
+                    };
+                    facts.insert(Fact {
+                        rel: Rel::Lin,
+                        a: Operand::Value(x as u16),
+                        b: Operand::Value(y as u16),
+                        k,
+                        c: z,
+                    });
+                }
+            }
+        }
+    }
+
+    /// A state standing for every state at `place` that its facts allow: one term per
+    /// class of equal values (a constant, an input, or a fresh input), and the order
+    /// facts as assumptions.
+    fn havoc(&mut self, place: Place) -> (Vec<Term>, Vec<Term>) {
+        let n = self.args.len() + self.width(0, place.0) + self.width(1, place.1);
+        let mut parent: Vec<usize> = (0..n).collect();
+        fn find(p: &mut [usize], mut i: usize) -> usize {
+            while p[i] != i {
+                p[i] = p[p[i]];
+                i = p[i];
+            }
+            i
+        }
+        let facts: Vec<Fact> = self.facts.get(&place).map(|f| f.iter().copied().collect()).unwrap_or_default();
+        let mut constant: BTreeMap<usize, u32> = BTreeMap::new();
+        let mut assume = Vec::new();
+        for f in &facts {
+            match (f.rel, f.a, f.b) {
+                (Rel::Eq, Operand::Value(i), Operand::Value(j)) => {
+                    let (a, b) = (find(&mut parent, i as usize), find(&mut parent, j as usize));
+                    // The lower index (an input first) represents the class.
+                    let (lo, hi) = (a.min(b), a.max(b));
+                    parent[hi] = lo;
+                }
+                (Rel::Eq, Operand::Value(i), Operand::Const(c)) => {
+                    constant.insert(i as usize, c);
+                }
+                _ => {}
+            }
+        }
+        let mut class_const: BTreeMap<usize, u32> = BTreeMap::new();
+        for (&i, &c) in &constant {
+            let root = find(&mut parent, i);
+            if let Some(&other) = class_const.get(&root) {
+                if other != c {
+                    let f = self.s.bool(false);
+                    assume.push(f);
+                }
+            } else {
+                class_const.insert(root, c);
+            }
+        }
+        let mut values = Vec::with_capacity(n);
+        for i in 0..n {
+            let root = find(&mut parent, i);
+            let t = if let Some(&c) = class_const.get(&root) {
+                self.s.word(c)
+            } else if root < self.args.len() {
+                self.args[root]
+            } else {
+                let key = (place, root as u16);
+                match self.fresh.get(&key) {
+                    Some(&t) => t,
+                    None => {
+                        let name = format!("loop{}", self.fresh.len());
+                        let t = self.s.new_var(&name, 32);
+                        self.fresh.insert(key, t);
+                        t
+                    }
+                }
+            };
+            values.push(t);
+        }
+        // Inputs the equalities merged: their classes' terms must equal them.
+        for (i, &arg) in self.args.iter().enumerate() {
+            if values[i] != arg {
+                let e = self.s.eq(arg, values[i]);
+                assume.push(e);
+            }
+        }
+        for f in &facts {
+            if f.rel != Rel::Eq {
+                let t = self.fact_term(f, &values);
+                assume.push(t);
+            }
+        }
+        (values, assume)
+    }
+
+    /// A side's head state from its part of `values` (which starts at `from`).
+    fn head_snapshot(&mut self, side: usize, values: &[Term], from: usize) -> Option<Snapshot> {
+        let head = self.heads[side]?;
+        let zero = self.s.word(0);
+        let mut regs = [zero; 32];
+        regs[1..32].copy_from_slice(values.get(from..from + 31)?);
+        let hi = *values.get(from + 31)?;
+        let lo = *values.get(from + 32)?;
+        let words = self.words[side]
+            .iter()
+            .enumerate()
+            .map(|(k, &a)| values.get(from + REG_LOCATIONS + k).map(|&t| (a, t)))
+            .collect::<Option<BTreeMap<u32, Term>>>()?;
+        Some(Snapshot {
+            pc: head,
+            regs,
+            hi,
+            lo,
+            words,
+        })
+    }
+
+    /// Every way one step of the product from `from` (the entry when `None`) can go.
+    fn steps(&mut self, from: Option<Place>) -> Result<Vec<Step>, String> {
+        Ok(self.steps_from(from)?.1)
+    }
+
+    /// [`Prover::steps`], with the values of the state they start from.
+    fn steps_from(&mut self, from: Option<Place>) -> Result<(Vec<Term>, Vec<Step>), String> {
+        let inputs = self.args.len();
+        let mut pre = Vec::new();
+        let (starts, assume, frozen): ([Option<Snapshot>; 2], Vec<Term>, [Vec<Term>; 2]) = match from {
+            None => ([None, None], Vec::new(), [Vec::new(), Vec::new()]),
+            Some(place) => {
+                let (values, assume) = self.havoc(place);
+                let lw = self.width(0, place.0);
+                let mut starts = [None, None];
+                let mut frozen = [Vec::new(), Vec::new()];
+                for (side, at, from) in [(0, place.0, inputs), (1, place.1, inputs + lw)] {
+                    match at {
+                        At::Head => {
+                            starts[side] = Some(
+                                self.head_snapshot(side, &values, from)
+                                    .ok_or("a head state could not be built")?,
+                            )
+                        }
+                        At::Returned => {
+                            frozen[side] = values[from..from + self.observe.len()].to_vec()
+                        }
+                    }
+                }
+                pre = values;
+                (starts, assume, frozen)
+            }
+        };
+        let mut per_side: Vec<Vec<(Term, SideEnd)>> = Vec::with_capacity(2);
+        for side in 0..2 {
+            let running = match from {
+                None => true,
+                Some(place) => [place.0, place.1][side] == At::Head,
+            };
+            if !running {
+                let t = self.s.bool(true);
+                per_side.push(vec![(t, SideEnd::Returned(frozen[side].clone()))]);
+                continue;
+            }
+            let cuts: Vec<u32> = self.heads[side].into_iter().collect();
+            let func = Function {
+                image: self.sides[side].image,
+                entry: self.sides[side].entry,
+                args: self.args,
+                observe: self.observe,
+                zero_allowed: false,
+                cuts: &cuts,
+            };
+            let paths: Paths = match &starts[side] {
+                None => explore::explore(self.s, self.solver, &func, self.limits, self.stop),
+                Some(snap) => explore::explore_from(
+                    self.s,
+                    self.solver,
+                    &func,
+                    self.limits,
+                    self.stop,
+                    snap,
+                    assume.clone(),
+                ),
+            };
+            let mut ends = Vec::with_capacity(paths.ends.len());
+            for e in paths.ends {
+                let end = match e.end {
+                    End::Returned(obs) => SideEnd::Returned(obs),
+                    End::Fault(k) => SideEnd::Fault(k),
+                    End::Cut(snap) => { words {:x?}", snap.words.keys().collect::<Vec<_>>());
+                        }
+                        for &a in snap.words.keys() {
+                            if self.words[side].insert(a) {
+                                self.grown = true;
+                            }
+                        }
+                        SideEnd::Head(snap)
+                    }
+                    End::OutOfFuel => {
+                        return Err("a trip of a loop is longer than the fuel".into())
+                    }
+                    End::Uncovered(gap) => {
+                        return Err(format!("a trip of a loop was not covered ({})", gap.name()))
+                    }
+                };
+                ends.push((e.guard, end));
+            }
+            per_side.push(ends);
+        }
+        if self.grown {
+            return Ok((pre, Vec::new()));
+        }
+        let assumed = self.s.and_all(assume.iter().copied());
+        let mut out = Vec::new();
+        for (gl, l) in &per_side[0] {
+            for (gr, r) in &per_side[1] {
+                let guard = self.s.and_all([assumed, *gl, *gr]);
+                let to = match (l, r) {
+                    (SideEnd::Returned(x), SideEnd::Returned(y)) => {
+                        let ne: Vec<Term> = x.iter().zip(y).map(|(&p, &q)| self.s.ne(p, q)).collect();
+                        Target::Ends(self.s.or_all(ne))
+                    }
+                    (SideEnd::Fault(a), SideEnd::Fault(b)) => Target::Ends(self.s.bool(a != b)),
+                    (SideEnd::Fault(_), _) | (_, SideEnd::Fault(_)) => Target::Ends(self.s.bool(true)),
+                    (l, r) => {
+                        let mut values = self.args.to_vec();
+                        let mut place = (At::Head, At::Head);
+                        for (side, end) in [(0, l), (1, r)] {
+                            let at = match end {
+                                SideEnd::Head(snap) => {
+                                    values.extend(self.head_values(side, snap));
+                                    At::Head
+                                }
+                                SideEnd::Returned(obs) => {
+                                    values.extend(obs.iter().copied());
+                                    At::Returned
+                                }
+                                SideEnd::Fault(_) => At::Returned,
+                            };
+                            if side == 0 {
+                                place.0 = at;
+                            } else {
+                                place.1 = at;
+                            }
+                        }
+                        Target::Place(place, values)
+                    }
+                };
+                out.push(Step { guard, to });
+            }
+        }
+        Ok((pre, out))
+    }
+
+    /// The values describing a side's head state: registers, `hi`, `lo`, then the
+    /// set's words (a word not written holds the image's bytes).
+    fn head_values(&mut self, side: usize, snap: &Snapshot) -> Vec<Term> {
+        let mut out: Vec<Term> = snap.regs[1..32].to_vec();
+        out.push(snap.hi);
+        out.push(snap.lo);
+        let mut memory = Memory::new(self.sides[side].image);
+        for &a in &self.words[side] {
+            let t = match snap.words.get(&a) {
+                Some(&t) => t,
+                None => {
+                    let v = memory.peek_word(a).unwrap_or(0);
+                    self.s.word(v)
+                }
+            };
+            out.push(t);
+        }
+        out
+    }
+
+    /// Concrete states at each place, from runs on the probes that follow the
+    /// product's schedule: the k-th visit of each head together.
+    fn samples(&mut self, probes: &[Vec<u32>]) -> Samples {
+        let mut out: Samples = BTreeMap::new();
+        for probe in probes.iter().take(SAMPLE_PROBES) {
+            let runs: Vec<SideRun> = (0..2).map(|k| self.sample_run(k, probe)).collect();
+            let (l, r) = (&runs[0], &runs[1]);
+            let longest = l.visits.len().max(r.visits.len());
+            for k in 0..longest {
+                let mut row: Vec<u32> = probe.clone();
+                let mut place = (At::Head, At::Head);
+                let mut known = true;
+                for (side, run) in [(0, l), (1, r)] {
+                    let at = if let Some(v) = run.visits.get(k) {
+                        row.extend(v);
+                        At::Head
+                    } else if let Some(obs) = &run.returned {
+                        row.extend(obs);
+                        At::Returned
+                    } else {
+                        known = false;
+                        At::Returned
+                    };
+                    if side == 0 {
+                        place.0 = at;
+                    } else {
+                        place.1 = at;
+                    }
+                }
+                if !known || place == (At::Returned, At::Returned) {
+                    break;
+                }
+                let rows = out.entry(place).or_default();
+                if rows.len() < MAX_SAMPLES {
+                    rows.push(row);
+                }
+            }
+        }
+        out
+    }
+
+    fn sample_run(&self, side: usize, probe: &[u32]) -> SideRun {
+        let f = self.sides[side];
+        let mut m = Machine::new(f.image, SAMPLE_FUEL);
+        m.call(f.entry, probe);
+        let mut visits = Vec::new();
+        let mut returned = None;
+        while m.steps() < SAMPLE_FUEL && visits.len() < MAX_SAMPLES {
+            match m.step() {
+                Some(Status::Returned) => {
+                    returned = Some(self.observe.iter().map(|&r| m.regs().get(r)).collect());
+                    break;
+                }
+                Some(_) => break,
+                None => {}
+            }
+            if Some(m.regs().pc) == self.heads[side] {
+                let regs = *m.regs();
+                let mut v: Vec<u32> = regs.gpr[1..32].to_vec();
+                v.push(regs.hi);
+                v.push(regs.lo);
+                for &a in &self.words[side] {
+                    v.push(m.memory().peek_word(a).unwrap_or(0));
+                }
+                visits.push(v);
+            }
+        }
+        SideRun { visits, returned }
+    }
+
+    fn certificate(&mut self, rounds: u32) -> Certificate {
+        let mut invariant = Vec::new();
+        let mut relations = Vec::new();
+        for (place, facts) in &self.facts {
+            let name = format!("{}/{}", at_name(place.0), at_name(place.1));
+            let written = facts.iter().map(|f| self.describe(*place, f)).collect();
+            invariant.push((name.clone(), written));
+            let rep = self.representatives(*place, facts);
+            let key = facts
+                .iter()
+                .filter(|f| self.ties(*place, f, &rep))
+                .map(|f| self.describe(*place, f))
+                .collect();
+            relations.push((name, key));
+        }
+        Certificate {
+            heads: (self.heads[0], self.heads[1]),
+            invariant,
+            relations,
+            rounds,
+        }
+    }
+
+    /// For each value of `place`, the lowest value its equalities make it equal to.
+    fn representatives(&self, place: Place, facts: &BTreeSet<Fact>) -> Vec<usize> {
+        let n = self.args.len() + self.width(0, place.0) + self.width(1, place.1);
+        let mut rep: Vec<usize> = (0..n).collect();
+        fn find(p: &mut [usize], mut i: usize) -> usize {
+            while p[i] != i {
+                i = p[i];
+            }
+            i
+        }
+        for f in facts {
+            if let (Rel::Eq, Operand::Value(a), Operand::Value(b)) = (f.rel, f.a, f.b) {
+                let (a, b) = (find(&mut rep, a as usize), find(&mut rep, b as usize));
+                let (lo, hi) = (a.min(b), a.max(b));
+                rep[hi] = lo;
+            }
+        }
+        (0..n).map(|i| find(&mut rep, i)).collect()
+    }
+
+    /// Whether a fact is worth showing: it ties the two sides together (or a value to
+    /// others by a factor), between the first values of their classes of equals.
+    fn ties(&self, place: Place, f: &Fact, rep: &[usize]) -> bool {
+        let is_rep = |o: Operand| match o {
+            Operand::Value(i) => rep.get(i as usize) == Some(&(i as usize)),
+            Operand::Const(_) => true,
+        };
+        let side = |o: Operand| match o {
+            Operand::Value(i) => Some(self.owner(place, i as usize)),
+            Operand::Const(_) => None,
+        };
+        match f.rel {
+            Rel::Lin | Rel::Mul => is_rep(f.a) && is_rep(f.b) && is_rep(f.c),
+            Rel::Eq => {
+                // One equality per class and side: its first value against the first
+                // value of the other side (or of the inputs) in the class.
+                let (Operand::Value(a), Operand::Value(b)) = (f.a, f.b) else {
+                    return false;
+                };
+                let (a, b) = (a as usize, b as usize);
+                let (sa, sb) = (self.owner(place, a), self.owner(place, b));
+                let first_of_side = (0..b).all(|j| rep[j] != rep[b] || self.owner(place, j) != sb);
+                is_rep(f.a) && sa != sb && first_of_side
+            }
+            _ => is_rep(f.a) && is_rep(f.b) && matches!((side(f.a), side(f.b)), (Some(0), Some(1)) | (Some(1), Some(0))),
+        }
+    }
+
+    fn describe(&self, place: Place, f: &Fact) -> String {
+        let name = |o: Operand| match o {
+            Operand::Const(c) => format!("{}", c as i32),
+            Operand::Value(i) => self.value_name(place, i as usize),
+        };
+        if f.rel == Rel::Lin {
+            return format!("{} = {} * {} + {}", name(f.a), f.k, name(f.b), name(f.c));
+        }
+        if f.rel == Rel::Mul {
+            return format!("{} = {} * {}", name(f.a), name(f.b), name(f.c));
+        }
+        let rel = match f.rel {
+            Rel::Eq => "=",
+            Rel::Slt => "<s",
+            Rel::Sle => "<=s",
+            Rel::Ult => "<u",
+            Rel::Ule => "<=u",
+            Rel::Lin | Rel::Mul => "=",
+        };
+        format!("{} {rel} {}", name(f.a), name(f.b))
+    }
+
+    fn value_name(&self, place: Place, i: usize) -> String {
+        let n = self.args.len();
+        if i < n {
+            return format!("$a{i}");
+        }
+        let lw = self.width(0, place.0);
+        let (side, at, k) = if i < n + lw { (0, place.0, i - n) } else { (1, place.1, i - n - lw) };
+        let who = ["left", "right"][side];
+        match at {
+            At::Returned => format!("{who}.{}", self.observe.get(k).map_or("?".into(), |r| reg_name(*r))),
+            At::Head if k < 31 => format!("{who}.{}", reg_name(Reg::from_bits(k as u32 + 1))),
+            At::Head if k == 31 => format!("{who}.hi"),
+            At::Head if k == 32 => format!("{who}.lo"),
+            At::Head => {
+                let a = self.words[side].iter().nth(k - REG_LOCATIONS).copied().unwrap_or(0);
+                format!("{who}.mem[{a:#x}]")
+            }
+        }
+    }
+}
+
+fn reg_name(r: Reg) -> String {
+    use tamarin_mips::target::Target;
+    tamarin_mips::target::Mips32::reg_name(r)
+}
+
+fn at_name(at: At) -> &'static str {
+    match at {
+        At::Head => "head",
+        At::Returned => "returned",
+    }
+}
+
+type Samples = BTreeMap<Place, Vec<Vec<u32>>>;
+
+struct SideRun {
+    visits: Vec<Vec<u32>>,
+    returned: Option<Vec<u32>>,
+}
+
+/// The factors `k` (not 0, at most [`MAX_FACTOR`] in size) with `x = k * y + z` on
+/// two consecutive samples whose `y` differ, where the difference divides exactly
+/// (a few, since two samples may come from different runs).
+fn factors(rows: &[Vec<u32>], x: usize, y: usize) -> Vec<i32> {
+    let mut out = Vec::new();
+    for pair in rows.windows(2) {
+        let dy = pair[1][y].wrapping_sub(pair[0][y]) as i32 as i64;
+        let dx = pair[1][x].wrapping_sub(pair[0][x]) as i32 as i64;
+        if dy == 0 || dx % dy != 0 {
+            continue;
+        }
+        let k = dx / dy;
+        if k != 0 && k.abs() <= MAX_FACTOR && !out.contains(&(k as i32)) {
+            out.push(k as i32);
+            if out.len() == 4 {
+                break;
+            }
+        }
+    }
+    // Samples of different runs rarely give the factor of a value fixed per run (a
+    // loop's bound `5 * n + c`): small factors are tried too.
+    for k in -8..=8 {
+        if k != 0 && !out.contains(&k) {
+            out.push(k);
+        }
+    }
+    out
+}
+
+/// The largest factor of a linear fact.
+const MAX_FACTOR: i64 = 64;
+
+fn holds(rel: Rel, a: u32, b: u32) -> bool {
+    match rel {
+        Rel::Eq => a == b,
+        Rel::Slt => (a as i32) < (b as i32),
+        Rel::Sle => (a as i32) <= (b as i32),
+        Rel::Ult => a < b,
+        Rel::Ule => a <= b,
+        Rel::Lin | Rel::Mul => false,
+    }
+}
+
+/// The heads of the loops that runs on `probes` go round: targets of branches and
+/// `j` that go backwards (calls and returns are not loops).
+fn loop_heads(side: FunctionSide<'_>, probes: &[Vec<u32>]) -> Vec<u32> {
+    let mut heads = BTreeSet::new();
+    let mut m = Machine::new(side.image, SAMPLE_FUEL);
+    for probe in probes.iter().take(SAMPLE_PROBES) {
+        m.call(side.entry, probe);
+        while m.steps() < SAMPLE_FUEL {
+            let pc = m.regs().pc;
+            let instr = m.instr_at(pc);
+            if m.step().is_some() {
+                break;
+            }
+            let next = m.regs().pc;
+            let backward = matches!(
+                instr,
+                Some(Instr::Branch { link: false, .. } | Instr::Jump { link: false, .. })
+            ) && instr.and_then(|i| i.static_target(pc)) == Some(next)
+                && next <= pc;
+            if backward {
+                heads.insert(next);
+            }
+        }
+    }
+    heads.into_iter().collect()
+}
