@@ -290,8 +290,7 @@ impl Prover<'_, '_> {
             for (_, guard, differ) in &ends {
                 match self.solver.check(self.s, &[*guard, *differ]) {
                     Answer::Unsat => {}
-                    Answer::Sat(_) => {", self.certificate(rounds));
-                        }
+                    Answer::Sat(_) => {
                         return Run::Done(Outcome::Unknown(
                             "the invariant found does not make the endings alike".into(),
                         ))
@@ -817,8 +816,7 @@ impl Prover<'_, '_> {
                 let end = match e.end {
                     End::Returned(obs) => SideEnd::Returned(obs),
                     End::Fault(k) => SideEnd::Fault(k),
-                    End::Cut(snap) => { words {:x?}", snap.words.keys().collect::<Vec<_>>());
-                        }
+                    End::Cut(snap) => {
                         for &a in snap.words.keys() {
                             if self.words[side].insert(a) {
                                 self.grown = true;
