@@ -122,6 +122,8 @@ const SAMPLE_FUEL: u64 = 20_000;
 const MAX_SAMPLES: usize = 4_000;
 /// Most times the set of written words may grow before giving up.
 const MAX_RESTARTS: u32 = 6;
+/// Most time one query of the proof may take.
+const QUERY_TIME: std::time::Duration = std::time::Duration::from_secs(2);
 /// Most measures tried for a side that runs alone.
 const MAX_MEASURES: usize = 400;
 /// Most rounds of pruning.
@@ -288,7 +290,7 @@ impl Prover<'_, '_> {
             }
             // The facts are inductive: every way to end must end alike.
             for (_, guard, differ) in &ends {
-                match self.solver.check(self.s, &[*guard, *differ]) {
+                match self.ask( &[*guard, *differ]) {
                     Answer::Unsat => {}
                     Answer::Sat(_) => {
                         return Run::Done(Outcome::Unknown(
@@ -316,6 +318,10 @@ impl Prover<'_, '_> {
     /// the difference of two, read as unsigned: it cannot decrease forever). Then
     /// every run of the product that does not end is one where both loop on together.
     fn lone_trips_end(&mut self) -> Result<bool, String> {
+        #[cfg(test)]
+        if planted::has(planted::LONE_TRIPS_END) {
+            return Ok(true);
+        }
         let lone: Vec<Place> = self
             .facts
             .keys()
@@ -382,11 +388,18 @@ impl Prover<'_, '_> {
         false
     }
 
+    /// One query of the proof, within [`QUERY_TIME`]: a fact the solver cannot settle
+    /// quickly is better dropped than waited for.
+    fn ask(&mut self, q: &[Term]) -> Answer {
+        self.solver.limit_time(QUERY_TIME);
+        self.solver.check(self.s, q)
+    }
+
     fn feasible(&mut self, q: &[Term]) -> Option<bool> {
         if q.iter().any(|&t| self.s.as_const(t) == Some(0)) {
             return Some(false);
         }
-        match self.solver.check(self.s, q) {
+        match self.ask( q) {
             Answer::Sat(_) => Some(true),
             Answer::Unsat => Some(false),
             Answer::Unknown(_) => None,
@@ -396,6 +409,10 @@ impl Prover<'_, '_> {
     /// Drops from `place` every fact that some state reached by `guard` with
     /// `values` breaks. Whether any was dropped.
     fn prune(&mut self, place: Place, guard: Term, values: &[Term]) -> Result<bool, String> {
+        #[cfg(test)]
+        if planted::has(planted::NO_PRUNING) {
+            return Ok(false);
+        }
         let mut dropped = false;
         loop {
             let facts: Vec<Fact> = self.facts[&place].iter().copied().collect();
@@ -408,7 +425,7 @@ impl Prover<'_, '_> {
             if self.s.as_const(broken) == Some(0) {
                 return Ok(dropped);
             }
-            match self.solver.check(self.s, &[guard, broken]) {
+            match self.ask( &[guard, broken]) {
                 Answer::Unsat => return Ok(dropped),
                 Answer::Sat(model) => {
                     let mut e = Evaluator::new(self.s, &model.values);
@@ -1171,4 +1188,91 @@ fn loop_heads(side: FunctionSide<'_>, probes: &[Vec<u32>]) -> Vec<u32> {
         }
     }
     heads.into_iter().collect()
+}
+
+/// Bugs planted in the checker, to show that the tests below catch them (this
+/// thread's proofs only).
+#[cfg(test)]
+mod planted {
+    use std::cell::Cell;
+
+    pub const NO_PRUNING: u8 = 1;
+    pub const LONE_TRIPS_END: u8 = 2;
+
+    thread_local! {
+        static BUGS: Cell<u8> = const { Cell::new(0) };
+    }
+
+    pub fn has(bug: u8) -> bool {
+        BUGS.with(|b| b.get() & bug != 0)
+    }
+
+    pub fn plant(bugs: u8) {
+        BUGS.with(|b| b.set(bugs));
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use std::path::Path;
+
+    use tamarin_mips::mips32::{elf, Image};
+
+    use super::planted;
+    use crate::mips32::compare::{compare_functions, FunctionOptions, FunctionSide, FunctionVerdict};
+
+    fn load(name: &str) -> Image {
+        let path = Path::new(env!("CARGO_MANIFEST_DIR"))
+            .join("../../examples/mips32")
+            .join(name);
+        let bytes = std::fs::read(&path).unwrap();
+        elf::read(name, &bytes).unwrap()
+    }
+
+    /// The verdict on two functions of `image` for runs of any length, with `bugs`
+    /// planted in the checker.
+    fn verdict(image: &Image, l: &str, r: &str, bugs: u8) -> FunctionVerdict {
+        let side = |f: &str| FunctionSide {
+            image,
+            entry: image.function(f).unwrap().addr,
+        };
+        let mut solver = crate::solver::SolverConfig::default();
+        solver.timeout = std::time::Duration::from_secs(1);
+        let opts = FunctionOptions {
+            args: 2,
+            unbounded: true,
+            fuel: 300,
+            solver,
+            ..FunctionOptions::default()
+        };
+        planted::plant(bugs);
+        let v = compare_functions(side(l), side(r), &opts).unwrap().verdict;
+        planted::plant(0);
+        v
+    }
+
+    #[test]
+    fn facts_that_a_trip_breaks_are_what_keeps_a_needle_unproved() {
+        let o0 = load("loops-O0.o");
+        let honest = verdict(&o0, "count_up", "count_up_late_needle", 0);
+        assert!(!matches!(honest, FunctionVerdict::Equivalent), "{honest:?}");
+        // Keep every fact the samples show (none reaches trip 3,000,001): the
+        // needle is then "proved", which the test above would catch.
+        let planted = verdict(&o0, "count_up", "count_up_late_needle", planted::NO_PRUNING);
+        assert_eq!(planted, FunctionVerdict::Equivalent);
+    }
+
+    #[test]
+    fn a_side_that_may_run_forever_alone_leaves_termination_unproved() {
+        let o0 = load("loops-O0.o");
+        let honest = verdict(&o0, "spin_on_seven", "zero", 0);
+        match &honest {
+            FunctionVerdict::PossiblyEquivalent(gaps) => {
+                assert!(gaps.contains(&crate::mips32::FunctionGap::Termination), "{gaps:?}")
+            }
+            other => panic!("{other:?}"),
+        }
+        let planted = verdict(&o0, "spin_on_seven", "zero", planted::LONE_TRIPS_END);
+        assert_eq!(planted, FunctionVerdict::Equivalent);
+    }
 }

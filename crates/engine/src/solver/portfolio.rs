@@ -153,7 +153,8 @@ impl<S: Solver> Solver for PortfolioSolver<S> {
     }
 
     fn limit_time(&mut self, left: Duration) {
-        self.limit = Some(left);
+        // Two limits on one query (a caller's and the deadline's): the shorter holds.
+        self.limit = Some(self.limit.map_or(left, |l| l.min(left)));
         self.inner.limit_time(left);
     }
 

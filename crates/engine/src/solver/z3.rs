@@ -561,7 +561,8 @@ impl Solver for Z3Solver {
     }
 
     fn limit_time(&mut self, left: Duration) {
-        self.limit = Some(left);
+        // Two limits on one query (a caller's and the deadline's): the shorter holds.
+        self.limit = Some(self.limit.map_or(left, |l| l.min(left)));
     }
 
     fn describe(&self) -> String {

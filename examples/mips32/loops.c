@@ -1,0 +1,101 @@
+/* Loops whose trip counts come from the arguments, for proofs for runs of any
+   length (compare --unbounded). Built with -fwrapv: signed overflow wraps. */
+
+/* The sum of 5 * i + c for i below n: -O2 strength-reduces 5 * i to a counter
+   stepping by 5 and tests it against 5 * n + c. */
+int affine_sum(int n, int c) {
+    int x = 0;
+    for (int i = 0; i < n; i++)
+        x = x + 5 * i + c;
+    return x;
+}
+
+/* The same sum with j stepping by 5 from c. */
+int affine_sum_stepped(int n, int c) {
+    int x = 0, j = c;
+    for (int i = 0; i < n; i++) {
+        x = x + j;
+        j = j + 5;
+    }
+    return x;
+}
+
+/* Counts n down to 0, adding k each trip. */
+int count_down(unsigned n, int k) {
+    int s = 0;
+    while (n != 0) {
+        s += k;
+        n--;
+    }
+    return s;
+}
+
+/* Counts i up to n, adding k each trip. */
+int count_up(unsigned n, int k) {
+    int s = 0;
+    for (unsigned i = 0; i != n; i++)
+        s += k;
+    return s;
+}
+
+/* Like count_up, but a run of more than 3,000,000 trips returns one more: a flag
+   set on one trip in 2^32 and read after the loop. */
+int count_up_needle(unsigned n, int k) {
+    int s = 0, seen = 0;
+    for (unsigned i = 0; i != n; i++) {
+        s += k;
+        if (i == 3000000)
+            seen = 1;
+    }
+    return s + seen;
+}
+
+/* Like count_up, but a run that goes on after its 3,000,001st trip returns one
+   more: no single trip shows the difference, only the state it leaves. */
+int count_up_late_needle(unsigned n, int k) {
+    int s = 0, seen = 0;
+    for (unsigned i = 0; i != n; i++) {
+        s += k;
+        if (seen == 1)
+            seen = 2;
+        if (i == 3000000)
+            seen = 1;
+    }
+    return s + (seen == 2);
+}
+
+/* Halves x while it is even: runs forever on 0. */
+int halvings(int x) {
+    int c = 0;
+    while (x % 2 == 0) {
+        x = x / 2;
+        c++;
+    }
+    return c;
+}
+
+/* The last element of the argument's bytes that is at least t, scanning a table on
+   the stack: memory written in the loop. */
+int last_at_least(unsigned n, int t) {
+    int seen = -1;
+    int table[4] = {3, 9, 4, 7};
+    for (unsigned i = 0; i < n; i++) {
+        if (table[i & 3] >= t)
+            seen = (int)i;
+    }
+    return seen;
+}
+
+/* Runs forever on 7 and returns 0 otherwise (build it at -O0: an optimiser may drop a
+   loop without side effects). */
+int spin_on_seven(unsigned n) {
+    while (n == 7)
+        n = n * 1;
+    return 0;
+}
+
+/* Returns 0. */
+int zero(unsigned n) {
+    (void)n;
+    return 0;
+}
