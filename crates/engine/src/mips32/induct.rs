@@ -1236,8 +1236,10 @@ mod tests {
             image,
             entry: image.function(f).unwrap().addr,
         };
-        let mut solver = crate::solver::SolverConfig::default();
-        solver.timeout = std::time::Duration::from_secs(1);
+        let solver = crate::solver::SolverConfig {
+            timeout: std::time::Duration::from_secs(1),
+            ..crate::solver::SolverConfig::default()
+        };
         let opts = FunctionOptions {
             args: 2,
             unbounded: true,
