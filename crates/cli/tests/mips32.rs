@@ -650,6 +650,7 @@ fn the_function_reports_follow_their_schemas() {
         format!("{EX}/class/reference.o"),
         format!("{EX}/class/submissions"),
     );
+    let loops = (format!("{EX}/loops-O0.o"), format!("{EX}/loops-O2.o"));
     let cases: Vec<(&str, Vec<&str>)> = vec![
         (
             "run-function",
@@ -699,6 +700,36 @@ fn the_function_reports_follow_their_schemas() {
                 "1",
                 "--fuel",
                 "20",
+            ],
+        ),
+        (
+            "compare-function",
+            vec![
+                "compare",
+                &loops.0,
+                &loops.1,
+                "--function",
+                "affine_sum",
+                "--args",
+                "2",
+                "--unbounded",
+            ],
+        ),
+        (
+            "compare-function",
+            vec![
+                "compare",
+                &loops.0,
+                &loops.0,
+                "--function",
+                "spin_on_seven",
+                "--right-function",
+                "zero",
+                "--args",
+                "1",
+                "--unbounded",
+                "--fuel",
+                "2000",
             ],
         ),
         (
@@ -774,4 +805,95 @@ fn the_function_reports_follow_their_schemas() {
             "{schema} takes any field"
         );
     }
+}
+
+#[test]
+fn compare_unbounded_proves_loops_for_runs_of_any_length() {
+    let (o0, o2) = (format!("{EX}/loops-O0.o"), format!("{EX}/loops-O2.o"));
+    let o = run(&[
+        "compare",
+        &o0,
+        &o2,
+        "--function",
+        "affine_sum",
+        "--args",
+        "2",
+        "--unbounded",
+    ]);
+    assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
+    let text = stdout(&o);
+    assert!(
+        text.starts_with("equivalent: for every input, runs of any length"),
+        "{text}"
+    );
+    // The invariant ties the strength-reduced counter to the left's index.
+    assert!(text.contains("at head/head:"), "{text}");
+    assert!(text.contains("= 5 * "), "{text}");
+    let o = run(&[
+        "compare",
+        &o0,
+        &o2,
+        "--function",
+        "affine_sum",
+        "--args",
+        "2",
+        "--unbounded",
+        "--format",
+        "json",
+    ]);
+    let report = json(&o);
+    assert_eq!(report["verdict"], "equivalent");
+    assert_eq!(report["proof"]["fuel"], Value::Null);
+    assert_eq!(report["proof"]["method"], "lockstep-induction");
+    assert_eq!(report["proof"]["termination"], "lockstep");
+    assert!(report["proof"]["invariant"]["head/head"].is_array());
+    // Without --unbounded the same pair is bounded by the fuel.
+    let o = run(&[
+        "compare",
+        &o0,
+        &o2,
+        "--function",
+        "affine_sum",
+        "--args",
+        "2",
+        "--fuel",
+        "300",
+    ]);
+    assert_eq!(o.status.code(), Some(3), "{}", stdout(&o));
+    assert!(stdout(&o).contains("more than 300 steps"), "{}", stdout(&o));
+}
+
+#[test]
+fn compare_unbounded_says_when_only_equal_endings_were_proved() {
+    let o0 = format!("{EX}/loops-O0.o");
+    let o = run(&[
+        "compare",
+        &o0,
+        &o0,
+        "--function",
+        "spin_on_seven",
+        "--right-function",
+        "zero",
+        "--args",
+        "1",
+        "--unbounded",
+        "--fuel",
+        "2000",
+        "--format",
+        "json",
+    ]);
+    assert_eq!(o.status.code(), Some(3), "{}", stderr(&o));
+    let report = json(&o);
+    assert_eq!(report["verdict"], "possibly-equivalent");
+    assert_eq!(report["proof"]["termination"], "not-proved");
+    assert_eq!(report["reasons"][0]["kind"], "termination");
+}
+
+#[test]
+fn compare_unbounded_is_refused_for_cs241_programs() {
+    let reference = root().join("examples/grading/reference.asm");
+    let r = reference.to_str().unwrap();
+    let o = run(&["compare", r, r, "--unbounded"]);
+    assert_eq!(o.status.code(), Some(2), "{}", stdout(&o));
+    assert!(stderr(&o).contains("--unbounded"), "{}", stderr(&o));
 }
