@@ -776,6 +776,19 @@ fn the_function_reports_follow_their_schemas() {
                 "grade",
                 &class.0,
                 &class.1,
+                "--function",
+                "clamp",
+                "--args",
+                "3",
+                "--unbounded",
+            ],
+        ),
+        (
+            "grade-function",
+            vec![
+                "grade",
+                &class.0,
+                &class.1,
                 &pop,
                 "--function",
                 "clamp",
@@ -890,10 +903,16 @@ fn compare_unbounded_says_when_only_equal_endings_were_proved() {
 }
 
 #[test]
-fn compare_unbounded_is_refused_for_cs241_programs() {
+fn unbounded_is_refused_for_cs241_programs() {
     let reference = root().join("examples/grading/reference.asm");
     let r = reference.to_str().unwrap();
-    let o = run(&["compare", r, r, "--unbounded"]);
-    assert_eq!(o.status.code(), Some(2), "{}", stdout(&o));
-    assert!(stderr(&o).contains("--unbounded"), "{}", stderr(&o));
+    for command in ["compare", "grade"] {
+        let o = run(&[command, r, r, "--unbounded"]);
+        assert_eq!(o.status.code(), Some(2), "{command}: {}", stdout(&o));
+        assert!(
+            stderr(&o).contains("--unbounded"),
+            "{command}: {}",
+            stderr(&o)
+        );
+    }
 }

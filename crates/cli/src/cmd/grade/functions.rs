@@ -28,6 +28,10 @@ pub struct FunctionGradeArgs {
     #[arg(long, value_name = "N", default_value_t = 4,
           value_parser = clap::value_parser!(u8).range(0..=4), help_heading = "MIPS32 functions")]
     pub args: u8,
+    /// Grade for runs of any length: an equivalent submission then returns as the
+    /// reference does, or runs forever where it does (loops proved by an invariant).
+    #[arg(long, help_heading = "MIPS32 functions")]
+    pub unbounded: bool,
 }
 
 /// The options of `grade` that are for CS241 programs only.
@@ -60,6 +64,8 @@ struct Json {
     reference: String,
     observe: Vec<String>,
     fuel: u64,
+    #[serde(skip_serializing_if = "std::ops::Not::not")]
+    unbounded: bool,
     summary: Summary,
     groups: Vec<GroupJson>,
     submissions: Vec<SubJson>,
@@ -181,6 +187,7 @@ pub fn execute(args: &Args) -> Result<ExitCode, CliError> {
         timeout: (args.search.timeout > 0)
             .then(|| std::time::Duration::from_secs(args.search.timeout)),
         interrupt: crate::interrupt::flag(),
+        unbounded: args.functions.unbounded,
         ..tamarin::FunctionOptions::default()
     };
     let pool = tamarin_grade::class::thread_pool(args.jobs)?;
@@ -255,6 +262,7 @@ pub fn execute(args: &Args) -> Result<ExitCode, CliError> {
         reference: ref_file,
         observe: regs,
         fuel,
+        unbounded: args.functions.unbounded,
         groups: groups
             .iter()
             .enumerate()
@@ -312,8 +320,15 @@ fn call(j: &Json, sub: &SubJson) -> String {
 fn text(j: &Json) -> String {
     let s = &j.summary;
     let mut t = format!(
-        "grade: {} submissions against {} (function {}): {} equivalent, {} disequivalent, {} possibly-equivalent, {} unusable\n",
-        s.submissions, j.reference, j.function, s.equivalent, s.disequivalent, s.possibly_equivalent, s.unusable
+        "grade: {} submissions against {} (function {}{}): {} equivalent, {} disequivalent, {} possibly-equivalent, {} unusable\n",
+        s.submissions,
+        j.reference,
+        j.function,
+        if j.unbounded { ", runs of any length" } else { "" },
+        s.equivalent,
+        s.disequivalent,
+        s.possibly_equivalent,
+        s.unusable
     );
     if !j.groups.is_empty() {
         t.push_str("groups of wrong submissions (each proved equivalent within its group):\n");

@@ -203,6 +203,13 @@ pub fn execute(mut args: Args) -> Result<ExitCode, CliError> {
     if elf_reference || args.functions.function.is_some() {
         return functions::execute(&args);
     }
+    if args.functions.unbounded {
+        return Err(CliError::Usage(
+            "--unbounded grades MIPS32 functions (ELF files with --function) so far; \
+             CS241 programs are graded for runs of up to --fuel steps"
+                .into(),
+        ));
+    }
     let started = Instant::now();
     let argv: Vec<String> = std::env::args_os()
         .skip(1)
