@@ -76,6 +76,9 @@ struct Args {
     /// Stop starting new functions after this many minutes.
     #[arg(long, value_parser = non_negative)]
     minutes: Option<f64>,
+    /// Compare for runs of any length (loop proofs), as `compare --unbounded` does.
+    #[arg(long)]
+    unbounded: bool,
     /// Seconds between progress lines (0: none).
     #[arg(long, default_value_t = 60)]
     progress: u64,
@@ -141,6 +144,7 @@ fn main() -> ExitCode {
         fuel: args.fuel,
         inputs: args.inputs,
         random: args.random,
+        unbounded: args.unbounded,
     };
 
     if let Some(i) = args.only {

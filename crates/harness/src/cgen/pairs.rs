@@ -193,6 +193,8 @@ pub struct Settings {
     pub inputs: usize,
     /// Uniformly random inputs besides those.
     pub random: usize,
+    /// Compare for runs of any length (`FunctionOptions::unbounded`).
+    pub unbounded: bool,
 }
 
 impl Default for Settings {
@@ -204,6 +206,7 @@ impl Default for Settings {
             fuel: DEFAULT_FUEL,
             inputs: 200,
             random: 50,
+            unbounded: false,
         }
     }
 }
@@ -548,6 +551,7 @@ pub fn compare_pair(
         args: 4,
         fuel: settings.fuel,
         timeout: Some(settings.timeout),
+        unbounded: settings.unbounded,
         ..FunctionOptions::default()
     };
     let report = match compare_functions(l, r, &opts) {
