@@ -1,17 +1,13 @@
 //! MIPS32 functions compared, on the gcc objects in `examples/mips32`: proofs across
 //! optimisation levels and between two algorithms, and differences found and replayed.
 
-use std::path::Path;
+mod common;
 
-use tamarin::mips::mips32::{elf, Image};
+use tamarin::mips::mips32::Image;
 use tamarin::{compare_functions, FunctionOptions, FunctionSide, FunctionVerdict};
 
 fn load(name: &str) -> Image {
-    let path = Path::new(env!("CARGO_MANIFEST_DIR"))
-        .join("../../examples/mips32")
-        .join(name);
-    let bytes = std::fs::read(&path).unwrap();
-    elf::read(name, &bytes).unwrap()
+    common::mips32_example(name)
 }
 
 fn compare(l: (&Image, &str), r: (&Image, &str), args: usize) -> FunctionVerdict {

@@ -4,17 +4,13 @@
 //! differ only after millions of trips, or where one side may run forever, are never
 //! proved.
 
-use std::path::Path;
+mod common;
 
-use tamarin::mips::mips32::{elf, Image, Machine, Status};
+use tamarin::mips::mips32::{Image, Machine, Status};
 use tamarin::{compare_functions, FunctionGap, FunctionOptions, FunctionSide, FunctionVerdict};
 
 fn load(name: &str) -> Image {
-    let path = Path::new(env!("CARGO_MANIFEST_DIR"))
-        .join("../../examples/mips32")
-        .join(name);
-    let bytes = std::fs::read(&path).unwrap();
-    elf::read(name, &bytes).unwrap()
+    common::mips32_example(name)
 }
 
 fn side<'a>(image: &'a Image, f: &str) -> FunctionSide<'a> {

@@ -21,6 +21,15 @@ pub fn paper(name: &str) -> Program {
     load_file(&path, None).unwrap_or_else(|e| panic!("{e}"))
 }
 
+/// Loads one of the gcc objects in examples/mips32.
+pub fn mips32_example(name: &str) -> tamarin::mips::mips32::Image {
+    let path = std::path::Path::new(env!("CARGO_MANIFEST_DIR"))
+        .join("../../examples/mips32")
+        .join(name);
+    let bytes = std::fs::read(&path).unwrap_or_else(|e| panic!("{}: {e}", path.display()));
+    tamarin::mips::mips32::elf::read(name, &bytes).unwrap_or_else(|e| panic!("{name}: {e}"))
+}
+
 /// Loads one of the proof corpus's programs from examples/proofs.
 pub fn proof_example(name: &str) -> Program {
     let path = std::path::Path::new(env!("CARGO_MANIFEST_DIR"))
