@@ -87,7 +87,7 @@ enum Rel {
     Ule,
     /// `a = k * b + c`, wrapping.
     Lin,
-    /// `a = b * c`, wrapping (a sum of a loop-invariant step: `s = i * k`).
+    /// `a = b * c + k`, wrapping (a sum of a loop-invariant step: `s = i * k + 1`).
     Mul,
 }
 
@@ -97,7 +97,7 @@ struct Fact {
     rel: Rel,
     a: Operand,
     b: Operand,
-    /// For `Rel::Lin`: the factor and the addend.
+    /// For `Rel::Lin`: the factor and the addend; for `Rel::Mul`, `k` is the addend.
     k: i32,
     c: Operand,
 }
@@ -476,7 +476,9 @@ impl Prover<'_, '_> {
             Rel::Mul => {
                 let c = self.operand(f.c, values);
                 let bc = self.s.bin(BinOp::Mul, b, c);
-                self.s.eq(a, bc)
+                let k = self.s.word(f.k as u32);
+                let sum = self.s.bin(BinOp::Add, bc, k);
+                self.s.eq(a, sum)
             }
             Rel::Lin => {
                 let k = self.s.word(f.k as u32);
@@ -586,8 +588,9 @@ impl Prover<'_, '_> {
         facts
     }
 
-    /// `x = y * z` for varying values, where every sample agrees and some sample has
-    /// neither factor 0 or 1 (a sum of a fixed step: `s = i * k`, `n * k`).
+    /// `x = y * z + c` for varying values and a constant `c`, where every sample
+    /// agrees and some sample has neither factor 0 or 1 (a sum of a fixed step:
+    /// `s = i * k`, `n * k + 1`).
     fn product_facts(&self, rows: &[Vec<u32>], varying: &[usize], facts: &mut BTreeSet<Fact>) {
         let inputs = self.args.len();
         for &x in varying {
@@ -600,12 +603,17 @@ impl Prover<'_, '_> {
                         continue;
                     }
                     let telling = rows.iter().any(|r| r[y] > 1 && r[z] > 1);
-                    if telling && rows.iter().all(|r| r[x] == r[y].wrapping_mul(r[z])) {
+                    let Some(first) = rows.first() else { continue };
+                    let addend = first[x].wrapping_sub(first[y].wrapping_mul(first[z]));
+                    let fits = rows
+                        .iter()
+                        .all(|r| r[x] == r[y].wrapping_mul(r[z]).wrapping_add(addend));
+                    if telling && fits {
                         facts.insert(Fact {
                             rel: Rel::Mul,
                             a: Operand::Value(x as u16),
                             b: Operand::Value(y as u16),
-                            k: 0,
+                            k: addend as i32,
                             c: Operand::Value(z as u16),
                         });
                     }
@@ -1067,7 +1075,8 @@ impl Prover<'_, '_> {
             return format!("{} = {} * {} + {}", name(f.a), f.k, name(f.b), name(f.c));
         }
         if f.rel == Rel::Mul {
-            return format!("{} = {} * {}", name(f.a), name(f.b), name(f.c));
+            let product = format!("{} = {} * {}", name(f.a), name(f.b), name(f.c));
+            return if f.k == 0 { product } else { format!("{product} + {}", f.k) };
         }
         let rel = match f.rel {
             Rel::Eq => "=",
