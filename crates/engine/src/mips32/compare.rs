@@ -10,11 +10,12 @@ use std::sync::atomic::AtomicBool;
 use std::time::{Duration, Instant};
 
 use tamarin_mips::cpu::Stop;
-use tamarin_mips::mips32::{Image, Machine, Status};
+use tamarin_mips::mips32::{Machine, Status};
 use tamarin_mips::Reg;
 
 use tamarin_mips::mips32::abi::ARG_REGS;
 
+pub use super::explore::FunctionSide;
 use super::explore::{self, End, Function, Gap, Limits, Paths};
 use super::induct::{self, Certificate, Outcome};
 use crate::error::Error;
@@ -22,12 +23,6 @@ use crate::io::{InputLayout, InputSpec};
 use crate::solver::{build_chain, Answer, Solver, SolverConfig};
 use crate::term::{Evaluator, Term, TermStore};
 
-/// One side of a comparison: a loaded file and the function's entry.
-#[derive(Clone, Copy, Debug)]
-pub struct FunctionSide<'a> {
-    pub image: &'a Image,
-    pub entry: u32,
-}
 
 /// What to compare and how far to go.
 #[derive(Clone, Debug)]
@@ -599,5 +594,73 @@ mod tests {
         assert!((100..200).contains(&(got[0] as i32)), "{got:?}");
         // Arguments that do not show it are left alone.
         assert_eq!(shrink(vec![5, 2], &differs), vec![5, 2]);
+    }
+}
+
+/// The loop proof's checks, each shown to matter by a bug planted in it.
+#[cfg(test)]
+mod loop_proof_tests {
+    use std::path::Path;
+
+    use tamarin_mips::mips32::{elf, Image};
+
+    use super::{compare_functions, FunctionOptions, FunctionSide, FunctionVerdict};
+    use crate::mips32::induct::planted;
+
+    fn load(name: &str) -> Image {
+        let path = Path::new(env!("CARGO_MANIFEST_DIR"))
+            .join("../../examples/mips32")
+            .join(name);
+        let bytes = std::fs::read(&path).unwrap();
+        elf::read(name, &bytes).unwrap()
+    }
+
+    /// The verdict on two functions of `image` for runs of any length, with `bugs`
+    /// planted in the checker.
+    fn verdict(image: &Image, l: &str, r: &str, bugs: u8) -> FunctionVerdict {
+        let side = |f: &str| FunctionSide {
+            image,
+            entry: image.function(f).unwrap().addr,
+        };
+        let solver = crate::solver::SolverConfig {
+            timeout: std::time::Duration::from_secs(1),
+            ..crate::solver::SolverConfig::default()
+        };
+        let opts = FunctionOptions {
+            args: 2,
+            unbounded: true,
+            fuel: 300,
+            solver,
+            ..FunctionOptions::default()
+        };
+        planted::plant(bugs);
+        let v = compare_functions(side(l), side(r), &opts).unwrap().verdict;
+        planted::plant(0);
+        v
+    }
+
+    #[test]
+    fn facts_that_a_trip_breaks_are_what_keeps_a_needle_unproved() {
+        let o0 = load("loops-O0.o");
+        let honest = verdict(&o0, "count_up", "count_up_late_needle", 0);
+        assert!(!matches!(honest, FunctionVerdict::Equivalent), "{honest:?}");
+        // Keep every fact the samples show (none reaches trip 3,000,001): the
+        // needle is then "proved", which the test above would catch.
+        let planted = verdict(&o0, "count_up", "count_up_late_needle", planted::NO_PRUNING);
+        assert_eq!(planted, FunctionVerdict::Equivalent);
+    }
+
+    #[test]
+    fn a_side_that_may_run_forever_alone_leaves_termination_unproved() {
+        let o0 = load("loops-O0.o");
+        let honest = verdict(&o0, "spin_on_seven", "zero", 0);
+        match &honest {
+            FunctionVerdict::PossiblyEquivalent(gaps) => {
+                assert!(gaps.contains(&super::FunctionGap::Termination), "{gaps:?}")
+            }
+            other => panic!("{other:?}"),
+        }
+        let planted = verdict(&o0, "spin_on_seven", "zero", planted::LONE_TRIPS_END);
+        assert_eq!(planted, FunctionVerdict::Equivalent);
     }
 }

@@ -105,6 +105,13 @@ pub struct Limits {
     pub max_targets: usize,
 }
 
+/// One side of a comparison: a loaded file and the function's entry.
+#[derive(Clone, Copy, Debug)]
+pub struct FunctionSide<'a> {
+    pub image: &'a Image,
+    pub entry: u32,
+}
+
 /// One function to explore: where it starts and which registers it reads and shows.
 pub struct Function<'a> {
     pub image: &'a Image,

@@ -31,8 +31,7 @@ use tamarin_mips::mips32::memory::Memory;
 use tamarin_mips::mips32::{Machine, Status};
 use tamarin_mips::Reg;
 
-use super::compare::FunctionSide;
-use super::explore::{self, End, Function, Limits, Paths, Snapshot};
+use super::explore::{self, End, Function, FunctionSide, Limits, Paths, Snapshot};
 use crate::solver::{Answer, Solver};
 use crate::term::{BinOp, Evaluator, Term, TermStore};
 
@@ -1202,7 +1201,7 @@ fn loop_heads(side: FunctionSide<'_>, probes: &[Vec<u32>]) -> Vec<u32> {
 /// Bugs planted in the checker, to show that the tests below catch them (this
 /// thread's proofs only).
 #[cfg(test)]
-mod planted {
+pub(crate) mod planted {
     use std::cell::Cell;
 
     pub const NO_PRUNING: u8 = 1;
@@ -1218,72 +1217,5 @@ mod planted {
 
     pub fn plant(bugs: u8) {
         BUGS.with(|b| b.set(bugs));
-    }
-}
-
-#[cfg(test)]
-mod tests {
-    use std::path::Path;
-
-    use tamarin_mips::mips32::{elf, Image};
-
-    use super::planted;
-    use crate::mips32::compare::{compare_functions, FunctionOptions, FunctionSide, FunctionVerdict};
-
-    fn load(name: &str) -> Image {
-        let path = Path::new(env!("CARGO_MANIFEST_DIR"))
-            .join("../../examples/mips32")
-            .join(name);
-        let bytes = std::fs::read(&path).unwrap();
-        elf::read(name, &bytes).unwrap()
-    }
-
-    /// The verdict on two functions of `image` for runs of any length, with `bugs`
-    /// planted in the checker.
-    fn verdict(image: &Image, l: &str, r: &str, bugs: u8) -> FunctionVerdict {
-        let side = |f: &str| FunctionSide {
-            image,
-            entry: image.function(f).unwrap().addr,
-        };
-        let solver = crate::solver::SolverConfig {
-            timeout: std::time::Duration::from_secs(1),
-            ..crate::solver::SolverConfig::default()
-        };
-        let opts = FunctionOptions {
-            args: 2,
-            unbounded: true,
-            fuel: 300,
-            solver,
-            ..FunctionOptions::default()
-        };
-        planted::plant(bugs);
-        let v = compare_functions(side(l), side(r), &opts).unwrap().verdict;
-        planted::plant(0);
-        v
-    }
-
-    #[test]
-    fn facts_that_a_trip_breaks_are_what_keeps_a_needle_unproved() {
-        let o0 = load("loops-O0.o");
-        let honest = verdict(&o0, "count_up", "count_up_late_needle", 0);
-        assert!(!matches!(honest, FunctionVerdict::Equivalent), "{honest:?}");
-        // Keep every fact the samples show (none reaches trip 3,000,001): the
-        // needle is then "proved", which the test above would catch.
-        let planted = verdict(&o0, "count_up", "count_up_late_needle", planted::NO_PRUNING);
-        assert_eq!(planted, FunctionVerdict::Equivalent);
-    }
-
-    #[test]
-    fn a_side_that_may_run_forever_alone_leaves_termination_unproved() {
-        let o0 = load("loops-O0.o");
-        let honest = verdict(&o0, "spin_on_seven", "zero", 0);
-        match &honest {
-            FunctionVerdict::PossiblyEquivalent(gaps) => {
-                assert!(gaps.contains(&crate::mips32::FunctionGap::Termination), "{gaps:?}")
-            }
-            other => panic!("{other:?}"),
-        }
-        let planted = verdict(&o0, "spin_on_seven", "zero", planted::LONE_TRIPS_END);
-        assert_eq!(planted, FunctionVerdict::Equivalent);
     }
 }
