@@ -277,9 +277,6 @@ impl Prover<'_, '_> {
                                 Ok(dropped) => changed |= dropped,
                                 Err(why) => return Run::Done(Outcome::Unknown(why)),
                             }
-                            if from == Some(place) && place != (At::Head, At::Head) {
-                                // Checked below, once the facts settle.
-                            }
                         }
                     }
                 }
@@ -337,16 +334,16 @@ impl Prover<'_, '_> {
                     }
                 }
             }
-            if !again.is_empty() && !self.decreases(place, &pre, &again) {
+            if !again.is_empty() && !self.decreases(&pre, &again) {
                 return Ok(false);
             }
         }
         Ok(true)
     }
 
-    /// Whether some measure over the values of `place` decreases (unsigned) on every
+    /// Whether some measure over the values of a place decreases (unsigned) on every
     /// trip of `again` (its guard and the values after it) from `pre`.
-    fn decreases(&mut self, place: Place, pre: &[Term], again: &[(Term, Vec<Term>)]) -> bool {
+    fn decreases(&mut self, pre: &[Term], again: &[(Term, Vec<Term>)]) -> bool {
         let n = pre.len();
         // The values a trip changes, and every value (a bound may be an input).
         let moving: Vec<usize> = (0..n)
@@ -362,7 +359,6 @@ impl Prover<'_, '_> {
                 }
             }
         }
-        let _ = place;
         let measure = |s: &mut TermStore, v: &[Term], (a, b): (usize, Option<usize>)| -> Term {
             match b {
                 None => v[a],
