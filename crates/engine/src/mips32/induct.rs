@@ -179,6 +179,8 @@ pub fn prove(
             facts: BTreeMap::new(),
             fresh: BTreeMap::new(),
             grown: false,
+            memories: sides.map(|f| Memory::new(f.image)),
+            machines: sides.map(|f| Machine::new(f.image, SAMPLE_FUEL)),
         };
         match p.run(probes) {
             Run::Done(outcome) => return outcome,
@@ -210,6 +212,10 @@ struct Prover<'a, 'f> {
     /// The fresh input standing for each value of each place.
     fresh: BTreeMap<(Place, u16), Term>,
     grown: bool,
+    /// Per side, the image's memory as a run starts (for the words a state did not
+    /// write) and a machine for the sampling runs: made once, not per use.
+    memories: [Memory; 2],
+    machines: [Machine; 2],
 }
 
 /// Where one side's trip ended.
@@ -245,13 +251,19 @@ impl Prover<'_, '_> {
             }
             let mut changed = false;
             let mut ends: Vec<(Option<Place>, Term, Term)> = Vec::new();
+            // Per place where one side runs alone: its start and the trips back to it.
+            let mut lone: Vec<LoneTrips> = Vec::new();
             let mut sources: Vec<Option<Place>> = vec![None];
             sources.extend(self.facts.keys().map(|&p| Some(p)));
             for from in sources {
-                let steps = match self.steps(from) {
+                let (pre, steps) = match self.steps_from(from) {
                     Ok(steps) => steps,
                     Err(why) => return Run::Done(Outcome::Unknown(why)),
                 };
+                let alone = from.filter(|&p| p != (At::Head, At::Head));
+                if alone.is_some() {
+                    lone.push((pre, Vec::new()));
+                }
                 if self.grown {
                     return Run::Grown;
                 }
@@ -266,6 +278,11 @@ impl Prover<'_, '_> {
                                     return Run::Done(Outcome::Unknown(
                                         "the solver could not decide a trip".into(),
                                     ))
+                                }
+                            }
+                            if alone == Some(place) {
+                                if let Some((_, again)) = lone.last_mut() {
+                                    again.push((step.guard, values.clone()));
                                 }
                             }
                             if !self.facts.contains_key(&place) {
@@ -301,44 +318,26 @@ impl Prover<'_, '_> {
                 }
             }
             let certificate = self.certificate(rounds);
-            return Run::Done(match self.lone_trips_end() {
-                Ok(true) => Outcome::Proved(certificate),
-                Ok(false) => Outcome::Partial(certificate),
-                Err(why) => Outcome::Unknown(why),
+            return Run::Done(if self.lone_trips_end(&lone) {
+                Outcome::Proved(certificate)
+            } else {
+                Outcome::Partial(certificate)
             });
         }
     }
 
     /// Whether a side running alone always ends: for each place where one side has
-    /// returned, every trip that leads back there decreases one measure (a value, or
+    /// returned, every trip that leads back there (`lone`, from the last round of
+    /// pruning, whose facts are the final ones) decreases one measure (a value, or
     /// the difference of two, read as unsigned: it cannot decrease forever). Then
     /// every run of the product that does not end is one where both loop on together.
-    fn lone_trips_end(&mut self) -> Result<bool, String> {
+    fn lone_trips_end(&mut self, lone: &[LoneTrips]) -> bool {
         #[cfg(test)]
         if planted::has(planted::LONE_TRIPS_END) {
-            return Ok(true);
+            return true;
         }
-        let lone: Vec<Place> = self
-            .facts
-            .keys()
-            .copied()
-            .filter(|&p| p != (At::Head, At::Head))
-            .collect();
-        for place in lone {
-            let (pre, steps) = self.steps_from(Some(place))?;
-            let mut again = Vec::new();
-            for step in steps {
-                if let Target::Place(to, post) = step.to {
-                    if to == place && self.feasible(&[step.guard]) != Some(false) {
-                        again.push((step.guard, post));
-                    }
-                }
-            }
-            if !again.is_empty() && !self.decreases(&pre, &again) {
-                return Ok(false);
-            }
-        }
-        Ok(true)
+        lone.iter()
+            .all(|(pre, again)| again.is_empty() || self.decreases(pre, again))
     }
 
     /// Whether some measure over the values of a place decreases (unsigned) on every
@@ -669,47 +668,33 @@ impl Prover<'_, '_> {
     /// class of equal values (a constant, an input, or a fresh input), and the order
     /// facts as assumptions.
     fn havoc(&mut self, place: Place) -> (Vec<Term>, Vec<Term>) {
-        let n = self.args.len() + self.width(0, place.0) + self.width(1, place.1);
-        let mut parent: Vec<usize> = (0..n).collect();
-        fn find(p: &mut [usize], mut i: usize) -> usize {
-            while p[i] != i {
-                p[i] = p[p[i]];
-                i = p[i];
-            }
-            i
-        }
-        let facts: Vec<Fact> = self.facts.get(&place).map(|f| f.iter().copied().collect()).unwrap_or_default();
-        let mut constant: BTreeMap<usize, u32> = BTreeMap::new();
+        let set = self.facts.get(&place).cloned().unwrap_or_default();
+        let root = self.representatives(place, &set);
+        let n = root.len();
+        let facts: Vec<Fact> = set.into_iter().collect();
         let mut assume = Vec::new();
-        for f in &facts {
-            match (f.rel, f.a, f.b) {
-                (Rel::Eq, Operand::Value(i), Operand::Value(j)) => {
-                    let (a, b) = (find(&mut parent, i as usize), find(&mut parent, j as usize));
-                    // The lower index (an input first) represents the class.
-                    let (lo, hi) = (a.min(b), a.max(b));
-                    parent[hi] = lo;
-                }
-                (Rel::Eq, Operand::Value(i), Operand::Const(c)) => {
-                    constant.insert(i as usize, c);
-                }
-                _ => {}
-            }
-        }
+        let constant: BTreeMap<usize, u32> = facts
+            .iter()
+            .filter_map(|f| match (f.rel, f.a, f.b) {
+                (Rel::Eq, Operand::Value(i), Operand::Const(c)) => Some((i as usize, c)),
+                _ => None,
+            })
+            .collect();
         let mut class_const: BTreeMap<usize, u32> = BTreeMap::new();
         for (&i, &c) in &constant {
-            let root = find(&mut parent, i);
-            if let Some(&other) = class_const.get(&root) {
-                if other != c {
+            match class_const.get(&root[i]) {
+                Some(&other) if other != c => {
                     let f = self.s.bool(false);
                     assume.push(f);
                 }
-            } else {
-                class_const.insert(root, c);
+                Some(_) => {}
+                None => {
+                    class_const.insert(root[i], c);
+                }
             }
         }
         let mut values = Vec::with_capacity(n);
-        for i in 0..n {
-            let root = find(&mut parent, i);
+        for &root in &root {
             let t = if let Some(&c) = class_const.get(&root) {
                 self.s.word(c)
             } else if root < self.args.len() {
@@ -766,12 +751,8 @@ impl Prover<'_, '_> {
         })
     }
 
-    /// Every way one step of the product from `from` (the entry when `None`) can go.
-    fn steps(&mut self, from: Option<Place>) -> Result<Vec<Step>, String> {
-        Ok(self.steps_from(from)?.1)
-    }
-
-    /// [`Prover::steps`], with the values of the state they start from.
+    /// Every way one step of the product from `from` (the entry when `None`) can go,
+    /// with the values of the state they start from.
     fn steps_from(&mut self, from: Option<Place>) -> Result<(Vec<Term>, Vec<Step>), String> {
         let inputs = self.args.len();
         let mut pre = Vec::new();
@@ -906,12 +887,11 @@ impl Prover<'_, '_> {
         let mut out: Vec<Term> = snap.regs[1..32].to_vec();
         out.push(snap.hi);
         out.push(snap.lo);
-        let mut memory = Memory::new(self.sides[side].image);
         for &a in &self.words[side] {
             let t = match snap.words.get(&a) {
                 Some(&t) => t,
                 None => {
-                    let v = memory.peek_word(a).unwrap_or(0);
+                    let v = self.memories[side].peek_word(a).unwrap_or(0);
                     self.s.word(v)
                 }
             };
@@ -961,10 +941,10 @@ impl Prover<'_, '_> {
         out
     }
 
-    fn sample_run(&self, side: usize, probe: &[u32]) -> SideRun {
-        let f = self.sides[side];
-        let mut m = Machine::new(f.image, SAMPLE_FUEL);
-        m.call(f.entry, probe);
+    fn sample_run(&mut self, side: usize, probe: &[u32]) -> SideRun {
+        let entry = self.sides[side].entry;
+        let m = &mut self.machines[side];
+        m.call(entry, probe);
         let mut visits = Vec::new();
         let mut returned = None;
         while m.steps() < SAMPLE_FUEL && visits.len() < MAX_SAMPLES {
@@ -1013,7 +993,8 @@ impl Prover<'_, '_> {
         }
     }
 
-    /// For each value of `place`, the lowest value its equalities make it equal to.
+    /// For each value of `place`, the lowest value its equalities make it equal to
+    /// (an input before any side's value): the value that stands for its class.
     fn representatives(&self, place: Place, facts: &BTreeSet<Fact>) -> Vec<usize> {
         let n = self.args.len() + self.width(0, place.0) + self.width(1, place.1);
         let mut rep: Vec<usize> = (0..n).collect();
@@ -1118,6 +1099,10 @@ fn at_name(at: At) -> &'static str {
 }
 
 type Samples = BTreeMap<Place, Vec<Vec<u32>>>;
+
+/// A place where one side runs alone: the values it starts from, and each feasible
+/// trip back to it (its guard and the values after it).
+type LoneTrips = (Vec<Term>, Vec<(Term, Vec<Term>)>);
 
 struct SideRun {
     visits: Vec<Vec<u32>>,
