@@ -900,6 +900,62 @@ fn compare_unbounded_says_when_only_equal_endings_were_proved() {
     assert_eq!(report["verdict"], "possibly-equivalent");
     assert_eq!(report["proof"]["termination"], "not-proved");
     assert_eq!(report["reasons"][0]["kind"], "termination");
+    // A needle after 3,000,000 trips: no invariant holds, and the reason says why.
+    let o = run(&[
+        "compare",
+        &o0,
+        &o0,
+        "--function",
+        "count_up",
+        "--right-function",
+        "count_up_late_needle",
+        "--args",
+        "2",
+        "--unbounded",
+        "--fuel",
+        "300",
+        "--solver-timeout",
+        "1",
+        "--format",
+        "json",
+    ]);
+    assert_eq!(o.status.code(), Some(3), "{}", stderr(&o));
+    let report = json(&o);
+    let reasons = report["reasons"].as_array().unwrap();
+    let invariant = reasons.iter().find(|r| r["kind"] == "invariant").unwrap();
+    assert!(
+        invariant["detail"].as_str().is_some_and(|d| !d.is_empty()),
+        "{report}"
+    );
+}
+
+#[test]
+fn grade_unbounded_says_so_in_its_reports() {
+    let (reference, subs) = (
+        format!("{EX}/class/reference.o"),
+        format!("{EX}/class/submissions"),
+    );
+    let args = [
+        "grade",
+        &reference,
+        &subs,
+        "--function",
+        "clamp",
+        "--args",
+        "3",
+        "--unbounded",
+    ];
+    let o = run(&args);
+    assert!(
+        stdout(&o).starts_with("grade: 6 submissions") && stdout(&o).contains("runs of any length"),
+        "{}",
+        stdout(&o)
+    );
+    let mut with_json = args.to_vec();
+    with_json.extend(["--format", "json"]);
+    let report = json(&run(&with_json));
+    assert_eq!(report["unbounded"], true);
+    assert_eq!(report["summary"]["equivalent"], 2);
 }
 
 #[test]
