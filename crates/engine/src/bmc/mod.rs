@@ -13,6 +13,8 @@
 //! is believed, as every counterexample is.
 
 pub mod domain;
+pub mod frontier;
+pub mod function;
 pub mod state;
 pub mod unroll;
 

@@ -85,7 +85,8 @@ const MAX_VALUES: usize = 64;
 /// States meet and merge when they agree on this: the pc, the wave (at a loop head:
 /// which iteration, see [`State::wave`]), the input read, the output written, and the
 /// stack pointer when it is a constant (calls at different depths stay apart, so stack
-/// addresses stay constants instead of becoming `ite`s).
+/// addresses stay constants instead of becoming `ite`s; which register that is, the
+/// target's convention says).
 pub type Key = (u32, u32, usize, usize, Option<u64>);
 
 impl State {
@@ -97,15 +98,35 @@ impl State {
         }
     }
 
-    /// The merge key (see [`Key`]).
-    pub fn key(&self, s: &TermStore) -> Key {
+    /// The merge key (see [`Key`]), with register `stack` as the stack pointer.
+    pub fn key(&self, s: &TermStore, stack: usize) -> Key {
         (
             self.pc,
             self.wave,
             self.reads,
             self.output.len(),
-            s.as_const(self.regs[30]),
+            s.as_const(self.regs[stack & 31]),
         )
+    }
+
+    /// Moves the inputs satisfying `cond` into a new state (returned unless none can);
+    /// `self` keeps the others.
+    pub fn split(&mut self, s: &mut TermStore, cond: Term) -> Option<State> {
+        match self.decide(s, cond).map(u64::from) {
+            Some(0) => None,
+            Some(_) => {
+                let moved = self.clone();
+                self.path = s.bool(false);
+                Some(moved)
+            }
+            None => {
+                let mut moved = self.clone();
+                moved.assume(s, cond);
+                let n = s.not(cond);
+                self.assume(s, n);
+                Some(moved)
+            }
+        }
     }
 
     /// Restricts the state to the inputs satisfying `cond` as well.

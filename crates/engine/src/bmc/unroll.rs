@@ -1,16 +1,11 @@
 //! Unrolls one program into a [`Summary`]: every way it can end within the fuel, as
 //! guarded terms over the inputs.
 //!
-//! States wait in a map keyed by (pc, input consumed, output written) and the state
-//! with the lowest pc runs next, one instruction at a time, except at a loop head,
-//! whose states wait until the loop's body is empty and then enter it together (see
-//! [`Unroller::next_state`]). A state that arrives where another waits is merged into
-//! it, so the two arms of a branch meet again at their join, each iteration of a loop
-//! is one state at its head, and the exits of a loop from every iteration become one
-//! state. Forks happen
-//! wherever the machine would decide something from the inputs (a branch, a jump
-//! target, a faulting address, a zero divisor), and nothing is concretized without its
-//! condition. Whatever the encoding cannot follow exactly is recorded as *uncovered*,
+//! States wait in a [`Frontier`] keyed by (pc, input consumed, output written) and run
+//! one instruction at a time, merged where they meet (see [`super::frontier`]). Forks
+//! happen wherever the machine would decide something from the inputs (a branch, a
+//! jump target, a faulting address, a zero divisor), and nothing is concretized without
+//! its condition. Whatever the encoding cannot follow exactly is recorded as *uncovered*,
 //! with the condition under which it happens; a proof asks that no input meets it.
 
 use std::collections::BTreeMap;
@@ -18,7 +13,8 @@ use tamarin_mips::cpu::{Stop, INPUT_ADDR, OUTPUT_ADDR};
 use tamarin_mips::memory::MEM_SIZE;
 use tamarin_mips::{Program, Reg};
 
-use super::state::{self, Key, Mem, MemView, State};
+use super::frontier::{Frontier, Initial};
+use super::state::{self, Mem, MemView, State};
 use crate::io::Observable;
 use crate::semantics::machine::{bad_address, initial_memory, initial_word};
 use crate::semantics::{self as sem, alu, Cs241, Effect, Isa, Regs};
@@ -101,11 +97,7 @@ struct Unroller<'s, 'a, I: Isa> {
     image_end: u32,
     initial_array: Term,
     fuel_term: Term,
-    work: BTreeMap<Key, State>,
-    /// Loop heads (targets of branches back to or before themselves), each with the
-    /// last branch back to it (the loop's body as the scheduler sees it) and its open
-    /// wave (see [`State::wave`]).
-    loops: rustc_hash::FxHashMap<u32, Loop>,
+    frontier: Frontier,
     /// Addresses inside the image whose word may differ from the image's: array slots
     /// placed over it and words stored there at constant addresses. Code there is
     /// fetched from memory; elsewhere in the image it is the image's (a store at an
@@ -123,7 +115,7 @@ impl<'s, 'a, I: Isa> Unroller<'s, 'a, I> {
     fn new(s: &'s mut TermStore, setup: &'a Setup<'a>) -> Self {
         let image = setup.program.words().clone();
         let ops: Vec<Option<I::Instr>> = image.iter().map(|&w| I::decode(w)).collect();
-        let loops = loop_bodies::<I>(&ops);
+        let frontier = Frontier::new(static_branches::<I>(&ops), 30);
         let image_end = setup.program.byte_len();
         let zero = s.word(0);
         let initial_array = initial_memory(s, &image);
@@ -162,8 +154,8 @@ impl<'s, 'a, I: Isa> Unroller<'s, 'a, I> {
                 volatile_code.insert(a);
             }
         }
-        let mut work = BTreeMap::new();
-        work.insert(st.key(s), st);
+        let mut frontier = frontier;
+        frontier.put_back(s, st);
         Unroller {
             s,
             setup,
@@ -172,8 +164,7 @@ impl<'s, 'a, I: Isa> Unroller<'s, 'a, I> {
             image_end,
             initial_array,
             fuel_term,
-            work,
-            loops,
+            frontier,
             volatile_code,
             forks: rustc_hash::FxHashMap::default(),
             asked_terms: 0,
@@ -189,13 +180,13 @@ impl<'s, 'a, I: Isa> Unroller<'s, 'a, I> {
 
     fn run(&mut self, ask: &mut dyn FnMut(&mut TermStore, &[Term]) -> Answer) {
         let mut pops = 0u64;
-        while let Some(st) = self.next_state() {
+        while let Some(st) = self.frontier.next() {
             pops += 1;
             let over_terms = self.s.len() - self.asked_terms > self.setup.max_terms;
             let over_time = pops.is_multiple_of(256) && self.setup.stop.reached();
             if over_terms || over_time {
-                self.work.insert(st.key(self.s), st);
-                let rest: Vec<State> = std::mem::take(&mut self.work).into_values().collect();
+                self.frontier.put_back(self.s, st);
+                let rest = self.frontier.drain();
                 for st in rest {
                     let g = st.guard(self.s);
                     self.uncover(Uncovered::Budget, g);
@@ -206,66 +197,14 @@ impl<'s, 'a, I: Isa> Unroller<'s, 'a, I> {
         }
     }
 
-    /// Takes the state to run next: the one with the lowest pc, except that the states
-    /// at a loop head wait while others are inside that loop's body, and then enter it
-    /// together as one wave (arrivals after that wait for the next). So every state of
-    /// one iteration reaches the head before the next iteration starts, and they merge
-    /// there; running the lowest pc alone would let a short arm of the body race ahead
-    /// and merge with a later iteration of a longer one, turning pointers and counters
-    /// into `ite`s of unrelated iterations.
-    fn next_state(&mut self) -> Option<State> {
-        let mut release = None;
-        let key = self
-            .work
-            .keys()
-            .find(|k| match self.loops.get(&k.0) {
-                None => true,
-                Some(l) if k.1 < l.open_wave => true,
-                Some(l) => {
-                    let clear = !self.body_busy(k.0, l.last);
-                    if clear {
-                        release = Some(k.0);
-                    }
-                    clear
-                }
-            })
-            .or_else(|| self.work.keys().next())
-            .copied()?;
-        if let Some(l) = release.and_then(|head| self.loops.get_mut(&head)) {
-            l.open_wave += 1;
-        }
-        self.work.remove(&key)
-    }
-
-    /// Whether some state is inside the body of the loop at `head` that ends at `last`.
-    fn body_busy(&self, head: u32, last: u32) -> bool {
-        if last <= head {
-            return false;
-        }
-        let from = (head + 1, 0, 0, 0, None);
-        let to = (last, u32::MAX, usize::MAX, usize::MAX, Some(u64::MAX));
-        self.work.range(from..=to).next().is_some()
-    }
-
-    fn push(&mut self, mut st: State) {
-        if st.is_dead(self.s) {
-            return;
-        }
-        st.wave = self.loops.get(&st.pc).map_or(0, |l| l.open_wave);
-        let key = st.key(self.s);
-        match self.work.get_mut(&key) {
-            Some(waiting) => {
-                let image = &self.image;
-                let initial = |a: u32| initial_word(image, a);
-                state::merge(self.s, waiting, st, &initial, self.initial_array);
-                self.summary.stats.merges += 1;
-            }
-            None => {
-                self.work.insert(key, st);
-                self.summary.stats.peak_states =
-                    self.summary.stats.peak_states.max(self.work.len() as u64);
-            }
-        }
+    fn push(&mut self, st: State) {
+        let image = &self.image;
+        let initial = Initial {
+            word: &|a: u32| initial_word(image, a),
+            array: self.initial_array,
+        };
+        self.frontier
+            .push(self.s, st, &initial, &mut self.summary.stats);
     }
 
     fn uncover(&mut self, why: Uncovered, cond: Term) {
@@ -540,14 +479,10 @@ impl<'s, 'a, I: Isa> Unroller<'s, 'a, I> {
         answer
     }
 
-    /// Notes a fork at `pc`; whether to check feasibility there now: at the 2nd, 4th,
-    /// 8th, 16th fork and every 32nd after, so that a loop bounded by a guard stops
-    /// within 32 iterations of its feasible trip count, and a loop bounded only by the
-    /// fuel costs a query per 32 iterations.
+    /// Notes a fork at `pc`; whether to check feasibility there now (see
+    /// [`Frontier::check_fork`]).
     fn check_fork(&mut self, pc: u32) -> bool {
-        let n = self.forks.entry(pc).or_insert(0);
-        *n += 1;
-        *n >= 2 && (n.is_power_of_two() || n.is_multiple_of(32))
+        Frontier::check_fork(&mut self.forks, pc)
     }
 
     /// Whether some input may be in `st` (an unknown answer counts as yes).
@@ -567,22 +502,7 @@ impl<'s, 'a, I: Isa> Unroller<'s, 'a, I> {
     /// Moves the inputs of `st` satisfying `cond` into a new state (returned unless
     /// none can); `st` keeps the others.
     fn split(&mut self, st: &mut State, cond: Term) -> Option<State> {
-        match st.decide(self.s, cond).map(u64::from) {
-            Some(0) => None,
-            Some(_) => {
-                let moved = st.clone();
-                let f = self.s.bool(false);
-                st.path = f;
-                Some(moved)
-            }
-            None => {
-                let mut moved = st.clone();
-                moved.assume(self.s, cond);
-                let n = self.s.not(cond);
-                st.assume(self.s, n);
-                Some(moved)
-            }
-        }
+        st.split(self.s, cond)
     }
 
     /// Splits an access at `a` three ways, as the machine checks it: the inputs on which
@@ -767,37 +687,20 @@ impl<'s, 'a, I: Isa> Unroller<'s, 'a, I> {
     }
 }
 
-/// A loop of the image as the scheduler sees it.
-#[derive(Clone, Copy, Debug)]
-struct Loop {
-    /// The address of the last branch back to the head.
-    last: u32,
-    /// The wave that states arriving at the head join now.
-    open_wave: u32,
-}
-
-/// Each loop head of the image with its loop.
-fn loop_bodies<I: Isa>(ops: &[Option<I::Instr>]) -> rustc_hash::FxHashMap<u32, Loop> {
-    let mut loops = rustc_hash::FxHashMap::default();
-    for (i, op) in ops.iter().enumerate() {
-        let pc = (i as u32).wrapping_mul(4);
-        let Some(head) = op.and_then(|op| I::static_target(pc, op)) else {
-            continue;
-        };
-        if head <= pc {
-            let l = loops.entry(head).or_insert(Loop {
-                last: pc,
-                open_wave: 0,
-            });
-            l.last = l.last.max(pc);
-        }
-    }
-    loops
+/// Each branch of the image to a constant target, as its pc and target.
+fn static_branches<I: Isa>(ops: &[Option<I::Instr>]) -> Vec<(u32, u32)> {
+    ops.iter()
+        .enumerate()
+        .filter_map(|(i, op)| {
+            let pc = (i as u32).wrapping_mul(4);
+            op.and_then(|op| I::static_target(pc, op)).map(|t| (pc, t))
+        })
+        .collect()
 }
 
 /// The targets of a jump through an `ite` tree with constant leaves (what merging
 /// makes of return addresses), each with its condition; `None` for other terms.
-fn leaf_targets(s: &mut TermStore, t: Term) -> Option<Vec<(Term, u32)>> {
+pub(super) fn leaf_targets(s: &mut TermStore, t: Term) -> Option<Vec<(Term, u32)>> {
     let mut out = Vec::new();
     let top = s.bool(true);
     let mut stack = vec![(t, top)];

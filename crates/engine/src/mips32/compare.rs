@@ -22,6 +22,12 @@ use crate::error::Error;
 use crate::io::{InputLayout, InputSpec};
 use crate::solver::{build_chain, Answer, Solver, SolverConfig};
 use crate::term::{Evaluator, Term, TermStore};
+use crate::verdict::Engine;
+
+use super::merged::{compare_merged, MergedSettings};
+
+/// Most terms the merged encoding of one side may build.
+const MERGED_TERMS: usize = 2_000_000;
 
 
 /// What to compare and how far to go.
@@ -46,6 +52,10 @@ pub struct FunctionOptions {
     /// Prove for runs of any length ([`super::induct`]): `equivalent` then means that
     /// on every input both run forever or both end alike.
     pub unbounded: bool,
+    /// The bounded search: every path ([`Engine::Concolic`], the explorer), one
+    /// merged encoding per side ([`Engine::Bmc`]), or the paths first and the merged
+    /// encoding where too many paths or addresses left them short ([`Engine::Auto`]).
+    pub engine: Engine,
 }
 
 impl Default for FunctionOptions {
@@ -61,6 +71,7 @@ impl Default for FunctionOptions {
             solver: SolverConfig::default(),
             assume: Vec::new(),
             unbounded: false,
+            engine: Engine::Auto,
         }
     }
 }
@@ -281,22 +292,66 @@ pub fn compare_functions(
         induction = Some(outcome);
     }
     let zero_allowed = layout.admits(&vec![0; args.len()]);
-    let side = |s: &mut TermStore, solver: &mut dyn Solver, f: FunctionSide<'_>| {
-        let func = Function {
-            image: f.image,
-            entry: f.entry,
+    let paths = |s: &mut TermStore, solver: &mut dyn Solver| {
+        let side = |s: &mut TermStore, solver: &mut dyn Solver, f: FunctionSide<'_>| {
+            let func = Function {
+                image: f.image,
+                entry: f.entry,
+                args: &args,
+                observe: &opts.observe,
+                zero_allowed,
+                cuts: &[],
+            };
+            explore::explore(s, solver, &func, &limits, &stopped)
+        };
+        let l = side(s, solver, left);
+        let r = side(s, solver, right);
+        let mut gaps = gaps_of(&l);
+        gaps.extend(gaps_of(&r));
+        let (answer, asked) = find_difference(s, solver, &l, &r, &stopped);
+        Search {
+            answer,
+            gaps,
+            queries: l.queries + r.queries + asked,
+            paths: (l.ends.len(), r.ends.len()),
+        }
+    };
+    let merged = |s: &mut TermStore, solver: &mut dyn Solver| {
+        let settings = MergedSettings {
             args: &args,
             observe: &opts.observe,
-            zero_allowed,
-            cuts: &[],
+            fuel: opts.fuel,
+            max_terms: MERGED_TERMS,
+            stop,
         };
-        explore::explore(s, solver, &func, &limits, &stopped)
+        let m = compare_merged(s, solver, left, right, &settings);
+        Search {
+            answer: m.answer,
+            gaps: m.gaps,
+            queries: m.queries,
+            paths: (0, 0),
+        }
     };
-    let l = side(&mut s, &mut solver, left);
-    let r = side(&mut s, &mut solver, right);
-    let mut gaps = gaps_of(&l);
-    gaps.extend(gaps_of(&r));
-    let (answer, asked) = find_difference(&mut s, &mut solver, &l, &r, &stopped);
+    let mut search = match opts.engine {
+        Engine::Bmc => merged(&mut s, &mut solver),
+        Engine::Concolic | Engine::Auto => paths(&mut s, &mut solver),
+    };
+    if opts.engine == Engine::Auto && search.merging_may_help() && !stop.reached() {
+        let m = merged(&mut s, &mut solver);
+        let decided = matches!(m.answer, Answer::Sat(_))
+            || (matches!(m.answer, Answer::Unsat) && m.gaps.is_empty());
+        search.queries += m.queries;
+        if decided {
+            search.answer = m.answer;
+            search.gaps = m.gaps;
+        }
+    }
+    let Search {
+        answer,
+        mut gaps,
+        queries,
+        paths: path_counts,
+    } = search;
     let verdict = match answer {
         Answer::Sat(model) => {
             let values: Vec<u32> = (0..args.len())
@@ -345,11 +400,34 @@ pub fn compare_functions(
     };
     Ok(FunctionReport {
         verdict,
-        paths: (l.ends.len(), r.ends.len()),
-        queries: l.queries + r.queries + asked,
+        paths: path_counts,
+        queries,
         elapsed: started.elapsed(),
         unbounded,
     })
+}
+
+/// What a bounded search found: an answer to "some input ends the sides differently",
+/// the reasons its "none" may not cover every run, and what it took.
+struct Search {
+    answer: Answer,
+    gaps: Vec<FunctionGap>,
+    queries: u64,
+    paths: (usize, usize),
+}
+
+impl Search {
+    /// Whether the merged encoding may decide what the paths left open: no difference
+    /// was found, and too many paths or values of an address were in the way (it
+    /// cannot help with runs longer than the fuel, or with time spent).
+    fn merging_may_help(&self) -> bool {
+        !matches!(self.answer, Answer::Sat(_))
+            && !self.gaps.is_empty()
+            && self
+                .gaps
+                .iter()
+                .all(|g| matches!(g, FunctionGap::Paths | FunctionGap::Addresses))
+    }
 }
 
 /// The verdict for runs of any length when the loop proof did not succeed, from the

@@ -8,6 +8,7 @@ pub mod compare;
 pub mod explain;
 pub mod explore;
 pub mod induct;
+pub mod merged;
 
 pub use compare::{
     compare_functions, FunctionCounterexample, FunctionGap, FunctionOptions, FunctionReport,
