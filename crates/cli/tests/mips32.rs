@@ -254,6 +254,101 @@ fn compare_proves_a_function_equal_across_levels() {
 }
 
 #[test]
+fn the_merged_encoding_compares_functions_on_request() {
+    let (o0, o2) = (format!("{EX}/bytes-O0.o"), format!("{EX}/bytes-O2.o"));
+    // Bytes and halfwords at input-dependent addresses, -O0 against -O2.
+    let o = run(&[
+        "compare",
+        &o0,
+        &o2,
+        "--function",
+        "scribble",
+        "--args",
+        "3",
+        "--engine",
+        "bmc",
+    ]);
+    assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
+    assert!(stdout(&o).starts_with("equivalent:"), "{}", stdout(&o));
+    assert!(stdout(&o).contains("merged encoding"), "{}", stdout(&o));
+    let o = run(&[
+        "compare",
+        &o0,
+        &o2,
+        "--function",
+        "unaligned",
+        "--args",
+        "2",
+        "--engine",
+        "bmc",
+        "--format",
+        "json",
+    ]);
+    assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
+    let j = json(&o);
+    assert_eq!(j["verdict"], "equivalent");
+    assert_eq!(j["stats"]["engine"], "bmc");
+    // A difference from the merged encoding is replayed like any other.
+    let o = run(&[
+        "compare",
+        &o2,
+        &o2,
+        "--function",
+        "unaligned",
+        "--right-function",
+        "halves",
+        "--args",
+        "2",
+        "--engine",
+        "bmc",
+        "--format",
+        "json",
+    ]);
+    assert_eq!(o.status.code(), Some(1), "{}", stderr(&o));
+    let j = json(&o);
+    assert_eq!(j["verdict"], "disequivalent");
+    let left = &j["counterexample"]["left"]["observed"][0];
+    let right = &j["counterexample"]["right"]["observed"][0];
+    assert_ne!(left, right, "{j}");
+    // The path search says which engine it is too.
+    let o = run(&[
+        "compare",
+        &o0,
+        &o2,
+        "--function",
+        "pick_byte",
+        "--args",
+        "1",
+        "--engine",
+        "concolic",
+        "--format",
+        "json",
+    ]);
+    assert_eq!(json(&o)["stats"]["engine"], "concolic");
+    // grade takes the engine for functions as well.
+    let class = format!("{EX}/class/reference.o");
+    let subs = format!("{EX}/class/submissions");
+    let o = run(&[
+        "grade",
+        &class,
+        &subs,
+        "--function",
+        "clamp",
+        "--args",
+        "3",
+        "--engine",
+        "bmc",
+        "--no-groups",
+    ]);
+    assert!(
+        matches!(o.status.code(), Some(0) | Some(1)),
+        "{}",
+        stderr(&o)
+    );
+    assert!(stdout(&o).contains("alice"), "{}", stdout(&o));
+}
+
+#[test]
 fn compare_finds_a_difference_and_prints_the_runs_that_show_it() {
     let obj = format!("{EX}/popcount-O2.o");
     let o = run(&[
@@ -386,11 +481,10 @@ fn compare_says_what_it_did_not_cover() {
         &obj,
         "--function",
         "popcount_swar",
-        "--engine",
-        "bmc",
+        "--no-split",
     ]);
     assert_eq!(o.status.code(), Some(2));
-    assert!(stderr(&o).contains("--engine"), "{}", stderr(&o));
+    assert!(stderr(&o).contains("--no-split"), "{}", stderr(&o));
     let o = run(&[
         "compare",
         &obj,
@@ -651,6 +745,7 @@ fn the_function_reports_follow_their_schemas() {
         format!("{EX}/class/submissions"),
     );
     let loops = (format!("{EX}/loops-O0.o"), format!("{EX}/loops-O2.o"));
+    let bytes = (format!("{EX}/bytes-O0.o"), format!("{EX}/bytes-O2.o"));
     let cases: Vec<(&str, Vec<&str>)> = vec![
         (
             "run-function",
@@ -795,6 +890,20 @@ fn the_function_reports_follow_their_schemas() {
                 "--args",
                 "3",
                 "--no-groups",
+            ],
+        ),
+        (
+            "compare-function",
+            vec![
+                "compare",
+                &bytes.0,
+                &bytes.1,
+                "--function",
+                "scribble",
+                "--args",
+                "3",
+                "--engine",
+                "bmc",
             ],
         ),
     ];

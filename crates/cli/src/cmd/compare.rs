@@ -101,7 +101,6 @@ fn compare_functions(args: &Args) -> Result<ExitCode, CliError> {
     let given = super::search::given_on_command_line("compare");
     let cs241 = [
         "task",
-        "engine",
         "deterministic",
         "no_split",
         "no_shared_calls",
@@ -150,6 +149,7 @@ fn compare_functions(args: &Args) -> Result<ExitCode, CliError> {
         format: args.format,
         assume: &args.search.assume,
         solver: function_solver(&args.search),
+        engine: args.engine.engine(),
     })
 }
 

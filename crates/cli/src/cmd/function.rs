@@ -328,6 +328,8 @@ pub struct CompareTask<'a> {
     /// `--assume` texts.
     pub assume: &'a [String],
     pub solver: tamarin::SolverConfig,
+    /// The bounded search: every path, the merged encoding, or both in turn.
+    pub engine: tamarin::Engine,
 }
 
 #[derive(Serialize)]
@@ -417,6 +419,7 @@ struct ReasonJson {
 
 #[derive(Serialize)]
 struct StatsJson {
+    engine: &'static str,
     paths: [usize; 2],
     queries: u64,
     millis: u128,
@@ -538,6 +541,7 @@ pub fn compare(task: CompareTask<'_>) -> Result<ExitCode, CliError> {
         timeout: task.timeout,
         interrupt: crate::interrupt::flag(),
         unbounded: task.names.unbounded,
+        engine: task.engine,
         ..tamarin::FunctionOptions::default()
     };
     let report = tamarin::compare_functions(
@@ -612,6 +616,7 @@ pub fn compare(task: CompareTask<'_>) -> Result<ExitCode, CliError> {
                 counterexample,
                 reasons,
                 stats: StatsJson {
+                    engine: report.engine.name(),
                     paths: [report.paths.0, report.paths.1],
                     queries: report.queries,
                     millis: report.elapsed.as_millis(),
@@ -629,6 +634,11 @@ pub fn compare(task: CompareTask<'_>) -> Result<ExitCode, CliError> {
                         " the preconditions allow"
                     };
                     match &report.unbounded {
+                        None if report.engine == tamarin::Engine::Bmc => format!(
+                            "equivalent: for every input{inputs}, runs of up to {} steps (merged encoding, {:.2} s)\n",
+                            task.fuel,
+                            report.elapsed.as_secs_f64()
+                        ),
                         None => format!(
                             "equivalent: for every input{inputs}, runs of up to {} steps ({} and {} paths, {:.2} s)\n",
                             task.fuel,

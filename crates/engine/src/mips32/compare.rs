@@ -165,6 +165,9 @@ pub struct FunctionReport {
     pub paths: (usize, usize),
     pub queries: u64,
     pub elapsed: Duration,
+    /// The bounded search whose answer the verdict rests on: [`Engine::Concolic`]
+    /// (every path) or [`Engine::Bmc`] (the merged encoding).
+    pub engine: Engine,
     /// With [`FunctionOptions::unbounded`]: how the claim for runs of any length was
     /// reached, or why it was not.
     pub unbounded: Option<UnboundedProof>,
@@ -247,6 +250,7 @@ pub fn compare_functions(
                 paths: (0, 0),
                 queries: 0,
                 elapsed: started.elapsed(),
+                engine: Engine::Concolic,
                 unbounded: None,
             });
         }
@@ -282,6 +286,7 @@ pub fn compare_functions(
                 paths: (0, 0),
                 queries: 0,
                 elapsed: started.elapsed(),
+                engine: Engine::Concolic,
                 unbounded: Some(UnboundedProof {
                     method: "lockstep-induction",
                     termination: "lockstep",
@@ -314,6 +319,7 @@ pub fn compare_functions(
             gaps,
             queries: l.queries + r.queries + asked,
             paths: (l.ends.len(), r.ends.len()),
+            engine: Engine::Concolic,
         }
     };
     let merged = |s: &mut TermStore, solver: &mut dyn Solver| {
@@ -330,6 +336,7 @@ pub fn compare_functions(
             gaps: m.gaps,
             queries: m.queries,
             paths: (0, 0),
+            engine: Engine::Bmc,
         }
     };
     let mut search = match opts.engine {
@@ -344,6 +351,7 @@ pub fn compare_functions(
         if decided {
             search.answer = m.answer;
             search.gaps = m.gaps;
+            search.engine = Engine::Bmc;
         }
     }
     let Search {
@@ -351,6 +359,7 @@ pub fn compare_functions(
         mut gaps,
         queries,
         paths: path_counts,
+        engine,
     } = search;
     let verdict = match answer {
         Answer::Sat(model) => {
@@ -403,6 +412,7 @@ pub fn compare_functions(
         paths: path_counts,
         queries,
         elapsed: started.elapsed(),
+        engine,
         unbounded,
     })
 }
@@ -414,6 +424,7 @@ struct Search {
     gaps: Vec<FunctionGap>,
     queries: u64,
     paths: (usize, usize),
+    engine: Engine,
 }
 
 impl Search {

@@ -35,9 +35,8 @@ pub struct FunctionGradeArgs {
 }
 
 /// The options of `grade` that are for CS241 programs only.
-const CS241_ONLY: [&str; 19] = [
+const CS241_ONLY: [&str; 18] = [
     "task",
-    "engine",
     "store",
     "html",
     "shard",
@@ -188,6 +187,7 @@ pub fn execute(args: &Args) -> Result<ExitCode, CliError> {
             .then(|| std::time::Duration::from_secs(args.search.timeout)),
         interrupt: crate::interrupt::flag(),
         unbounded: args.functions.unbounded,
+        engine: args.engine.map_or(tamarin::Engine::Auto, |e| e.engine()),
         ..tamarin::FunctionOptions::default()
     };
     let pool = tamarin_grade::class::thread_pool(args.jobs)?;
