@@ -79,6 +79,10 @@ struct Args {
     /// Compare for runs of any length (loop proofs), as `compare --unbounded` does.
     #[arg(long)]
     unbounded: bool,
+    /// The bounded search, as `compare --engine` takes it: concolic (every path),
+    /// bmc (the merged encoding) or auto.
+    #[arg(long, default_value = "auto", value_parser = engine)]
+    engine: tamarin::Engine,
     /// Seconds between progress lines (0: none).
     #[arg(long, default_value_t = 60)]
     progress: u64,
@@ -94,6 +98,15 @@ struct Args {
     /// Write the totals to FILE, as JSON.
     #[arg(long, value_name = "FILE")]
     summary: Option<PathBuf>,
+}
+
+fn engine(s: &str) -> Result<tamarin::Engine, String> {
+    match s {
+        "concolic" => Ok(tamarin::Engine::Concolic),
+        "bmc" => Ok(tamarin::Engine::Bmc),
+        "auto" => Ok(tamarin::Engine::Auto),
+        _ => Err(format!("{s:?}: expected concolic, bmc or auto")),
+    }
 }
 
 fn two_levels(s: &str) -> Result<(Level, Level), String> {
@@ -145,6 +158,7 @@ fn main() -> ExitCode {
         inputs: args.inputs,
         random: args.random,
         unbounded: args.unbounded,
+        engine: args.engine,
     };
 
     if let Some(i) = args.only {

@@ -195,6 +195,8 @@ pub struct Settings {
     pub random: usize,
     /// Compare for runs of any length (`FunctionOptions::unbounded`).
     pub unbounded: bool,
+    /// The bounded search (`FunctionOptions::engine`).
+    pub engine: tamarin::Engine,
 }
 
 impl Default for Settings {
@@ -207,6 +209,7 @@ impl Default for Settings {
             inputs: 200,
             random: 50,
             unbounded: false,
+            engine: tamarin::Engine::Auto,
         }
     }
 }
@@ -552,6 +555,7 @@ pub fn compare_pair(
         fuel: settings.fuel,
         timeout: Some(settings.timeout),
         unbounded: settings.unbounded,
+        engine: settings.engine,
         ..FunctionOptions::default()
     };
     let report = match compare_functions(l, r, &opts) {
