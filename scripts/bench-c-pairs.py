@@ -8,7 +8,7 @@ compared four ways: old against new at -O0 and at -O2, and -O0 against -O2 of ea
 version. Files that use floating point are skipped. One line per comparison, then a
 summary.
 
-Usage: scripts/bench-c-pairs.py ROOT [--timeout S] [--jobs N] [--unbounded]
+Usage: scripts/bench-c-pairs.py ROOT [--timeout S] [--jobs N] [--unbounded] [--engine E]
            [--family NAME]... [--tamarin PATH] [--json OUT]
 """
 import argparse
@@ -80,6 +80,7 @@ def main():
     ap.add_argument("--timeout", default="10")
     ap.add_argument("--jobs", type=int, default=2)
     ap.add_argument("--unbounded", action="store_true")
+    ap.add_argument("--engine", choices=["auto", "concolic", "bmc"], default="auto")
     ap.add_argument("--tamarin", default="target/release/tamarin")
     ap.add_argument("--json")
     ap.add_argument("--family", action="append", help="only this family (repeatable)")
@@ -96,7 +97,7 @@ def main():
     def compare(job):
         name, f, n, kind, l, r = job
         cmd = [a.tamarin, "compare", l, r, "--function", f, "--args", str(n),
-               "--timeout", a.timeout, "--format", "json"] + (["--unbounded"] if a.unbounded else [])
+               "--timeout", a.timeout, "--format", "json", "--engine", a.engine] + (["--unbounded"] if a.unbounded else [])
         started = time.time()
         res = subprocess.run(cmd, capture_output=True, text=True)
         secs = time.time() - started
