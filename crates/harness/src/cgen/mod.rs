@@ -25,6 +25,7 @@
 //! traps on some inputs.
 
 pub mod gen;
+pub mod loops;
 pub mod mutate;
 pub mod oracle;
 pub mod pairs;
