@@ -46,6 +46,9 @@ pub struct FunctionOptions {
     /// Prove for runs of any length ([`super::induct`]): `equivalent` then means that
     /// on every input both run forever or both end alike.
     pub unbounded: bool,
+    /// With [`FunctionOptions::unbounded`]: a folder to write the loop proof's
+    /// certificate into, when there is one ([`super::certificate`]).
+    pub certificate: Option<std::path::PathBuf>,
 }
 
 impl Default for FunctionOptions {
@@ -61,6 +64,7 @@ impl Default for FunctionOptions {
             solver: SolverConfig::default(),
             assume: Vec::new(),
             unbounded: false,
+            certificate: None,
         }
     }
 }
@@ -168,8 +172,20 @@ pub struct UnboundedProof {
     /// `every-run-ends` (no run is longer than the fuel), `lockstep` (the loops run
     /// the same number of trips: both end or neither does) or `not-proved`.
     pub termination: &'static str,
-    /// The invariant, for `lockstep-induction`.
+    /// The invariant, for `lockstep-induction` (its obligations, which are in terms
+    /// of the comparison's own store, are left out of a report: they are in
+    /// `certificate_files`).
     pub certificate: Option<Certificate>,
+    /// Where the certificate was written ([`FunctionOptions::certificate`]).
+    pub certificate_files: Option<CertificateFiles>,
+}
+
+/// A certificate written to a folder.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct CertificateFiles {
+    pub dir: std::path::PathBuf,
+    /// How many checks (SMT-LIB files) it holds.
+    pub checks: usize,
 }
 
 /// Compares `left` and `right` under `opts`.
@@ -266,16 +282,19 @@ pub fn compare_functions(
             &half_stop,
         );
         if let Outcome::Proved(certificate) = outcome {
+            let mut proof = Some(UnboundedProof {
+                method: "lockstep-induction",
+                termination: "lockstep",
+                certificate: Some(certificate),
+                certificate_files: None,
+            });
+            write_certificate(&mut s, &domain, opts, &mut proof)?;
             return Ok(FunctionReport {
                 verdict: FunctionVerdict::Equivalent,
                 paths: (0, 0),
                 queries: 0,
                 elapsed: started.elapsed(),
-                unbounded: Some(UnboundedProof {
-                    method: "lockstep-induction",
-                    termination: "lockstep",
-                    certificate: Some(certificate),
-                }),
+                unbounded: proof,
             });
         }
         induction = Some(outcome);
@@ -339,10 +358,11 @@ pub fn compare_functions(
             FunctionVerdict::PossiblyEquivalent(finish(gaps))
         }
     };
-    let (verdict, unbounded) = match induction {
+    let (verdict, mut unbounded) = match induction {
         None => (verdict, None),
         Some(outcome) => unbounded_verdict(verdict, outcome),
     };
+    write_certificate(&mut s, &domain, opts, &mut unbounded)?;
     Ok(FunctionReport {
         verdict,
         paths: (l.ends.len(), r.ends.len()),
@@ -366,6 +386,7 @@ fn unbounded_verdict(
                 method: "paths",
                 termination: "every-run-ends",
                 certificate: None,
+                certificate_files: None,
             }),
         ),
         (v @ FunctionVerdict::Disequivalent(_), _) => (v, None),
@@ -380,6 +401,7 @@ fn unbounded_verdict(
                         method: "lockstep-induction",
                         termination: "not-proved",
                         certificate: Some(certificate),
+                        certificate_files: None,
                     })
                 }
                 Outcome::Unknown(why) => {
@@ -390,11 +412,45 @@ fn unbounded_verdict(
                     method: "lockstep-induction",
                     termination: "lockstep",
                     certificate: Some(certificate),
+                    certificate_files: None,
                 }),
             };
             (FunctionVerdict::PossiblyEquivalent(finish(gaps)), proof)
         }
     }
+}
+
+/// Writes the certificate of a loop proof the report rests on into
+/// [`FunctionOptions::certificate`], if given, and notes where; then drops the
+/// proof's obligations, whose terms are of this comparison's store only.
+fn write_certificate(
+    s: &mut TermStore,
+    domain: &[Term],
+    opts: &FunctionOptions,
+    proof: &mut Option<UnboundedProof>,
+) -> Result<(), Error> {
+    let Some(proof) = proof else { return Ok(()) };
+    let Some(certificate) = proof.certificate.as_mut() else {
+        return Ok(());
+    };
+    if let Some(dir) = &opts.certificate {
+        let title = match proof.termination {
+            "lockstep" => "both functions run forever or both end alike, on every input",
+            _ => "whenever both functions end, they end alike (termination not claimed)",
+        };
+        let checks = super::certificate::write(s, certificate, domain, dir, title).map_err(
+            |message| Error::Certificate {
+                dir: dir.display().to_string(),
+                message,
+            },
+        )?;
+        proof.certificate_files = Some(CertificateFiles {
+            dir: dir.clone(),
+            checks,
+        });
+    }
+    certificate.obligations = Default::default();
+    Ok(())
 }
 
 fn finish(mut gaps: Vec<FunctionGap>) -> Vec<FunctionGap> {
