@@ -674,6 +674,17 @@ mod loop_proof_tests {
     /// The verdict on two functions of `image` for runs of any length, with `bugs`
     /// planted in the checker.
     fn verdict(image: &Image, l: &str, r: &str, bugs: u8) -> FunctionVerdict {
+        certified(image, l, r, bugs, None)
+    }
+
+    /// [`verdict`], with the certificate written to `certificate`.
+    fn certified(
+        image: &Image,
+        l: &str,
+        r: &str,
+        bugs: u8,
+        certificate: Option<&Path>,
+    ) -> FunctionVerdict {
         let side = |f: &str| FunctionSide {
             image,
             entry: image.function(f).unwrap().addr,
@@ -687,6 +698,7 @@ mod loop_proof_tests {
             unbounded: true,
             fuel: 300,
             solver,
+            certificate: certificate.map(Path::to_path_buf),
             ..FunctionOptions::default()
         };
         planted::plant(bugs);
@@ -718,5 +730,78 @@ mod loop_proof_tests {
         }
         let planted = verdict(&o0, "spin_on_seven", "zero", planted::LONE_TRIPS_END);
         assert_eq!(planted, FunctionVerdict::Equivalent);
+    }
+
+    /// The answer to each SMT-LIB file of a certificate folder, by cvc5 where it is
+    /// installed (else by the in-process Z3), in file order.
+    fn recheck(dir: &Path) -> Vec<(String, String)> {
+        let mut files: Vec<_> = std::fs::read_dir(dir)
+            .unwrap()
+            .map(|e| e.unwrap().path())
+            .filter(|p| p.extension().is_some_and(|x| x == "smt2"))
+            .collect();
+        files.sort();
+        let cvc5 = Path::new("/usr/bin/cvc5");
+        if !cvc5.exists() {
+            eprintln!("note: /usr/bin/cvc5 is not installed: the certificate is re-checked by Z3");
+        }
+        files
+            .iter()
+            .map(|f| {
+                let name = f.file_name().unwrap().to_string_lossy().into_owned();
+                let answer = if cvc5.exists() {
+                    let o = std::process::Command::new(cvc5)
+                        .arg("--tlimit=60000")
+                        .arg(f)
+                        .output()
+                        .unwrap();
+                    String::from_utf8_lossy(&o.stdout).trim().to_string()
+                } else {
+                    let solver = z3::Solver::new();
+                    solver.from_string(std::fs::read_to_string(f).unwrap());
+                    format!("{:?}", solver.check()).to_lowercase()
+                };
+                (name, answer)
+            })
+            .collect()
+    }
+
+    #[test]
+    fn a_false_fact_in_a_certificate_is_caught_by_its_recheck() {
+        let o0 = load("loops-O0.o");
+        let dir = tempfile::tempdir().unwrap();
+        let honest = certified(&o0, "count_down", "count_up", 0, Some(dir.path()));
+        assert_eq!(honest, FunctionVerdict::Equivalent);
+        let answers = recheck(dir.path());
+        assert!(!answers.is_empty());
+        assert!(answers.iter().all(|(_, a)| a == "unsat"), "{answers:?}");
+        // The same proof, its certificate with a fact no state satisfies at the first
+        // place: the proof is unchanged, and the re-check refuses its initiation.
+        let planted = certified(&o0, "count_down", "count_up", planted::FALSE_FACT, Some(dir.path()));
+        assert_eq!(planted, FunctionVerdict::Equivalent);
+        let answers = recheck(dir.path());
+        let sat: Vec<&String> = answers.iter().filter(|(_, a)| a == "sat").map(|(n, _)| n).collect();
+        assert!(sat.iter().any(|n| n.contains("initiation")), "{answers:?}");
+    }
+
+    #[test]
+    fn the_certificate_of_an_unpruned_invariant_does_not_recheck() {
+        // Without pruning a needle after 3,000,000 trips is "proved"; its certificate
+        // holds facts that a trip breaks, and the re-check finds one.
+        let o0 = load("loops-O0.o");
+        let dir = tempfile::tempdir().unwrap();
+        let v = certified(
+            &o0,
+            "count_up",
+            "count_up_late_needle",
+            planted::NO_PRUNING,
+            Some(dir.path()),
+        );
+        assert_eq!(v, FunctionVerdict::Equivalent);
+        let answers = recheck(dir.path());
+        assert!(
+            answers.iter().any(|(n, a)| a == "sat" && n.contains("consecution")),
+            "{answers:?}"
+        );
     }
 }
