@@ -31,9 +31,10 @@ pub fn write(
     title: &str,
 ) -> Result<usize, String> {
     let o: &Obligations = &certificate.obligations;
-    let at = |p: &Path, e: std::io::Error| format!("{}: {e}", p.display());
-    std::fs::create_dir_all(dir).map_err(|e| at(dir, e))?;
-    remove_stale(dir).map_err(|e| at(dir, e))?;
+    // The error names the file in `dir` at fault (the caller names `dir`).
+    let at = |file: &str, e: std::io::Error| format!("{file}: {e}");
+    std::fs::create_dir_all(dir).map_err(|e| e.to_string())?;
+    remove_stale(dir).map_err(|e| e.to_string())?;
     let width = o.checks.len().to_string().len().max(2);
     let mut index = Vec::new();
     for (k, check) in o.checks.iter().enumerate() {
@@ -48,13 +49,13 @@ pub fn write(
         );
         let text = smtlib_script(store, &o.invariants, &formulas, &comment);
         let path = dir.join(&file);
-        std::fs::write(&path, text).map_err(|e| at(&path, e))?;
+        std::fs::write(&path, text).map_err(|e| at(&file, e))?;
         index.push((file, check.kind.name(), check.what.as_str()));
     }
-    let readme = dir.join("README");
-    std::fs::write(&readme, readme_text(certificate, title, &index)).map_err(|e| at(&readme, e))?;
-    let json = dir.join("certificate.json");
-    std::fs::write(&json, json_text(certificate, title, &index)).map_err(|e| at(&json, e))?;
+    std::fs::write(dir.join("README"), readme_text(certificate, title, &index))
+        .map_err(|e| at("README", e))?;
+    std::fs::write(dir.join("certificate.json"), json_text(certificate, title, &index))
+        .map_err(|e| at("certificate.json", e))?;
     Ok(index.len())
 }
 

@@ -1067,7 +1067,6 @@ impl Prover<'_, '_> {
         // that every trip into it must be infeasible.
         let mut places: BTreeSet<Place> = self.facts.keys().copied().collect();
         places.extend(trips.iter().map(|t| t.to));
-        let first = self.facts.keys().next().copied();
         let inputs = self.args.len();
         let mut invariants = Vec::new();
         let mut states: BTreeMap<Place, Vec<Term>> = BTreeMap::new();
@@ -1091,7 +1090,7 @@ impl Prover<'_, '_> {
             #[allow(unused_mut)]
             let mut facts: Vec<Fact> = facts.iter().copied().collect();
             #[cfg(test)]
-            if planted::has(planted::FALSE_FACT) && Some(place) == first {
+            if planted::has(planted::FALSE_FACT) && self.facts.keys().next() == Some(&place) {
                 // `x <u 0`, which no value satisfies.
                 let v = Operand::Value(inputs as u16);
                 facts.push(Fact::cmp(Rel::Ult, v, Operand::Const(0)));
