@@ -201,3 +201,36 @@ fn node_text(store: &TermStore, t: Term, child: &dyn Fn(Term) -> String) -> Opti
 pub fn expression(store: &TermStore, t: Term) -> String {
     node_text(store, t, &|c| expression(store, c)).unwrap_or_else(|| atom(store, t))
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::term::BinOp;
+
+    #[test]
+    fn a_script_defines_functions_over_bound_variables_and_calls_them() {
+        let mut s = TermStore::new();
+        let x = s.new_var("x", 32);
+        let p = s.new_var("p.x", 32);
+        let three = s.word(3);
+        let body = s.bin(BinOp::Ult, p, three);
+        let def = Definition {
+            name: "small".into(),
+            params: vec![p],
+            body,
+        };
+        let y = s.bin(BinOp::Add, x, three);
+        let call = Formula::Not(Box::new(Formula::Call("small".into(), vec![y])));
+        let yes = Formula::Term(s.bool(true));
+        let text = script(&mut s, &[def], &[yes, call], "c");
+        assert!(
+            text.contains("(define-fun small ((p.x (_ BitVec 32))) Bool (bvult p.x (_ bv3 32)))"),
+            "{text}"
+        );
+        // The parameter is bound, not declared; the argument is a shared definition.
+        assert!(!text.contains("(declare-const p.x"), "{text}");
+        assert!(text.contains("(declare-const x (_ BitVec 32))"), "{text}");
+        assert!(text.contains(&format!("(assert (not (small t{})))", y.index())), "{text}");
+        assert!(text.ends_with("(check-sat)\n"), "{text}");
+    }
+}
