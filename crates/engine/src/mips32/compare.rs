@@ -280,6 +280,7 @@ pub fn compare_functions(
             &opts.observe,
             &limits,
             &half_stop,
+            opts.certificate.is_some(),
         );
         if let Outcome::Proved(certificate) = outcome {
             let mut proof = Some(UnboundedProof {

@@ -184,7 +184,8 @@ const REG_LOCATIONS: usize = 33;
 ///
 /// `args` are the inputs' terms (`$a0`..), `probes` argument vectors that satisfy the
 /// preconditions, `observe` the registers compared at a return; `solver` must hold
-/// the preconditions as its domain.
+/// the preconditions as its domain. With `certify`, a proof's certificate carries its
+/// [`Obligations`] (otherwise none, which costs nothing).
 #[allow(clippy::too_many_arguments)]
 pub fn prove(
     s: &mut TermStore,
@@ -196,6 +197,7 @@ pub fn prove(
     observe: &[Reg],
     limits: &Limits,
     stop: &dyn Fn() -> bool,
+    certify: bool,
 ) -> Outcome {
     let sides = [left, right];
     let mut heads = [None, None];
@@ -225,6 +227,7 @@ pub fn prove(
             observe,
             limits,
             stop,
+            certify,
             facts: BTreeMap::new(),
             fresh: BTreeMap::new(),
             grown: false,
@@ -256,6 +259,8 @@ struct Prover<'a, 'f> {
     observe: &'a [Reg],
     limits: &'a Limits,
     stop: &'a dyn Fn() -> bool,
+    /// Whether to record the obligations of a proof.
+    certify: bool,
     /// The facts still believed at each place reached.
     facts: BTreeMap<Place, BTreeSet<Fact>>,
     /// The fresh input standing for each value of each place.
@@ -322,13 +327,15 @@ impl Prover<'_, '_> {
                     match step.to {
                         Target::Ends(differ) => ends.push((from, step.guard, differ)),
                         Target::Place(place, values) => {
-                            trips.push(Trip {
-                                from,
-                                pre: pre.clone(),
-                                guard: step.guard,
-                                to: place,
-                                post: values.clone(),
-                            });
+                            if self.certify {
+                                trips.push(Trip {
+                                    from,
+                                    pre: pre.clone(),
+                                    guard: step.guard,
+                                    to: place,
+                                    post: values.clone(),
+                                });
+                            }
                             match self.feasible(&[step.guard]) {
                                 Some(false) => continue,
                                 Some(true) => {}
@@ -377,7 +384,9 @@ impl Prover<'_, '_> {
             }
             let measures = self.lone_trips_end(&lone);
             let mut certificate = self.certificate(rounds);
-            certificate.obligations = self.obligations(&trips, &ends, measures.as_deref());
+            if self.certify {
+                certificate.obligations = self.obligations(&trips, &ends, measures.as_deref());
+            }
             return Run::Done(if measures.is_some() {
                 Outcome::Proved(certificate)
             } else {
