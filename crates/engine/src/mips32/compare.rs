@@ -193,7 +193,8 @@ pub struct CertificateFiles {
 /// # Errors
 ///
 /// [`Error::Precondition`] for a precondition that names what is not an argument or
-/// mixes numbers and truths, [`Error::Unsatisfiable`] when no argument satisfies them.
+/// mixes numbers and truths, [`Error::Unsatisfiable`] when no argument satisfies them,
+/// [`Error::Certificate`] when [`FunctionOptions::certificate`] cannot be written.
 pub fn compare_functions(
     left: FunctionSide<'_>,
     right: FunctionSide<'_>,
