@@ -746,6 +746,8 @@ fn the_function_reports_follow_their_schemas() {
     );
     let loops = (format!("{EX}/loops-O0.o"), format!("{EX}/loops-O2.o"));
     let bytes = (format!("{EX}/bytes-O0.o"), format!("{EX}/bytes-O2.o"));
+    let tmp = tempfile::tempdir().unwrap();
+    let certificate = tmp.path().join("cert").to_str().unwrap().to_string();
     let cases: Vec<(&str, Vec<&str>)> = vec![
         (
             "run-function",
@@ -808,6 +810,21 @@ fn the_function_reports_follow_their_schemas() {
                 "--args",
                 "2",
                 "--unbounded",
+            ],
+        ),
+        (
+            "compare-function",
+            vec![
+                "compare",
+                &loops.0,
+                &loops.1,
+                "--function",
+                "count_up",
+                "--args",
+                "2",
+                "--unbounded",
+                "--certificate",
+                &certificate,
             ],
         ),
         (
@@ -1080,4 +1097,154 @@ fn unbounded_is_refused_for_cs241_programs() {
             stderr(&o)
         );
     }
+}
+
+/// The answer of cvc5 to each SMT-LIB file of `dir`, or `None` when it is not
+/// installed.
+fn cvc5_answers(dir: &Path) -> Option<Vec<(String, String)>> {
+    let cvc5 = Path::new("/usr/bin/cvc5");
+    if !cvc5.exists() {
+        eprintln!("note: /usr/bin/cvc5 is not installed: the certificate is not re-checked");
+        return None;
+    }
+    let mut files: Vec<PathBuf> = std::fs::read_dir(dir)
+        .unwrap()
+        .map(|e| e.unwrap().path())
+        .filter(|p| p.extension().is_some_and(|x| x == "smt2"))
+        .collect();
+    files.sort();
+    Some(
+        files
+            .iter()
+            .map(|f| {
+                let o = std::process::Command::new(cvc5)
+                    .arg("--tlimit=60000")
+                    .arg(f)
+                    .output()
+                    .unwrap();
+                let name = f.file_name().unwrap().to_string_lossy().into_owned();
+                (name, String::from_utf8_lossy(&o.stdout).trim().to_string())
+            })
+            .collect(),
+    )
+}
+
+#[test]
+fn compare_unbounded_writes_a_certificate_that_cvc5_rechecks() {
+    let (o0, o2) = (format!("{EX}/loops-O0.o"), format!("{EX}/loops-O2.o"));
+    let tmp = tempfile::tempdir().unwrap();
+    let dir = tmp.path().join("cert");
+    let d = dir.to_str().unwrap();
+    let args = [
+        "compare",
+        &o0,
+        &o2,
+        "--function",
+        "count_up",
+        "--args",
+        "2",
+        "--unbounded",
+        "--certificate",
+        d,
+    ];
+    let o = run(&args);
+    assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
+    let text = stdout(&o);
+    let files: Vec<String> = std::fs::read_dir(&dir)
+        .unwrap()
+        .map(|e| e.unwrap().file_name().to_string_lossy().into_owned())
+        .filter(|n| n.ends_with(".smt2"))
+        .collect();
+    assert!(
+        text.contains(&format!("certificate: {d} ({} checks)", files.len())),
+        "{text}"
+    );
+    // Every kind of check of a loop against its closed form, each in the index.
+    let index = std::fs::read_to_string(dir.join("certificate.json")).unwrap();
+    let index: Value = serde_json::from_str(&index).unwrap();
+    let checks = index["checks"].as_array().unwrap();
+    assert_eq!(checks.len(), files.len());
+    for kind in ["initiation", "consecution", "exit", "termination"] {
+        assert!(checks.iter().any(|c| c["kind"] == kind), "{kind}: {index}");
+    }
+    for c in checks {
+        assert_eq!(c["expected"], "unsat");
+        assert!(
+            files.contains(&c["file"].as_str().unwrap().to_string()),
+            "{c}"
+        );
+    }
+    if let Some(answers) = cvc5_answers(&dir) {
+        assert_eq!(answers.len(), files.len());
+        for (file, answer) in answers {
+            assert_eq!(answer, "unsat", "{file}");
+        }
+    }
+    // Again, in JSON: the folder in the proof, and no file left of the first run.
+    let mut json_args = args.to_vec();
+    json_args.extend(["--format", "json"]);
+    let report = json(&run(&json_args));
+    assert_eq!(report["proof"]["certificate"], d);
+    assert_eq!(std::fs::read_dir(&dir).unwrap().count(), files.len() + 2);
+    // Without --certificate the field is null.
+    let mut plain = args[..args.len() - 2].to_vec();
+    plain.extend(["--format", "json"]);
+    let report = json(&run(&plain));
+    assert_eq!(report["proof"]["certificate"], Value::Null);
+}
+
+#[test]
+fn certificate_is_refused_without_a_loop_proof_to_write() {
+    let o0 = format!("{EX}/loops-O0.o");
+    let tmp = tempfile::tempdir().unwrap();
+    let d = tmp.path().join("cert");
+    let d = d.to_str().unwrap();
+    let reference = root().join("examples/grading/reference.asm");
+    let r = reference.to_str().unwrap();
+    let cases: [Vec<&str>; 2] = [
+        // Without --unbounded.
+        vec![
+            "compare",
+            &o0,
+            &o0,
+            "--function",
+            "count_up",
+            "--certificate",
+            d,
+        ],
+        // CS241 programs.
+        vec!["compare", r, r, "--certificate", d],
+    ];
+    for args in cases {
+        let o = run(&args);
+        assert_eq!(o.status.code(), Some(2), "{args:?}: {}", stdout(&o));
+        assert!(stderr(&o).contains("--certificate"), "{}", stderr(&o));
+        assert!(stderr(&o).contains("--unbounded"), "{}", stderr(&o));
+    }
+    assert!(!Path::new(d).exists());
+    // A folder that cannot be made: an error that names it, exit status 2.
+    let file = tmp.path().join("a-file");
+    std::fs::write(&file, "").unwrap();
+    let inside = file.join("cert");
+    let o = run(&[
+        "compare",
+        &o0,
+        &o0,
+        "--function",
+        "count_up",
+        "--args",
+        "2",
+        "--unbounded",
+        "--certificate",
+        inside.to_str().unwrap(),
+    ]);
+    assert_eq!(o.status.code(), Some(2), "{}", stdout(&o));
+    assert!(
+        stderr(&o).contains(&format!(
+            "cannot write the certificate to {}",
+            inside.display()
+        )),
+        "{}",
+        stderr(&o)
+    );
 }

@@ -71,6 +71,12 @@ pub enum Error {
     /// inputs they allow would hold vacuously: the task is refused instead.
     #[error("no input satisfies the preconditions {}", preconditions.iter().map(|p| format!("`{p}`")).collect::<Vec<_>>().join(" and "))]
     Unsatisfiable { preconditions: Vec<String> },
+    /// The certificate of a loop proof ([`FunctionOptions::certificate`]) could not
+    /// be written: the folder cannot be made, or a file in it cannot be written.
+    ///
+    /// [`FunctionOptions::certificate`]: crate::FunctionOptions::certificate
+    #[error("cannot write the certificate to {dir}: {message}")]
+    Certificate { dir: String, message: String },
 }
 
 impl Options {

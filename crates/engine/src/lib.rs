@@ -102,9 +102,9 @@ pub use io::{
     MAX_OBSERVED_WORDS,
 };
 pub use mips32::{
-    compare_functions, explain_functions, FunctionCounterexample, FunctionExplanation, FunctionGap,
-    FunctionOptions, FunctionReport, FunctionRun, FunctionSide, FunctionTrace, FunctionVerdict,
-    TraceStep, UnboundedProof,
+    compare_functions, explain_functions, CertificateFiles, FunctionCounterexample,
+    FunctionExplanation, FunctionGap, FunctionOptions, FunctionReport, FunctionRun, FunctionSide,
+    FunctionTrace, FunctionVerdict, TraceStep, UnboundedProof,
 };
 pub use notes::NOTE_FUEL;
 pub use options::{deterministic_work, Options, DETERMINISTIC_WORK_PER_SECOND};

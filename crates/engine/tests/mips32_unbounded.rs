@@ -161,3 +161,94 @@ fn without_unbounded_a_long_loop_stays_bounded() {
         other => panic!("{other:?}"),
     }
 }
+
+/// The answers of cvc5 (`None` when it is not installed) and of the in-process Z3 to
+/// every SMT-LIB file of a certificate folder, by file name.
+fn recheck(dir: &std::path::Path) -> Vec<(String, Option<String>, z3::SatResult)> {
+    let mut files: Vec<_> = std::fs::read_dir(dir)
+        .unwrap()
+        .map(|e| e.unwrap().path())
+        .filter(|p| p.extension().is_some_and(|x| x == "smt2"))
+        .collect();
+    files.sort();
+    let cvc5 = std::path::Path::new("/usr/bin/cvc5");
+    if !cvc5.exists() {
+        eprintln!("note: /usr/bin/cvc5 is not installed: the certificate is checked by Z3 only");
+    }
+    files
+        .iter()
+        .map(|f| {
+            let name = f.file_name().unwrap().to_string_lossy().into_owned();
+            let by_cvc5 = cvc5.exists().then(|| {
+                let o = std::process::Command::new(cvc5)
+                    .arg("--tlimit=60000")
+                    .arg(f)
+                    .output()
+                    .unwrap();
+                String::from_utf8_lossy(&o.stdout).trim().to_string()
+            });
+            let text = std::fs::read_to_string(f).unwrap();
+            let solver = z3::Solver::new();
+            solver.from_string(text.as_str());
+            assert_eq!(
+                solver.get_assertions().len(),
+                text.matches("(assert ").count(),
+                "{name} did not parse in Z3"
+            );
+            (name, by_cvc5, solver.check())
+        })
+        .collect()
+}
+
+#[test]
+fn a_certificate_of_each_kind_of_proof_is_unsat_for_cvc5_and_z3() {
+    let (o0, o2) = (load("loops-O0.o"), load("loops-O2.o"));
+    // Lockstep trips (a strength-reduced counter), and a side that runs alone to its
+    // end (a loop against its closed form: termination is claimed and checked).
+    for (f, lone) in [("affine_sum", false), ("count_up", true)] {
+        let dir = tempfile::tempdir().unwrap();
+        let mut solver = tamarin::SolverConfig::default();
+        solver.timeout = std::time::Duration::from_secs(1);
+        let opts = FunctionOptions {
+            args: 2,
+            unbounded: true,
+            fuel: 5_000,
+            solver,
+            certificate: Some(dir.path().join("cert")),
+
+            ..FunctionOptions::default()
+        };
+        let report = compare_functions(side(&o0, f), side(&o2, f), &opts).unwrap();
+        assert_proved(&report);
+        let written = report.unbounded.as_ref().unwrap().certificate_files.clone();
+        let written = written.expect("the certificate was written");
+        assert_eq!(written.dir, dir.path().join("cert"));
+        let answers = recheck(&written.dir);
+        assert_eq!(answers.len(), written.checks, "{answers:?}");
+        for kind in ["initiation", "consecution", "exit"] {
+            assert!(
+                answers.iter().any(|(n, _, _)| n.contains(kind)),
+                "{f}: no {kind} check in {answers:?}"
+            );
+        }
+        assert_eq!(
+            answers.iter().any(|(n, _, _)| n.contains("termination")),
+            lone,
+            "{f}: {answers:?}"
+        );
+        for (name, cvc5, z3) in &answers {
+            if let Some(cvc5) = cvc5 {
+                assert_eq!(cvc5, "unsat", "{f}: cvc5 on {name}");
+            }
+            assert_eq!(*z3, z3::SatResult::Unsat, "{f}: Z3 on {name}");
+        }
+        let index = std::fs::read_to_string(written.dir.join("certificate.json")).unwrap();
+        for (name, _, _) in &answers {
+            assert!(
+                index.contains(name.as_str()),
+                "{name} not in the index: {index}"
+            );
+        }
+        assert!(written.dir.join("README").exists());
+    }
+}

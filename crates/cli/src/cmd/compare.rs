@@ -182,6 +182,9 @@ pub fn execute(mut args: Args) -> Result<ExitCode, CliError> {
     if elf || args.functions.function.is_some() {
         return compare_functions(&args);
     }
+    if args.functions.certificate.is_some() {
+        return Err(super::function::certificate_needs_unbounded());
+    }
     if args.functions.unbounded {
         return Err(CliError::Usage(
             "--unbounded proves MIPS32 functions (ELF files with --function) so far; \

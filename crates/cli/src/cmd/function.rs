@@ -313,6 +313,20 @@ pub struct CompareArgs {
     /// functions run forever or both end alike (loops are proved by an invariant).
     #[arg(long, help_heading = "MIPS32 functions")]
     pub unbounded: bool,
+    /// With --unbounded: write the loop proof's certificate into DIR (created if need
+    /// be): one SMT-LIB 2 file per check, each of which every solver must answer
+    /// `unsat` (`for f in DIR/*.smt2; do cvc5 $f; done`), and an index.
+    #[arg(long, value_name = "DIR", help_heading = "MIPS32 functions")]
+    pub certificate: Option<std::path::PathBuf>,
+}
+
+/// The usage error for `--certificate` without `--unbounded`.
+pub fn certificate_needs_unbounded() -> CliError {
+    CliError::Usage(
+        "--certificate writes the certificate of a loop proof: give it with --function NAME \
+         --unbounded"
+            .into(),
+    )
 }
 
 /// What `compare` needs to compare two functions.
@@ -364,6 +378,8 @@ struct ProofJson {
     /// The invariant at each place of the two runs (loop proofs only).
     #[serde(skip_serializing_if = "Option::is_none")]
     invariant: Option<serde_json::Map<String, serde_json::Value>>,
+    /// The folder the loop proof's certificate was written to (`--certificate`).
+    certificate: Option<String>,
 }
 
 fn proof_json(report: &tamarin::FunctionReport, fuel: u64) -> Option<ProofJson> {
@@ -384,12 +400,17 @@ fn proof_json(report: &tamarin::FunctionReport, fuel: u64) -> Option<ProofJson> 
             method: None,
             termination: None,
             invariant: None,
+            certificate: None,
         },
         Some(u) => ProofJson {
             fuel: None,
             method: Some(u.method),
             termination: Some(u.termination),
             invariant,
+            certificate: u
+                .certificate_files
+                .as_ref()
+                .map(|c| c.dir.display().to_string()),
         },
     })
 }
@@ -498,9 +519,30 @@ fn unbounded_text(
     t
 }
 
+/// The line that says where the certificate went, when `--certificate` was given.
+fn certificate_text(report: &tamarin::FunctionReport, asked: bool) -> String {
+    let u = report.unbounded.as_ref();
+    match u.and_then(|u| u.certificate_files.as_ref()) {
+        Some(c) => format!(
+            "certificate: {} ({} check{})\n",
+            c.dir.display(),
+            c.checks,
+            if c.checks == 1 { "" } else { "s" }
+        ),
+        None if !asked => String::new(),
+        None if u.is_some_and(|u| u.method == "paths") => {
+            "certificate: none (no loop proof: every run was followed to its end)\n".into()
+        }
+        None => "certificate: none (no loop invariant was proved)\n".into(),
+    }
+}
+
 /// Compares two functions of ELF files: exit status 0 equivalent, 1 different, 3
 /// undecided.
 pub fn compare(task: CompareTask<'_>) -> Result<ExitCode, CliError> {
+    if task.names.certificate.is_some() && !task.names.unbounded {
+        return Err(certificate_needs_unbounded());
+    }
     let (lfile, rfile) = (
         super::program_name(task.left),
         super::program_name(task.right),
@@ -542,6 +584,7 @@ pub fn compare(task: CompareTask<'_>) -> Result<ExitCode, CliError> {
         interrupt: crate::interrupt::flag(),
         unbounded: task.names.unbounded,
         engine: task.engine,
+        certificate: task.names.certificate.clone(),
         ..tamarin::FunctionOptions::default()
     };
     let report = tamarin::compare_functions(
@@ -694,6 +737,11 @@ pub fn compare(task: CompareTask<'_>) -> Result<ExitCode, CliError> {
                     }
                     t
                 }
+            };
+            let text = if matches!(report.verdict, tamarin::FunctionVerdict::Disequivalent(_)) {
+                text
+            } else {
+                text + &certificate_text(&report, task.names.certificate.is_some())
             };
             out.write_all(text.as_bytes()).map_err(CliError::stdout)?;
         }

@@ -56,6 +56,9 @@ pub struct FunctionOptions {
     /// merged encoding per side ([`Engine::Bmc`]), or the paths first and the merged
     /// encoding where too many paths or addresses left them short ([`Engine::Auto`]).
     pub engine: Engine,
+    /// With [`FunctionOptions::unbounded`]: a folder to write the loop proof's
+    /// certificate into, when there is one ([`super::certificate`]).
+    pub certificate: Option<std::path::PathBuf>,
 }
 
 impl Default for FunctionOptions {
@@ -72,6 +75,7 @@ impl Default for FunctionOptions {
             assume: Vec::new(),
             unbounded: false,
             engine: Engine::Auto,
+            certificate: None,
         }
     }
 }
@@ -182,8 +186,20 @@ pub struct UnboundedProof {
     /// `every-run-ends` (no run is longer than the fuel), `lockstep` (the loops run
     /// the same number of trips: both end or neither does) or `not-proved`.
     pub termination: &'static str,
-    /// The invariant, for `lockstep-induction`.
+    /// The invariant, for `lockstep-induction` (its obligations, which are in terms
+    /// of the comparison's own store, are left out of a report: they are in
+    /// `certificate_files`).
     pub certificate: Option<Certificate>,
+    /// Where the certificate was written ([`FunctionOptions::certificate`]).
+    pub certificate_files: Option<CertificateFiles>,
+}
+
+/// A certificate written to a folder.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct CertificateFiles {
+    pub dir: std::path::PathBuf,
+    /// How many checks (SMT-LIB files) it holds.
+    pub checks: usize,
 }
 
 /// Compares `left` and `right` under `opts`.
@@ -191,7 +207,8 @@ pub struct UnboundedProof {
 /// # Errors
 ///
 /// [`Error::Precondition`] for a precondition that names what is not an argument or
-/// mixes numbers and truths, [`Error::Unsatisfiable`] when no argument satisfies them.
+/// mixes numbers and truths, [`Error::Unsatisfiable`] when no argument satisfies them,
+/// [`Error::Certificate`] when [`FunctionOptions::certificate`] cannot be written.
 pub fn compare_functions(
     left: FunctionSide<'_>,
     right: FunctionSide<'_>,
@@ -279,19 +296,23 @@ pub fn compare_functions(
             &opts.observe,
             &limits,
             &half_stop,
+            opts.certificate.is_some(),
         );
         if let Outcome::Proved(certificate) = outcome {
+            let mut proof = Some(UnboundedProof {
+                method: "lockstep-induction",
+                termination: "lockstep",
+                certificate: Some(certificate),
+                certificate_files: None,
+            });
+            write_certificate(&mut s, &domain, opts, &mut proof)?;
             return Ok(FunctionReport {
                 verdict: FunctionVerdict::Equivalent,
                 paths: (0, 0),
                 queries: 0,
                 elapsed: started.elapsed(),
                 engine: Engine::Concolic,
-                unbounded: Some(UnboundedProof {
-                    method: "lockstep-induction",
-                    termination: "lockstep",
-                    certificate: Some(certificate),
-                }),
+                unbounded: proof,
             });
         }
         induction = Some(outcome);
@@ -403,10 +424,11 @@ pub fn compare_functions(
             FunctionVerdict::PossiblyEquivalent(finish(gaps))
         }
     };
-    let (verdict, unbounded) = match induction {
+    let (verdict, mut unbounded) = match induction {
         None => (verdict, None),
         Some(outcome) => unbounded_verdict(verdict, outcome),
     };
+    write_certificate(&mut s, &domain, opts, &mut unbounded)?;
     Ok(FunctionReport {
         verdict,
         paths: path_counts,
@@ -455,6 +477,7 @@ fn unbounded_verdict(
                 method: "paths",
                 termination: "every-run-ends",
                 certificate: None,
+                certificate_files: None,
             }),
         ),
         (v @ FunctionVerdict::Disequivalent(_), _) => (v, None),
@@ -469,6 +492,7 @@ fn unbounded_verdict(
                         method: "lockstep-induction",
                         termination: "not-proved",
                         certificate: Some(certificate),
+                        certificate_files: None,
                     })
                 }
                 Outcome::Unknown(why) => {
@@ -479,11 +503,45 @@ fn unbounded_verdict(
                     method: "lockstep-induction",
                     termination: "lockstep",
                     certificate: Some(certificate),
+                    certificate_files: None,
                 }),
             };
             (FunctionVerdict::PossiblyEquivalent(finish(gaps)), proof)
         }
     }
+}
+
+/// Writes the certificate of a loop proof the report rests on into
+/// [`FunctionOptions::certificate`], if given, and notes where; then drops the
+/// proof's obligations, whose terms are of this comparison's store only.
+fn write_certificate(
+    s: &mut TermStore,
+    domain: &[Term],
+    opts: &FunctionOptions,
+    proof: &mut Option<UnboundedProof>,
+) -> Result<(), Error> {
+    let Some(proof) = proof else { return Ok(()) };
+    let Some(certificate) = proof.certificate.as_mut() else {
+        return Ok(());
+    };
+    if let Some(dir) = &opts.certificate {
+        let title = match proof.termination {
+            "lockstep" => "both functions run forever or both end alike, on every input",
+            _ => "whenever both functions end, they end alike (termination not claimed)",
+        };
+        let checks = super::certificate::write(s, certificate, domain, dir, title).map_err(
+            |message| Error::Certificate {
+                dir: dir.display().to_string(),
+                message,
+            },
+        )?;
+        proof.certificate_files = Some(CertificateFiles {
+            dir: dir.clone(),
+            checks,
+        });
+    }
+    certificate.obligations = Default::default();
+    Ok(())
 }
 
 fn finish(mut gaps: Vec<FunctionGap>) -> Vec<FunctionGap> {
@@ -707,6 +765,17 @@ mod loop_proof_tests {
     /// The verdict on two functions of `image` for runs of any length, with `bugs`
     /// planted in the checker.
     fn verdict(image: &Image, l: &str, r: &str, bugs: u8) -> FunctionVerdict {
+        certified(image, l, r, bugs, None)
+    }
+
+    /// [`verdict`], with the certificate written to `certificate`.
+    fn certified(
+        image: &Image,
+        l: &str,
+        r: &str,
+        bugs: u8,
+        certificate: Option<&Path>,
+    ) -> FunctionVerdict {
         let side = |f: &str| FunctionSide {
             image,
             entry: image.function(f).unwrap().addr,
@@ -720,6 +789,7 @@ mod loop_proof_tests {
             unbounded: true,
             fuel: 300,
             solver,
+            certificate: certificate.map(Path::to_path_buf),
             ..FunctionOptions::default()
         };
         planted::plant(bugs);
@@ -751,5 +821,78 @@ mod loop_proof_tests {
         }
         let planted = verdict(&o0, "spin_on_seven", "zero", planted::LONE_TRIPS_END);
         assert_eq!(planted, FunctionVerdict::Equivalent);
+    }
+
+    /// The answer to each SMT-LIB file of a certificate folder, by cvc5 where it is
+    /// installed (else by the in-process Z3), in file order.
+    fn recheck(dir: &Path) -> Vec<(String, String)> {
+        let mut files: Vec<_> = std::fs::read_dir(dir)
+            .unwrap()
+            .map(|e| e.unwrap().path())
+            .filter(|p| p.extension().is_some_and(|x| x == "smt2"))
+            .collect();
+        files.sort();
+        let cvc5 = Path::new("/usr/bin/cvc5");
+        if !cvc5.exists() {
+            eprintln!("note: /usr/bin/cvc5 is not installed: the certificate is re-checked by Z3");
+        }
+        files
+            .iter()
+            .map(|f| {
+                let name = f.file_name().unwrap().to_string_lossy().into_owned();
+                let answer = if cvc5.exists() {
+                    let o = std::process::Command::new(cvc5)
+                        .arg("--tlimit=60000")
+                        .arg(f)
+                        .output()
+                        .unwrap();
+                    String::from_utf8_lossy(&o.stdout).trim().to_string()
+                } else {
+                    let solver = z3::Solver::new();
+                    solver.from_string(std::fs::read_to_string(f).unwrap());
+                    format!("{:?}", solver.check()).to_lowercase()
+                };
+                (name, answer)
+            })
+            .collect()
+    }
+
+    #[test]
+    fn a_false_fact_in_a_certificate_is_caught_by_its_recheck() {
+        let o0 = load("loops-O0.o");
+        let dir = tempfile::tempdir().unwrap();
+        let honest = certified(&o0, "count_down", "count_up", 0, Some(dir.path()));
+        assert_eq!(honest, FunctionVerdict::Equivalent);
+        let answers = recheck(dir.path());
+        assert!(!answers.is_empty());
+        assert!(answers.iter().all(|(_, a)| a == "unsat"), "{answers:?}");
+        // The same proof, its certificate with a fact no state satisfies at the first
+        // place: the proof is unchanged, and the re-check refuses its initiation.
+        let planted = certified(&o0, "count_down", "count_up", planted::FALSE_FACT, Some(dir.path()));
+        assert_eq!(planted, FunctionVerdict::Equivalent);
+        let answers = recheck(dir.path());
+        let sat: Vec<&String> = answers.iter().filter(|(_, a)| a == "sat").map(|(n, _)| n).collect();
+        assert!(sat.iter().any(|n| n.contains("initiation")), "{answers:?}");
+    }
+
+    #[test]
+    fn the_certificate_of_an_unpruned_invariant_does_not_recheck() {
+        // Without pruning a needle after 3,000,000 trips is "proved"; its certificate
+        // holds facts that a trip breaks, and the re-check finds one.
+        let o0 = load("loops-O0.o");
+        let dir = tempfile::tempdir().unwrap();
+        let v = certified(
+            &o0,
+            "count_up",
+            "count_up_late_needle",
+            planted::NO_PRUNING,
+            Some(dir.path()),
+        );
+        assert_eq!(v, FunctionVerdict::Equivalent);
+        let answers = recheck(dir.path());
+        assert!(
+            answers.iter().any(|(n, a)| a == "sat" && n.contains("consecution")),
+            "{answers:?}"
+        );
     }
 }

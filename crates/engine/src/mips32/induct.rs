@@ -33,7 +33,7 @@ use tamarin_mips::Reg;
 
 use super::explore::{self, End, Function, FunctionSide, Limits, Paths, Snapshot};
 use crate::solver::{Answer, Solver};
-use crate::term::{BinOp, Evaluator, Term, TermStore};
+use crate::term::{BinOp, Definition, Evaluator, Formula, Term, TermStore};
 
 /// What the loop proof found.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -58,6 +58,55 @@ pub struct Certificate {
     pub relations: Vec<(String, Vec<String>)>,
     /// Rounds of pruning until the facts were inductive.
     pub rounds: u32,
+    /// What the proof rests on, as queries a solver must find unsatisfiable (in terms
+    /// of the store the proof ran in; see [`super::certificate`]).
+    pub obligations: Obligations,
+}
+
+/// The queries whose unsatisfiability a loop proof rests on: those of its last round
+/// of pruning (whose facts are the final ones), its endings and its measures.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct Obligations {
+    /// The invariant of each place: a Boolean function of the place's values.
+    pub invariants: Vec<Definition>,
+    pub checks: Vec<Check>,
+}
+
+/// One obligation: the conjunction of `assertions` (and the preconditions) must be
+/// unsatisfiable.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Check {
+    pub kind: CheckKind,
+    /// A name for its file: `initiation-head-head`, `consecution-head-head-to-head-returned`.
+    pub name: String,
+    /// What its unsatisfiability shows, for people.
+    pub what: String,
+    pub assertions: Vec<Formula>,
+}
+
+/// What an obligation checks.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord)]
+pub enum CheckKind {
+    /// From the entry, each way to reach a place satisfies its invariant.
+    Initiation,
+    /// Each trip from a state that satisfies its place's invariant ends in a state
+    /// that satisfies the invariant of the place it reaches.
+    Consecution,
+    /// Each way both can end from a place (or the entry) ends alike.
+    Exit,
+    /// A measure decreases on each trip of a side that runs alone.
+    Termination,
+}
+
+impl CheckKind {
+    pub fn name(self) -> &'static str {
+        match self {
+            CheckKind::Initiation => "initiation",
+            CheckKind::Consecution => "consecution",
+            CheckKind::Exit => "exit",
+            CheckKind::Termination => "termination",
+        }
+    }
 }
 
 /// Where one side of the product is.
@@ -135,7 +184,8 @@ const REG_LOCATIONS: usize = 33;
 ///
 /// `args` are the inputs' terms (`$a0`..), `probes` argument vectors that satisfy the
 /// preconditions, `observe` the registers compared at a return; `solver` must hold
-/// the preconditions as its domain.
+/// the preconditions as its domain. With `certify`, a proof's certificate carries its
+/// [`Obligations`] (otherwise none, which costs nothing).
 #[allow(clippy::too_many_arguments)]
 pub fn prove(
     s: &mut TermStore,
@@ -147,6 +197,7 @@ pub fn prove(
     observe: &[Reg],
     limits: &Limits,
     stop: &dyn Fn() -> bool,
+    certify: bool,
 ) -> Outcome {
     let sides = [left, right];
     let mut heads = [None, None];
@@ -176,6 +227,7 @@ pub fn prove(
             observe,
             limits,
             stop,
+            certify,
             facts: BTreeMap::new(),
             fresh: BTreeMap::new(),
             grown: false,
@@ -207,6 +259,8 @@ struct Prover<'a, 'f> {
     observe: &'a [Reg],
     limits: &'a Limits,
     stop: &'a dyn Fn() -> bool,
+    /// Whether to record the obligations of a proof.
+    certify: bool,
     /// The facts still believed at each place reached.
     facts: BTreeMap<Place, BTreeSet<Fact>>,
     /// The fresh input standing for each value of each place.
@@ -253,6 +307,8 @@ impl Prover<'_, '_> {
             let mut ends: Vec<(Option<Place>, Term, Term)> = Vec::new();
             // Per place where one side runs alone: its start and the trips back to it.
             let mut lone: Vec<LoneTrips> = Vec::new();
+            // Every trip of the round, feasible or not: the obligations of consecution.
+            let mut trips: Vec<Trip> = Vec::new();
             let mut sources: Vec<Option<Place>> = vec![None];
             sources.extend(self.facts.keys().map(|&p| Some(p)));
             for from in sources {
@@ -261,8 +317,8 @@ impl Prover<'_, '_> {
                     Err(why) => return Run::Done(Outcome::Unknown(why)),
                 };
                 let alone = from.filter(|&p| p != (At::Head, At::Head));
-                if alone.is_some() {
-                    lone.push((pre, Vec::new()));
+                if let Some(place) = alone {
+                    lone.push((place, pre.clone(), Vec::new()));
                 }
                 if self.grown {
                     return Run::Grown;
@@ -271,6 +327,15 @@ impl Prover<'_, '_> {
                     match step.to {
                         Target::Ends(differ) => ends.push((from, step.guard, differ)),
                         Target::Place(place, values) => {
+                            if self.certify {
+                                trips.push(Trip {
+                                    from,
+                                    pre: pre.clone(),
+                                    guard: step.guard,
+                                    to: place,
+                                    post: values.clone(),
+                                });
+                            }
                             match self.feasible(&[step.guard]) {
                                 Some(false) => continue,
                                 Some(true) => {}
@@ -281,7 +346,7 @@ impl Prover<'_, '_> {
                                 }
                             }
                             if alone == Some(place) {
-                                if let Some((_, again)) = lone.last_mut() {
+                                if let Some((_, _, again)) = lone.last_mut() {
                                     again.push((step.guard, values.clone()));
                                 }
                             }
@@ -317,8 +382,12 @@ impl Prover<'_, '_> {
                     }
                 }
             }
-            let certificate = self.certificate(rounds);
-            return Run::Done(if self.lone_trips_end(&lone) {
+            let measures = self.lone_trips_end(&lone);
+            let mut certificate = self.certificate(rounds);
+            if self.certify {
+                certificate.obligations = self.obligations(&trips, &ends, measures.as_deref());
+            }
+            return Run::Done(if measures.is_some() {
                 Outcome::Proved(certificate)
             } else {
                 Outcome::Partial(certificate)
@@ -331,24 +400,30 @@ impl Prover<'_, '_> {
     /// pruning, whose facts are the final ones) decreases one measure (a value, or
     /// the difference of two, read as unsigned: it cannot decrease forever). Then
     /// every run of the product that does not end is one where both loop on together.
-    fn lone_trips_end(&mut self, lone: &[LoneTrips]) -> bool {
+    /// The measure of each place with such trips, or `None`.
+    fn lone_trips_end(&mut self, lone: &[LoneTrips]) -> Option<Vec<(Place, Measure)>> {
         #[cfg(test)]
         if planted::has(planted::LONE_TRIPS_END) {
-            return true;
+            return Some(Vec::new());
         }
-        lone.iter()
-            .all(|(pre, again)| again.is_empty() || self.decreases(pre, again))
+        let mut out = Vec::new();
+        for (place, pre, again) in lone {
+            if !again.is_empty() {
+                out.push((*place, self.decreases(pre, again)?));
+            }
+        }
+        Some(out)
     }
 
-    /// Whether some measure over the values of a place decreases (unsigned) on every
+    /// Some measure over the values of a place that decreases (unsigned) on every
     /// trip of `again` (its guard and the values after it) from `pre`.
-    fn decreases(&mut self, pre: &[Term], again: &[(Term, Vec<Term>)]) -> bool {
+    fn decreases(&mut self, pre: &[Term], again: &[(Term, Vec<Term>)]) -> Option<Measure> {
         let n = pre.len();
         // The values a trip changes, and every value (a bound may be an input).
         let moving: Vec<usize> = (0..n)
             .filter(|&i| again.iter().any(|(_, post)| post.get(i) != pre.get(i)))
             .collect();
-        let mut measures: Vec<(usize, Option<usize>)> = Vec::new();
+        let mut measures: Vec<Measure> = Vec::new();
         for &i in &moving {
             measures.push((i, None));
             for j in 0..n {
@@ -358,28 +433,19 @@ impl Prover<'_, '_> {
                 }
             }
         }
-        let measure = |s: &mut TermStore, v: &[Term], (a, b): (usize, Option<usize>)| -> Term {
-            match b {
-                None => v[a],
-                Some(b) => s.bin(BinOp::Sub, v[a], v[b]),
-            }
-        };
         for (tried, m) in measures.into_iter().enumerate() {
             if tried >= MAX_MEASURES || (self.stop)() {
-                return false;
+                return None;
             }
-            let before = measure(self.s, pre, m);
             let all = again.iter().all(|(guard, post)| {
-                let after = measure(self.s, post, m);
-                let down = self.s.bin(BinOp::Ult, after, before);
-                let not_down = self.s.not(down);
+                let not_down = not_decreased(self.s, m, pre, post);
                 self.feasible(&[*guard, not_down]) == Some(false)
             });
             if all {
-                return true;
+                return Some(m);
             }
         }
-        false
+        None
     }
 
     /// One query of the proof, within [`QUERY_TIME`]: a fact the solver cannot settle
@@ -990,7 +1056,197 @@ impl Prover<'_, '_> {
             invariant,
             relations,
             rounds,
+            obligations: Obligations::default(),
         }
+    }
+
+    /// The obligations of the last round: `trips` and `ends` as it explored them, and
+    /// the measure of each place where one side runs alone (`None`: termination is
+    /// not claimed). A state at a place is given by variables of its own (the inputs
+    /// for the inputs), so an obligation is about every state its invariant allows;
+    /// the fresh inputs the round stood for a class of equal values with are replaced
+    /// by the variable of the class's first value.
+    fn obligations(
+        &mut self,
+        trips: &[Trip],
+        ends: &[(Option<Place>, Term, Term)],
+        measures: Option<&[(Place, Measure)]>,
+    ) -> Obligations {
+        // A place no feasible trip reaches has no facts: its invariant is `false`, so
+        // that every trip into it must be infeasible.
+        let mut places: BTreeSet<Place> = self.facts.keys().copied().collect();
+        places.extend(trips.iter().map(|t| t.to));
+        let inputs = self.args.len();
+        let mut invariants = Vec::new();
+        let mut states: BTreeMap<Place, Vec<Term>> = BTreeMap::new();
+        for &place in &places {
+            let n = inputs + self.width(0, place.0) + self.width(1, place.1);
+            let params: Vec<Term> = (0..n)
+                .map(|i| {
+                    let name = self.value_name(place, i);
+                    self.s.new_var(&name, 32)
+                })
+                .collect();
+            let Some(facts) = self.facts.get(&place) else {
+                let body = self.s.bool(false);
+                invariants.push(Definition {
+                    name: invariant_name(place),
+                    params,
+                    body,
+                });
+                continue;
+            };
+            #[allow(unused_mut)]
+            let mut facts: Vec<Fact> = facts.iter().copied().collect();
+            #[cfg(test)]
+            if planted::has(planted::FALSE_FACT) && self.facts.keys().next() == Some(&place) {
+                // `x <u 0`, which no value satisfies.
+                let v = Operand::Value(inputs as u16);
+                facts.push(Fact::cmp(Rel::Ult, v, Operand::Const(0)));
+            }
+            let terms: Vec<Term> = facts.iter().map(|f| self.fact_term(f, &params)).collect();
+            let body = self.s.and_all(terms);
+            invariants.push(Definition {
+                name: invariant_name(place),
+                params,
+                body,
+            });
+            let state = (0..n)
+                .map(|i| match self.args.get(i) {
+                    Some(&arg) => arg,
+                    None => {
+                        let name = format!("{}.{}", place_slug(place), self.value_name(place, i));
+                        self.s.new_var(&name, 32)
+                    }
+                })
+                .collect();
+            states.insert(place, state);
+        }
+        let mut renames: BTreeMap<Place, rustc_hash::FxHashMap<Term, Term>> = BTreeMap::new();
+        for (&(place, root), &fresh) in &self.fresh {
+            if let Some(&v) = states.get(&place).and_then(|s| s.get(root as usize)) {
+                renames.entry(place).or_default().insert(fresh, v);
+            }
+        }
+        let mut checks = Vec::new();
+        // A check from `from`: its invariant over its state, and one of `cases` (each
+        // a guard and what must not hold with it).
+        let mut check = |s: &mut TermStore,
+                         kind: CheckKind,
+                         name: String,
+                         what: String,
+                         from: Option<Place>,
+                         cases: Vec<(Term, Formula)>| {
+            let mut roots = Vec::new();
+            for (guard, f) in &cases {
+                roots.push(*guard);
+                collect_terms(f, &mut roots);
+            }
+            let renamed = match from.and_then(|p| renames.get(&p)) {
+                Some(map) => s.substitute_all(&roots, map.clone()),
+                None => roots,
+            };
+            let mut it = renamed.into_iter();
+            let mut disjuncts = Vec::new();
+            for (_, f) in cases {
+                let Some(guard) = it.next() else { break };
+                let f = replace_terms(&f, &mut it);
+                if s.as_const(guard) != Some(0) {
+                    disjuncts.push(Formula::And(vec![Formula::Term(guard), f]));
+                }
+            }
+            let mut assertions = Vec::new();
+            if let Some(p) = from {
+                if let Some(state) = states.get(&p) {
+                    assertions.push(Formula::Call(invariant_name(p), state.clone()));
+                }
+            }
+            assertions.push(Formula::Or(disjuncts));
+            checks.push(Check {
+                kind,
+                name,
+                what,
+                assertions,
+            });
+        };
+        let mut groups: BTreeMap<(Option<Place>, Place), Vec<&Trip>> = BTreeMap::new();
+        for t in trips {
+            groups.entry((t.from, t.to)).or_default().push(t);
+        }
+        for (&(from, to), group) in &groups {
+            let cases = group
+                .iter()
+                .map(|t| {
+                    let at_to = Formula::Call(invariant_name(to), t.post.clone());
+                    (t.guard, Formula::Not(Box::new(at_to)))
+                })
+                .collect();
+            let (kind, name, what) = match from {
+                None => (
+                    CheckKind::Initiation,
+                    format!("initiation-{}", place_slug(to)),
+                    format!(
+                        "from the entry, every way to reach {} satisfies its invariant",
+                        place_text(to)
+                    ),
+                ),
+                Some(p) => (
+                    CheckKind::Consecution,
+                    format!("consecution-{}-to-{}", place_slug(p), place_slug(to)),
+                    format!(
+                        "every {} trip from {} that satisfies its invariant and reaches {} \
+                         satisfies the invariant there",
+                        if p == (At::Head, At::Head) { "lockstep" } else { "lone" },
+                        place_text(p),
+                        place_text(to)
+                    ),
+                ),
+            };
+            check(self.s, kind, name, what, from, cases);
+        }
+        let mut by_source: BTreeMap<Option<Place>, Vec<(Term, Formula)>> = BTreeMap::new();
+        for &(from, guard, differ) in ends {
+            by_source
+                .entry(from)
+                .or_default()
+                .push((guard, Formula::Term(differ)));
+        }
+        for (from, cases) in by_source {
+            let (name, what) = match from {
+                None => (
+                    "exit-entry".to_string(),
+                    "every way both can end before a loop head ends alike".to_string(),
+                ),
+                Some(p) => (
+                    format!("exit-{}", place_slug(p)),
+                    format!(
+                        "every way both can end from {} with its invariant ends alike (same \
+                         observed registers or the same fault)",
+                        place_text(p)
+                    ),
+                ),
+            };
+            check(self.s, CheckKind::Exit, name, what, from, cases);
+        }
+        for &(place, m) in measures.unwrap_or_default() {
+            let cases = trips
+                .iter()
+                .filter(|t| t.from == Some(place) && t.to == place)
+                .map(|t| (t.guard, Formula::Term(not_decreased(self.s, m, &t.pre, &t.post))))
+                .collect();
+            let what = format!(
+                "the measure {} decreases (unsigned) on every trip from {} back to it",
+                match m {
+                    (a, None) => self.value_name(place, a),
+                    (a, Some(b)) => format!("{} - {}", self.value_name(place, a), self.value_name(place, b)),
+                },
+                place_text(place)
+            );
+            let name = format!("termination-{}", place_slug(place));
+            check(self.s, CheckKind::Termination, name, what, Some(place), cases);
+        }
+        checks.sort_by_key(|c| c.kind);
+        Obligations { invariants, checks }
     }
 
     /// For each value of `place`, the lowest value its equalities make it equal to
@@ -1091,6 +1347,42 @@ fn reg_name(r: Reg) -> String {
     tamarin_mips::target::Mips32::reg_name(r)
 }
 
+/// A place in a file name: `head-returned`.
+fn place_slug(place: Place) -> String {
+    format!("{}-{}", at_name(place.0), at_name(place.1))
+}
+
+/// A place for people: `head/returned`.
+fn place_text(place: Place) -> String {
+    format!("{}/{}", at_name(place.0), at_name(place.1))
+}
+
+fn invariant_name(place: Place) -> String {
+    format!("inv.{}", place_slug(place))
+}
+
+/// The terms of a formula, in order.
+fn collect_terms(f: &Formula, out: &mut Vec<Term>) {
+    match f {
+        Formula::Term(t) => out.push(*t),
+        Formula::Call(_, args) => out.extend(args),
+        Formula::Not(f) => collect_terms(f, out),
+        Formula::And(fs) | Formula::Or(fs) => fs.iter().for_each(|f| collect_terms(f, out)),
+    }
+}
+
+/// `f` with its terms taken in order from `terms` (as [`collect_terms`] lists them).
+fn replace_terms(f: &Formula, terms: &mut impl Iterator<Item = Term>) -> Formula {
+    let mut next = |t: Term| terms.next().unwrap_or(t);
+    match f {
+        Formula::Term(t) => Formula::Term(next(*t)),
+        Formula::Call(name, args) => Formula::Call(name.clone(), args.iter().map(|&t| next(t)).collect()),
+        Formula::Not(f) => Formula::Not(Box::new(replace_terms(f, terms))),
+        Formula::And(fs) => Formula::And(fs.iter().map(|f| replace_terms(f, terms)).collect()),
+        Formula::Or(fs) => Formula::Or(fs.iter().map(|f| replace_terms(f, terms)).collect()),
+    }
+}
+
 fn at_name(at: At) -> &'static str {
     match at {
         At::Head => "head",
@@ -1100,9 +1392,41 @@ fn at_name(at: At) -> &'static str {
 
 type Samples = BTreeMap<Place, Vec<Vec<u32>>>;
 
-/// A place where one side runs alone: the values it starts from, and each feasible
-/// trip back to it (its guard and the values after it).
-type LoneTrips = (Vec<Term>, Vec<(Term, Vec<Term>)>);
+/// A place where one side runs alone: the place, the values it starts from, and each
+/// feasible trip back to it (its guard and the values after it).
+type LoneTrips = (Place, Vec<Term>, Vec<(Term, Vec<Term>)>);
+
+/// A measure over the values of a place: value `a`, or `a - b` (unsigned).
+type Measure = (usize, Option<usize>);
+
+/// That measure `m` did not decrease (unsigned) from values `pre` to `post`.
+fn not_decreased(s: &mut TermStore, m: Measure, pre: &[Term], post: &[Term]) -> Term {
+    let measure = |s: &mut TermStore, v: &[Term]| -> Term {
+        let at = |i: usize| v.get(i).copied();
+        match (m, at(m.0)) {
+            ((_, None), Some(a)) => a,
+            ((_, Some(b)), Some(a)) => match at(b) {
+                Some(b) => s.bin(BinOp::Sub, a, b),
+                None => s.word(0),
+            },
+            (_, None) => s.word(0),
+        }
+    };
+    let before = measure(s, pre);
+    let after = measure(s, post);
+    let down = s.bin(BinOp::Ult, after, before);
+    s.not(down)
+}
+
+/// One trip of a round of pruning: from a place (the entry when `None`) and the
+/// values it starts from, its guard, and the place and values it leads to.
+struct Trip {
+    from: Option<Place>,
+    pre: Vec<Term>,
+    guard: Term,
+    to: Place,
+    post: Vec<Term>,
+}
 
 struct SideRun {
     visits: Vec<Vec<u32>>,
@@ -1187,6 +1511,9 @@ pub(crate) mod planted {
 
     pub const NO_PRUNING: u8 = 1;
     pub const LONE_TRIPS_END: u8 = 2;
+    /// A fact no state satisfies, added to the first place's invariant in the
+    /// certificate only (the proof itself is not changed).
+    pub const FALSE_FACT: u8 = 4;
 
     thread_local! {
         static BUGS: Cell<u8> = const { Cell::new(0) };

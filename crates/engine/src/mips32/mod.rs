@@ -4,6 +4,7 @@
 //! is believed ([`compare`]); and why two functions differ on one input, run by run
 //! ([`explain`]).
 
+pub mod certificate;
 pub mod compare;
 pub mod explain;
 pub mod explore;
@@ -12,7 +13,7 @@ pub mod merged;
 
 pub use compare::{
     compare_functions, FunctionCounterexample, FunctionGap, FunctionOptions, FunctionReport,
-    FunctionRun, FunctionSide, FunctionVerdict, UnboundedProof,
+    FunctionRun, FunctionSide, FunctionVerdict, UnboundedProof, CertificateFiles,
 };
-pub use induct::Certificate;
+pub use induct::{Certificate, Check, CheckKind, Obligations};
 pub use explain::{explain_functions, FunctionExplanation, FunctionTrace, TraceStep};

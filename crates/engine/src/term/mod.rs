@@ -19,7 +19,10 @@ mod smtlib;
 pub use eval::{eval, Compiled, Evaluator};
 pub use lower::{lower_arrays, ArrayLowering};
 pub use print::Readable;
-pub use smtlib::{malformed_memory, symbol as smtlib_symbol, to_smtlib};
+pub use smtlib::{
+    expression as smtlib_expression, malformed_memory, script as smtlib_script,
+    symbol as smtlib_symbol, to_smtlib, Definition, Formula,
+};
 
 use rustc_hash::FxHashMap;
 

@@ -52,7 +52,78 @@ pub fn malformed_memory(store: &TermStore, lowered: &[Term]) -> bool {
 /// array theory; a malformed read (see [`malformed_memory`]) is left out with a
 /// comment, so a solver refuses the text rather than answering another query.
 pub fn to_smtlib(store: &mut TermStore, assertions: &[Term], comment: &str) -> String {
-    let assertions = lower_arrays(store, assertions);
+    let formulas: Vec<Formula> = assertions.iter().map(|&t| Formula::Term(t)).collect();
+    script(store, &[], &formulas, comment)
+}
+
+/// An assertion of a [`script`]: terms of the store, and calls of the functions the
+/// script defines, joined by the Boolean connectives.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum Formula {
+    Term(Term),
+    /// A defined function applied to terms (bit-vectors or Booleans).
+    Call(String, Vec<Term>),
+    Not(Box<Formula>),
+    And(Vec<Formula>),
+    Or(Vec<Formula>),
+}
+
+impl Formula {
+    fn terms(&self, out: &mut Vec<Term>) {
+        match self {
+            Formula::Term(t) => out.push(*t),
+            Formula::Call(_, args) => out.extend(args),
+            Formula::Not(f) => f.terms(out),
+            Formula::And(fs) | Formula::Or(fs) => fs.iter().for_each(|f| f.terms(out)),
+        }
+    }
+
+    /// The text, with the terms taken in order from `lowered`.
+    fn text(&self, store: &TermStore, lowered: &mut impl Iterator<Item = Term>) -> String {
+        let mut next = || lowered.next().map_or("false".to_string(), |t| atom(store, t));
+        match self {
+            Formula::Term(_) => next(),
+            Formula::Call(name, args) if args.is_empty() => symbol(name),
+            Formula::Call(name, args) => {
+                let args: Vec<String> = args.iter().map(|_| next()).collect();
+                format!("({} {})", symbol(name), args.join(" "))
+            }
+            Formula::Not(f) => format!("(not {})", f.text(store, lowered)),
+            Formula::And(fs) | Formula::Or(fs) if fs.is_empty() => {
+                (matches!(self, Formula::And(_))).to_string()
+            }
+            Formula::And(fs) | Formula::Or(fs) => {
+                let op = if matches!(self, Formula::And(_)) { "and" } else { "or" };
+                let parts: Vec<String> = fs.iter().map(|f| f.text(store, lowered)).collect();
+                format!("({op} {})", parts.join(" "))
+            }
+        }
+    }
+}
+
+/// A Boolean function a [`script`] defines: `params` are variables of the store bound
+/// by it, and `body` (over them) is printed whole, without shared definitions.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Definition {
+    pub name: String,
+    pub params: Vec<Term>,
+    pub body: Term,
+}
+
+/// A standalone SMT-LIB 2 script that defines `definitions`, asserts `formulas` and
+/// checks satisfiability; the terms are printed as [`to_smtlib`] prints them.
+pub fn script(
+    store: &mut TermStore,
+    definitions: &[Definition],
+    formulas: &[Formula],
+    comment: &str,
+) -> String {
+    let mut roots = Vec::new();
+    for f in formulas {
+        f.terms(&mut roots);
+    }
+    let assertions = lower_arrays(store, &roots);
+    let bodies = lower_arrays(store, &definitions.iter().map(|d| d.body).collect::<Vec<_>>());
     let store = &*store;
     let mut out = String::new();
     for line in comment.lines() {
@@ -72,34 +143,27 @@ pub fn to_smtlib(store: &mut TermStore, assertions: &[Term], comment: &str) -> S
             );
         }
     }
+    for (d, &body) in definitions.iter().zip(&bodies) {
+        let params: Vec<String> = d
+            .params
+            .iter()
+            .map(|&p| format!("({} {})", expression(store, p), sort(store, p)))
+            .collect();
+        let _ = writeln!(
+            out,
+            "(define-fun {} ({}) Bool {})",
+            symbol(&d.name),
+            params.join(" "),
+            expression(store, body)
+        );
+    }
     for &t in &order {
-        let body = match store.node(t) {
-            Node::Bool(_) | Node::Const { .. } | Node::Var { .. } => continue,
-            Node::Not(a) => format!("(not {})", atom(store, a)),
-            Node::Bin(op, a, b) => {
-                format!(
-                    "({} {} {})",
-                    op.smtlib_name(),
-                    atom(store, a),
-                    atom(store, b)
-                )
-            }
-            Node::Extract { hi, lo, arg } => {
-                format!("((_ extract {hi} {lo}) {})", atom(store, arg))
-            }
-            Node::SignExt { by, arg } => format!("((_ sign_extend {by}) {})", atom(store, arg)),
-            Node::ZeroExt { by, arg } => format!("((_ zero_extend {by}) {})", atom(store, arg)),
-            Node::Ite(c, a, b) => format!(
-                "(ite {} {} {})",
-                atom(store, c),
-                atom(store, a),
-                atom(store, b)
-            ),
-            // Left by the lowering only where memory is malformed.
-            Node::ConstArray(_) | Node::Store(..) | Node::Select(..) => {
+        let Some(body) = node_text(store, t, &|c| atom(store, c)) else {
+            if let Node::ConstArray(_) | Node::Store(..) | Node::Select(..) = store.node(t) {
+                // Left by the lowering only where memory is malformed.
                 let _ = writeln!(out, "; t{}: malformed memory, not printed", t.index());
-                continue;
             }
+            continue;
         };
         let _ = writeln!(
             out,
@@ -109,9 +173,64 @@ pub fn to_smtlib(store: &mut TermStore, assertions: &[Term], comment: &str) -> S
             body
         );
     }
-    for &a in &assertions {
-        let _ = writeln!(out, "(assert {})", atom(store, a));
+    let mut lowered = assertions.into_iter();
+    for f in formulas {
+        let _ = writeln!(out, "(assert {})", f.text(store, &mut lowered));
     }
     let _ = writeln!(out, "(check-sat)");
     out
+}
+
+/// The text of an operation node over its children's texts; `None` for a leaf (and
+/// for memory, which no text says).
+fn node_text(store: &TermStore, t: Term, child: &dyn Fn(Term) -> String) -> Option<String> {
+    Some(match store.node(t) {
+        Node::Bool(_) | Node::Const { .. } | Node::Var { .. } => return None,
+        Node::ConstArray(_) | Node::Store(..) | Node::Select(..) => return None,
+        Node::Not(a) => format!("(not {})", child(a)),
+        Node::Bin(op, a, b) => format!("({} {} {})", op.smtlib_name(), child(a), child(b)),
+        Node::Extract { hi, lo, arg } => format!("((_ extract {hi} {lo}) {})", child(arg)),
+        Node::SignExt { by, arg } => format!("((_ sign_extend {by}) {})", child(arg)),
+        Node::ZeroExt { by, arg } => format!("((_ zero_extend {by}) {})", child(arg)),
+        Node::Ite(c, a, b) => format!("(ite {} {} {})", child(c), child(a), child(b)),
+    })
+}
+
+/// The text of `t` as one nested expression, shared subterms repeated: for small
+/// terms over bound variables, which the shared definitions cannot name.
+pub fn expression(store: &TermStore, t: Term) -> String {
+    node_text(store, t, &|c| expression(store, c)).unwrap_or_else(|| atom(store, t))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::term::BinOp;
+
+    #[test]
+    fn a_script_defines_functions_over_bound_variables_and_calls_them() {
+        let mut s = TermStore::new();
+        let x = s.new_var("x", 32);
+        let p = s.new_var("p.x", 32);
+        let three = s.word(3);
+        let body = s.bin(BinOp::Ult, p, three);
+        let def = Definition {
+            name: "small".into(),
+            params: vec![p],
+            body,
+        };
+        let y = s.bin(BinOp::Add, x, three);
+        let call = Formula::Not(Box::new(Formula::Call("small".into(), vec![y])));
+        let yes = Formula::Term(s.bool(true));
+        let text = script(&mut s, &[def], &[yes, call], "c");
+        assert!(
+            text.contains("(define-fun small ((p.x (_ BitVec 32))) Bool (bvult p.x (_ bv3 32)))"),
+            "{text}"
+        );
+        // The parameter is bound, not declared; the argument is a shared definition.
+        assert!(!text.contains("(declare-const p.x"), "{text}");
+        assert!(text.contains("(declare-const x (_ BitVec 32))"), "{text}");
+        assert!(text.contains(&format!("(assert (not (small t{})))", y.index())), "{text}");
+        assert!(text.ends_with("(check-sat)\n"), "{text}");
+    }
 }

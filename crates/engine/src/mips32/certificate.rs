@@ -1,0 +1,161 @@
+//! A loop proof's certificate on disk: one standalone SMT-LIB 2 file per obligation the
+//! proof rests on ([`Obligations`]), each of which a correct proof makes every solver
+//! answer `unsat`, and an index (`README` for people, `certificate.json` for tools).
+//!
+//! A file defines the invariant of each place as a Boolean function of the place's
+//! values (`inv.head-head`, …), declares the inputs and the variables of the state a
+//! check starts from, asserts the preconditions, the invariant of that state and the
+//! negated obligation, and ends with `(check-sat)`. The terms are printed by the one
+//! SMT-LIB printer ([`crate::term::to_smtlib`]'s), memory read as `ite` chains, so
+//! the logic is `QF_BV`.
+
+use std::fmt::Write as _;
+use std::path::Path;
+
+use super::induct::{Certificate, Obligations};
+use crate::term::{smtlib_script, Formula, Term, TermStore};
+
+/// Writes the certificate of `certificate` into `dir` (created if need be), with
+/// `domain` (the preconditions) asserted in every file, and `title` (what was
+/// proved) at the head of the index. Files of an earlier certificate in `dir` are
+/// removed first. The number of checks written.
+///
+/// # Errors
+///
+/// What went wrong creating `dir` or writing a file, with its path.
+pub fn write(
+    store: &mut TermStore,
+    certificate: &Certificate,
+    domain: &[Term],
+    dir: &Path,
+    title: &str,
+) -> Result<usize, String> {
+    let o: &Obligations = &certificate.obligations;
+    // The error names the file in `dir` at fault (the caller names `dir`).
+    let at = |file: &str, e: std::io::Error| format!("{file}: {e}");
+    std::fs::create_dir_all(dir).map_err(|e| e.to_string())?;
+    remove_stale(dir).map_err(|e| e.to_string())?;
+    let width = o.checks.len().to_string().len().max(2);
+    let mut index = Vec::new();
+    for (k, check) in o.checks.iter().enumerate() {
+        let file = format!("{:0width$}-{}.smt2", k + 1, check.name);
+        let mut formulas = check.assertions.clone();
+        formulas.extend(domain.iter().map(|&t| Formula::Term(t)));
+        let comment = format!(
+            "tamarin loop-proof certificate: {}\n{}: {}\nexpected: unsat",
+            title,
+            check.kind.name(),
+            check.what
+        );
+        let text = smtlib_script(store, &o.invariants, &formulas, &comment);
+        let path = dir.join(&file);
+        std::fs::write(&path, text).map_err(|e| at(&file, e))?;
+        index.push((file, check.kind.name(), check.what.as_str()));
+    }
+    std::fs::write(dir.join("README"), readme_text(certificate, title, &index))
+        .map_err(|e| at("README", e))?;
+    std::fs::write(dir.join("certificate.json"), json_text(certificate, title, &index))
+        .map_err(|e| at("certificate.json", e))?;
+    Ok(index.len())
+}
+
+/// Removes the check files an earlier certificate left (`NN-KIND-….smt2`), so that
+/// `DIR/*.smt2` is this certificate's checks only.
+fn remove_stale(dir: &Path) -> std::io::Result<()> {
+    for entry in std::fs::read_dir(dir)? {
+        let entry = entry?;
+        let name = entry.file_name();
+        let Some(name) = name.to_str() else { continue };
+        let Some((number, rest)) = name.split_once('-') else {
+            continue;
+        };
+        let ours = !number.is_empty()
+            && number.bytes().all(|b| b.is_ascii_digit())
+            && name.ends_with(".smt2")
+            && ["initiation-", "consecution-", "exit-", "termination-"]
+                .iter()
+                .any(|k| rest.starts_with(k));
+        if ours && entry.file_type()?.is_file() {
+            std::fs::remove_file(entry.path())?;
+        }
+    }
+    Ok(())
+}
+
+fn readme_text(c: &Certificate, title: &str, index: &[(String, &str, &str)]) -> String {
+    let mut t = String::new();
+    let _ = writeln!(t, "Certificate of a loop proof by tamarin: {title}\n");
+    let _ = writeln!(
+        t,
+        "Loop heads: left {}, right {}.\n",
+        head(c.heads.0),
+        head(c.heads.1)
+    );
+    let _ = writeln!(
+        t,
+        "Each .smt2 file is a standalone SMT-LIB 2 query (logic QF_BV) whose \
+         unsatisfiability the proof\nrests on: every solver must answer `unsat` to each. \
+         Re-check them with\n\n    for f in DIR/*.smt2; do cvc5 \"$f\"; done\n"
+    );
+    let _ = writeln!(t, "The invariant (the inv.PLACE functions of the files):");
+    for (place, facts) in &c.invariant {
+        let _ = writeln!(t, "  {place}: {}", facts.join(", "));
+    }
+    let _ = writeln!(t, "\nThe checks (expected answer: unsat):");
+    for (file, kind, what) in index {
+        let _ = writeln!(t, "  {file}\n    {kind}: {what}");
+    }
+    t
+}
+
+fn json_text(c: &Certificate, title: &str, index: &[(String, &str, &str)]) -> String {
+    let checks: Vec<String> = index
+        .iter()
+        .map(|(file, kind, what)| {
+            format!(
+                "    {{\"file\": {}, \"kind\": {}, \"checks\": {}, \"expected\": \"unsat\"}}",
+                quote(file),
+                quote(kind),
+                quote(what)
+            )
+        })
+        .collect();
+    let invariant: Vec<String> = c
+        .invariant
+        .iter()
+        .map(|(place, facts)| {
+            let facts: Vec<String> = facts.iter().map(|f| quote(f)).collect();
+            format!("    {}: [{}]", quote(place), facts.join(", "))
+        })
+        .collect();
+    format!(
+        "{{\n  \"proof\": {},\n  \"logic\": \"QF_BV\",\n  \"heads\": {{\"left\": {}, \"right\": {}}},\n  \
+         \"invariant\": {{\n{}\n  }},\n  \"checks\": [\n{}\n  ]\n}}\n",
+        quote(title),
+        quote(&head(c.heads.0)),
+        quote(&head(c.heads.1)),
+        invariant.join(",\n"),
+        checks.join(",\n")
+    )
+}
+
+fn head(h: Option<u32>) -> String {
+    h.map_or("none".into(), |a| format!("0x{a:08x}"))
+}
+
+/// A JSON string.
+fn quote(s: &str) -> String {
+    let mut out = String::from("\"");
+    for c in s.chars() {
+        match c {
+            '"' => out.push_str("\\\""),
+            '\\' => out.push_str("\\\\"),
+            c if (c as u32) < 0x20 => {
+                let _ = write!(out, "\\u{:04x}", c as u32);
+            }
+            c => out.push(c),
+        }
+    }
+    out.push('"');
+    out
+}
