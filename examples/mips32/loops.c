@@ -99,3 +99,25 @@ int zero(unsigned n) {
     (void)n;
     return 0;
 }
+
+/* A sum over i < n: gcc -O2 strength-reduces it to a pointer stepping by 3 against
+   3n + b, so the exits agree only through i <= n. */
+unsigned lockstep_sum(unsigned n, unsigned b) {
+    unsigned s = 5;
+    for (unsigned i = 0; i < n; i++)
+        s += 3 * i + b;
+    return s;
+}
+
+/* The same recurrence unrolled by two: -O2 jumps back into the shared code after the
+   loop when n < 2, a backward jump that is no loop. */
+unsigned unrolled_by_two(unsigned n, unsigned b) {
+    unsigned s = 5, i = 0;
+    for (; i + 1 < n; i += 2) {
+        s = s * 3 + b;
+        s = s * 3 + b;
+    }
+    if (i < n)
+        s = s * 3 + b;
+    return s;
+}

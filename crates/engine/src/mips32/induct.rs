@@ -168,6 +168,9 @@ const SAMPLE_PROBES: usize = 48;
 const SAMPLE_FUEL: u64 = 20_000;
 /// Most samples kept per place.
 const MAX_SAMPLES: usize = 4_000;
+/// Most samples one probe gives a place (its first visits): so that one long run
+/// cannot fill a place with states that share a loop-invariant value by chance.
+const SAMPLES_PER_PROBE: usize = 64;
 /// Most times the set of written words may grow before giving up.
 const MAX_RESTARTS: u32 = 6;
 /// Most time one query of the proof may take.
@@ -476,37 +479,62 @@ impl Prover<'_, '_> {
         let mut dropped = false;
         loop {
             let facts: Vec<Fact> = self.facts[&place].iter().copied().collect();
-            if facts.is_empty() {
+            let bad = self.broken_facts(guard, values, &facts)?;
+            if bad.is_empty() {
                 return Ok(dropped);
             }
-            let terms: Vec<Term> = facts.iter().map(|f| self.fact_term(f, values)).collect();
-            let all = self.s.and_all(terms.iter().copied());
-            let broken = self.s.not(all);
-            if self.s.as_const(broken) == Some(0) {
-                return Ok(dropped);
+            let set = self.facts.get_mut(&place).ok_or("a place vanished")?;
+            for f in bad {
+                set.remove(&f);
             }
-            match self.ask( &[guard, broken]) {
-                Answer::Unsat => return Ok(dropped),
-                Answer::Sat(model) => {
-                    let mut e = Evaluator::new(self.s, &model.values);
-                    let bad: Vec<Fact> = facts
-                        .iter()
-                        .zip(&terms)
-                        .filter(|(_, &t)| !e.holds(t))
-                        .map(|(f, _)| *f)
-                        .collect();
-                    if bad.is_empty() {
-                        return Err("a model of a broken fact broke none".into());
-                    }
-                    let set = self.facts.get_mut(&place).ok_or("a place vanished")?;
-                    for f in bad {
-                        set.remove(&f);
-                    }
-                    dropped = true;
+            dropped = true;
+        }
+    }
+
+    /// Facts among `facts` that the trip `guard` (to a state with `values`) may break:
+    /// those a model of one broken shows broken, or none when the solver says no
+    /// trip breaks any. Where it cannot tell about a set, each half is asked in turn
+    /// (no trip breaks a set exactly when none breaks either half), and a single fact
+    /// it cannot tell about counts as broken: dropping a candidate only weakens the
+    /// invariant, which the next round checks again.
+    fn broken_facts(
+        &mut self,
+        guard: Term,
+        values: &[Term],
+        facts: &[Fact],
+    ) -> Result<Vec<Fact>, String> {
+        if facts.is_empty() {
+            return Ok(Vec::new());
+        }
+        let terms: Vec<Term> = facts.iter().map(|f| self.fact_term(f, values)).collect();
+        let all = self.s.and_all(terms.iter().copied());
+        let broken = self.s.not(all);
+        if self.s.as_const(broken) == Some(0) {
+            return Ok(Vec::new());
+        }
+        match self.ask(&[guard, broken]) {
+            Answer::Unsat => Ok(Vec::new()),
+            Answer::Sat(model) => {
+                let mut e = Evaluator::new(self.s, &model.values);
+                let bad: Vec<Fact> = facts
+                    .iter()
+                    .zip(&terms)
+                    .filter(|(_, &t)| !e.holds(t))
+                    .map(|(f, _)| *f)
+                    .collect();
+                if bad.is_empty() {
+                    return Err("a model of a broken fact broke none".into());
                 }
-                Answer::Unknown(why) => {
-                    return Err(format!("the solver could not decide a fact: {why}"))
+                Ok(bad)
+            }
+            Answer::Unknown(_) if facts.len() == 1 || (self.stop)() => Ok(facts.to_vec()),
+            Answer::Unknown(_) => {
+                let (first, second) = facts.split_at(facts.len() / 2);
+                let bad = self.broken_facts(guard, values, first)?;
+                if !bad.is_empty() {
+                    return Ok(bad);
                 }
+                self.broken_facts(guard, values, second)
             }
         }
     }
@@ -607,6 +635,21 @@ impl Prover<'_, '_> {
         for (i, c) in constant.iter().enumerate().skip(inputs) {
             if let Some(c) = *c {
                 facts.insert(Fact::cmp(Rel::Eq, Operand::Value(i as u16), Operand::Const(c)));
+            }
+        }
+        // A value constant in every sample may still vary: its equality with the
+        // same location of the other side is a candidate too (weaker than both
+        // constants, so it can outlive them).
+        if place == (At::Head, At::Head) {
+            let l = self.width(0, At::Head);
+            for k in 0..REG_LOCATIONS {
+                let (i, j) = (inputs + k, inputs + l + k);
+                if j < n
+                    && (constant[i].is_some() || constant[j].is_some())
+                    && rows.iter().all(|r| r[i] == r[j])
+                {
+                    facts.insert(Fact::cmp(Rel::Eq, Operand::Value(i as u16), Operand::Value(j as u16)));
+                }
             }
         }
         let varying: Vec<usize> = (0..n).filter(|&i| constant[i].is_none()).collect();
@@ -974,6 +1017,7 @@ impl Prover<'_, '_> {
             let runs: Vec<SideRun> = (0..2).map(|k| self.sample_run(k, probe)).collect();
             let (l, r) = (&runs[0], &runs[1]);
             let longest = l.visits.len().max(r.visits.len());
+            let mut given: BTreeMap<Place, usize> = BTreeMap::new();
             for k in 0..longest {
                 let mut row: Vec<u32> = probe.clone();
                 let mut place = (At::Head, At::Head);
@@ -999,8 +1043,10 @@ impl Prover<'_, '_> {
                     break;
                 }
                 let rows = out.entry(place).or_default();
-                if rows.len() < MAX_SAMPLES {
+                let mine = given.entry(place).or_default();
+                if rows.len() < MAX_SAMPLES && *mine < SAMPLES_PER_PROBE {
                     rows.push(row);
+                    *mine += 1;
                 }
             }
         }
@@ -1044,9 +1090,17 @@ impl Prover<'_, '_> {
             let written = facts.iter().map(|f| self.describe(*place, f)).collect();
             invariant.push((name.clone(), written));
             let rep = self.representatives(*place, facts);
+            // An equality of two values that the invariant fixes to constants says
+            // nothing more than the constants.
+            let fixed = |o: Operand| {
+                facts.iter().any(|g| {
+                    g.rel == Rel::Eq && g.a == o && matches!(g.b, Operand::Const(_))
+                })
+            };
             let key = facts
                 .iter()
                 .filter(|f| self.ties(*place, f, &rep))
+                .filter(|f| !(f.rel == Rel::Eq && fixed(f.a) && fixed(f.b)))
                 .map(|f| self.describe(*place, f))
                 .collect();
             relations.push((name, key));
@@ -1481,20 +1535,26 @@ fn holds(rel: Rel, a: u32, b: u32) -> bool {
 fn loop_heads(side: FunctionSide<'_>, probes: &[Vec<u32>]) -> Vec<u32> {
     let mut heads = BTreeSet::new();
     let mut m = Machine::new(side.image, SAMPLE_FUEL);
+    let mut seen = rustc_hash::FxHashSet::default();
     for probe in probes.iter().take(SAMPLE_PROBES) {
         m.call(side.entry, probe);
+        seen.clear();
         while m.steps() < SAMPLE_FUEL {
             let pc = m.regs().pc;
+            seen.insert(pc);
             let instr = m.instr_at(pc);
             if m.step().is_some() {
                 break;
             }
             let next = m.regs().pc;
+            // A branch back to code this run has already been through: a jump back
+            // into shared code that the run reaches for the first time is no loop.
             let backward = matches!(
                 instr,
                 Some(Instr::Branch { link: false, .. } | Instr::Jump { link: false, .. })
             ) && instr.and_then(|i| i.static_target(pc)) == Some(next)
-                && next <= pc;
+                && next <= pc
+                && seen.contains(&next);
             if backward {
                 heads.insert(next);
             }

@@ -134,7 +134,7 @@ fn make(family: &'static str, rng: &mut Rng) -> LoopPair {
                 "    unsigned s = {c};\n    for (unsigned i = 0; i < n; i++)\n        s = s * {k} + b;\n    return s;"
             )),
             func(&format!(
-                "    unsigned s = {c}, i = 0;\n    for (; i + 1 < n; i += 2) {{\n        s = s * {k} + b;\n        s = s * {k} + b;\n    }}\n    for (; i < n; i++)\n        s = s * {k} + b;\n    return s;"
+                "    unsigned s = {c}, i = 0;\n    for (; i + 1 < n; i += 2) {{\n        s = s * {k} + b;\n        s = s * {k} + b;\n    }}\n    if (i < n)\n        s = s * {k} + b;\n    return s;"
             )),
             Expect::Equal,
         ),
@@ -284,6 +284,7 @@ pub fn check_loop_pair(
             return result;
         }
     };
+    result.verdict = Some(verdict.clone());
     result.verdict_text = match &verdict {
         FunctionVerdict::Equivalent => "equivalent".into(),
         FunctionVerdict::Disequivalent(cx) => format!("disequivalent at {:?}", cx.args),
