@@ -11,7 +11,8 @@
 use std::collections::BTreeMap;
 
 use super::state::{self, Key, State};
-use crate::term::{Term, TermStore};
+use crate::solver::Answer;
+use crate::term::{Evaluator, Term, TermStore};
 use crate::verdict::UnrollStats;
 
 /// A loop of the code as the scheduler sees it.
@@ -148,4 +149,36 @@ impl Frontier {
     pub fn drain(&mut self) -> Vec<State> {
         std::mem::take(&mut self.work).into_values().collect()
     }
+}
+
+/// The values `target` takes where `guard` holds, listed with the solver one query per
+/// value (at most `limit`), each with its condition `target == v`; and the condition
+/// of the rest, when there were more values or the solver could not tell (`None` when
+/// every value was listed). Both unrollers list the targets of an input-dependent
+/// jump this way.
+pub fn list_values(
+    s: &mut TermStore,
+    guard: Term,
+    target: Term,
+    limit: usize,
+    ask: &mut dyn FnMut(&mut TermStore, &[Term]) -> Answer,
+) -> (Vec<(Term, u32)>, Option<Term>) {
+    let mut query = vec![guard];
+    let mut cases = Vec::new();
+    while cases.len() < limit {
+        match ask(s, &query) {
+            Answer::Sat(m) => {
+                let k = Evaluator::new(s, &m.values).eval(target) as u32;
+                let kt = s.word(k);
+                let is = s.eq(target, kt);
+                let not = s.not(is);
+                cases.push((is, k));
+                query.push(not);
+            }
+            Answer::Unsat => return (cases, None),
+            Answer::Unknown(_) => break,
+        }
+    }
+    let rest = s.and_all(query);
+    (cases, Some(rest))
 }

@@ -20,7 +20,7 @@ use tamarin_mips::mips32::Image;
 use tamarin_mips::target::{mips32 as sem, Abi, Mips32, PartOp, Target};
 use tamarin_mips::Reg;
 
-use super::frontier::{Frontier, Initial};
+use super::frontier::{list_values, Frontier, Initial};
 use super::state::{self, Mem, State};
 use super::unroll::{leaf_targets, MAX_JUMP_TARGETS};
 use crate::semantics::{Effect, Regs, Width};
@@ -335,21 +335,7 @@ impl<'s, 'a> Unroller<'s, 'a> {
 
     /// The instruction at `pc`, or the fault of fetching it (as the emulator fetches).
     fn fetch(&self, pc: u32) -> Result<Instr, FaultKind> {
-        let image = self.setup.image;
-        if pc & 3 != 0 {
-            return Err(FaultKind::AddressError);
-        }
-        if !image.section_at(pc).is_some_and(|s| s.executable) {
-            return Err(if image.undefined_jump(pc).is_some() {
-                FaultKind::UndefinedCall
-            } else {
-                FaultKind::Unmapped
-            });
-        }
-        match image.word(pc).map(Mips32::decode) {
-            Some(Some(i)) => Ok(i),
-            _ => Err(FaultKind::Reserved),
-        }
+        crate::semantics::machine::mips32_fetch(self.setup.image, pc)
     }
 
     fn effect(&mut self, st: &State, pc: u32, instr: Instr) -> Effect<Term, Term> {
@@ -754,7 +740,8 @@ impl<'s, 'a> Unroller<'s, 'a> {
     }
 
     /// Lists the values `target` takes in `st` with the solver, one query per value;
-    /// the inputs left when there are too many are uncovered.
+    /// the inputs left when there are too many (or the solver cannot tell) are
+    /// uncovered.
     fn enumerate_targets(
         &mut self,
         st: &State,
@@ -762,27 +749,17 @@ impl<'s, 'a> Unroller<'s, 'a> {
         ask: &mut dyn FnMut(&mut TermStore, &[Term]) -> Answer,
     ) -> Vec<(Term, u32)> {
         let g = st.guard(self.s);
-        let mut query = vec![g];
-        let mut cases = Vec::new();
-        loop {
-            if cases.len() >= MAX_JUMP_TARGETS {
-                break;
-            }
-            match self.ask(ask, &query) {
-                Answer::Sat(m) => {
-                    let k = Evaluator::new(self.s, &m.values).eval(target) as u32;
-                    let kt = self.s.word(k);
-                    let is = self.s.eq(target, kt);
-                    let not = self.s.not(is);
-                    cases.push((is, k));
-                    query.push(not);
-                }
-                Answer::Unsat => return cases,
-                Answer::Unknown(_) => break,
-            }
+        let asked = &mut self.asked_terms;
+        let mut counted = |s: &mut TermStore, q: &[Term]| {
+            let before = s.len();
+            let answer = ask(s, q);
+            *asked += s.len() - before;
+            answer
+        };
+        let (cases, rest) = list_values(self.s, g, target, MAX_JUMP_TARGETS, &mut counted);
+        if let Some(rest) = rest {
+            self.uncover(Uncovered::JumpTargets, rest);
         }
-        let rest = self.s.and_all(query);
-        self.uncover(Uncovered::JumpTargets, rest);
         cases
     }
 }

@@ -13,7 +13,7 @@ use tamarin_mips::cpu::{Stop, INPUT_ADDR, OUTPUT_ADDR};
 use tamarin_mips::memory::MEM_SIZE;
 use tamarin_mips::{Program, Reg};
 
-use super::frontier::{Frontier, Initial};
+use super::frontier::{list_values, Frontier, Initial};
 use super::state::{self, Mem, MemView, State};
 use crate::io::Observable;
 use crate::semantics::machine::{bad_address, initial_memory, initial_word};
@@ -654,7 +654,9 @@ impl<'s, 'a, I: Isa> Unroller<'s, 'a, I> {
         self.end_error(g);
     }
 
-    /// Lists the values `target` takes in `st` with the solver, one query per value.
+    /// Lists the values `target` takes in `st` with the solver, one query per value;
+    /// the inputs left when there are too many (or the solver cannot tell) are
+    /// uncovered.
     fn enumerate_targets(
         &mut self,
         st: &State,
@@ -662,27 +664,17 @@ impl<'s, 'a, I: Isa> Unroller<'s, 'a, I> {
         ask: &mut dyn FnMut(&mut TermStore, &[Term]) -> Answer,
     ) -> Vec<(Term, u32)> {
         let g = st.guard(self.s);
-        let mut query = vec![g];
-        let mut cases = Vec::new();
-        loop {
-            if cases.len() >= MAX_JUMP_TARGETS {
-                break;
-            }
-            match self.ask(ask, &query) {
-                Answer::Sat(m) => {
-                    let k = Evaluator::new(self.s, &m.values).eval(target) as u32;
-                    let kt = self.s.word(k);
-                    let is = self.s.eq(target, kt);
-                    let not = self.s.not(is);
-                    cases.push((is, k));
-                    query.push(not);
-                }
-                Answer::Unsat => return cases,
-                Answer::Unknown(_) => break,
-            }
+        let asked = &mut self.asked_terms;
+        let mut counted = |s: &mut TermStore, q: &[Term]| {
+            let before = s.len();
+            let answer = ask(s, q);
+            *asked += s.len() - before;
+            answer
+        };
+        let (cases, rest) = list_values(self.s, g, target, MAX_JUMP_TARGETS, &mut counted);
+        if let Some(rest) = rest {
+            self.uncover(Uncovered::JumpTargets, rest);
         }
-        let rest = self.s.and_all(query);
-        self.uncover(Uncovered::JumpTargets, rest);
         cases
     }
 }

@@ -575,28 +575,9 @@ impl Explorer<'_, '_> {
         }
     }
 
-    /// The instruction at `pc`, or the fault of fetching it (as the emulator's
-    /// `fetch`).
+    /// The instruction at `pc`, or the fault of fetching it.
     fn fetch(&self, pc: u32) -> Result<Instr, FaultKind> {
-        if pc & 3 != 0 {
-            return Err(FaultKind::AddressError);
-        }
-        let executable = self
-            .func
-            .image
-            .section_at(pc)
-            .is_some_and(|s| s.executable);
-        if !executable {
-            return Err(if self.func.image.undefined_jump(pc).is_some() {
-                FaultKind::UndefinedCall
-            } else {
-                FaultKind::Unmapped
-            });
-        }
-        match self.func.image.word(pc).map(decode) {
-            Some(Some(i)) => Ok(i),
-            _ => Err(FaultKind::Reserved),
-        }
+        crate::semantics::machine::mips32_fetch(self.func.image, pc)
     }
 
     /// What `instr` at `pc` does in `st`: the semantics the emulator runs, over terms.

@@ -2,6 +2,9 @@
 //! access or a jump may use, how a bad one fails, and the initial memory.
 
 use tamarin_mips::memory::MEM_SIZE;
+use tamarin_mips::mips32::cpu::FaultKind;
+use tamarin_mips::mips32::isa::{decode, Instr};
+use tamarin_mips::mips32::Image;
 
 use crate::term::{BinOp, Term, TermStore};
 
@@ -56,4 +59,24 @@ pub fn initial_memory(s: &mut TermStore, image: &[u32]) -> Term {
 /// The word at `addr` of the initial memory.
 pub fn initial_word(image: &[u32], addr: u32) -> u32 {
     image.get((addr / 4) as usize).copied().unwrap_or(0)
+}
+
+/// The instruction at `pc` of `image`, or the fault of fetching it, as the emulator's
+/// `fetch` decides: misaligned, outside code (an undefined function's slot, or
+/// unmapped), or not an instruction of the profile.
+pub fn mips32_fetch(image: &Image, pc: u32) -> Result<Instr, FaultKind> {
+    if pc & 3 != 0 {
+        return Err(FaultKind::AddressError);
+    }
+    if !image.section_at(pc).is_some_and(|s| s.executable) {
+        return Err(if image.undefined_jump(pc).is_some() {
+            FaultKind::UndefinedCall
+        } else {
+            FaultKind::Unmapped
+        });
+    }
+    match image.word(pc).map(decode) {
+        Some(Some(i)) => Ok(i),
+        _ => Err(FaultKind::Reserved),
+    }
 }
