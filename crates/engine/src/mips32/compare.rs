@@ -16,6 +16,7 @@ use tamarin_mips::Reg;
 use tamarin_mips::mips32::abi::ARG_REGS;
 
 pub use super::explore::FunctionSide;
+pub use super::gap::FunctionGap;
 use super::explore::{self, End, Function, Gap, Limits, Paths};
 use super::induct::{self, Certificate, Outcome};
 use crate::error::Error;
@@ -111,45 +112,6 @@ pub struct FunctionCounterexample {
     pub args: Vec<u32>,
     pub left: FunctionRun,
     pub right: FunctionRun,
-}
-
-/// Why a comparison is not a proof.
-#[derive(Clone, Debug, PartialEq, Eq, PartialOrd, Ord)]
-pub enum FunctionGap {
-    /// Some run is longer than the fuel.
-    Fuel,
-    /// More paths than the limit.
-    Paths,
-    /// The time limit or an interrupt.
-    Time,
-    /// An input-dependent address or jump with too many values.
-    Addresses,
-    /// The solver could not decide the query (its reason).
-    Solver(String),
-    /// The solver's answer did not replay as a difference (a fault of this tool:
-    /// please report it).
-    Replay,
-    /// For runs of any length: equal whenever both end was proved, but one may run on
-    /// where the other ends.
-    Termination,
-    /// For runs of any length: no inductive invariant was found (why).
-    Invariant(String),
-}
-
-impl FunctionGap {
-    /// A stable name, for JSON.
-    pub fn kind(&self) -> &'static str {
-        match self {
-            FunctionGap::Fuel => "fuel",
-            FunctionGap::Paths => "paths",
-            FunctionGap::Time => "time",
-            FunctionGap::Addresses => "symbolic-address",
-            FunctionGap::Solver(_) => "solver-unknown",
-            FunctionGap::Replay => "replay",
-            FunctionGap::Termination => "termination",
-            FunctionGap::Invariant(_) => "invariant",
-        }
-    }
 }
 
 /// The verdict on two functions.

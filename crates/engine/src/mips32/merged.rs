@@ -6,7 +6,7 @@ use tamarin_mips::cpu::Stop;
 use tamarin_mips::mips32::cpu::FaultKind;
 use tamarin_mips::Reg;
 
-use super::compare::FunctionGap;
+use super::gap::FunctionGap;
 use super::explore::FunctionSide;
 use crate::bmc::function::{unroll_function, FunctionSetup, FunctionSummary};
 use crate::solver::{Answer, Solver};

@@ -8,6 +8,7 @@ pub mod certificate;
 pub mod compare;
 pub mod explain;
 pub mod explore;
+mod gap;
 pub mod induct;
 pub mod merged;
 
