@@ -3,7 +3,7 @@
 //!
 //! States wait in a map keyed by [`Key`] and the state with the lowest pc runs next,
 //! except at a loop head, whose states wait until the loop's body is empty and then
-//! enter it together (see [`Frontier::next`]). A state that arrives where another
+//! enter it together (see [`Frontier::take_next`]). A state that arrives where another
 //! waits is merged into it, so the two arms of a branch meet again at their join, each
 //! iteration of a loop is one state at its head, and the exits of a loop from every
 //! iteration become one state.
@@ -70,7 +70,7 @@ impl Frontier {
     /// there; running the lowest pc alone would let a short arm of the body race ahead
     /// and merge with a later iteration of a longer one, turning pointers and counters
     /// into `ite`s of unrelated iterations.
-    pub fn next(&mut self) -> Option<State> {
+    pub fn take_next(&mut self) -> Option<State> {
         let mut release = None;
         let key = self
             .work
@@ -129,7 +129,7 @@ impl Frontier {
         }
     }
 
-    /// Puts back a state taken by [`Frontier::next`] without running it.
+    /// Puts back a state taken by [`Frontier::take_next`] without running it.
     pub fn put_back(&mut self, s: &TermStore, st: State) {
         self.work.insert(st.key(s, self.stack), st);
     }

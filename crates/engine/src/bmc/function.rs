@@ -25,7 +25,7 @@ use super::state::{self, Mem, State};
 use super::unroll::{leaf_targets, MAX_JUMP_TARGETS};
 use crate::semantics::{Effect, Regs, Width};
 use crate::solver::Answer;
-use crate::term::{BinOp, Evaluator, Term, TermStore};
+use crate::term::{BinOp, Term, TermStore};
 use crate::verdict::{Uncovered, UnrollStats};
 
 /// One function to unroll and how far.
@@ -187,7 +187,7 @@ impl<'s, 'a> Unroller<'s, 'a> {
 
     fn run(&mut self, ask: &mut dyn FnMut(&mut TermStore, &[Term]) -> Answer) {
         let mut pops = 0u64;
-        while let Some(st) = self.frontier.next() {
+        while let Some(st) = self.frontier.take_next() {
             pops += 1;
             let grown = self.s.len() - self.base_terms - self.asked_terms;
             let over_terms = grown > self.setup.max_terms;
@@ -773,6 +773,7 @@ mod tests {
 
     use super::*;
     use crate::solver::{build_chain, Solver, SolverConfig};
+    use crate::term::Evaluator;
     use tamarin_mips::mips32::{Machine, Status};
 
     fn load(name: &str) -> Image {

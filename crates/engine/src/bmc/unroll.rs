@@ -19,7 +19,7 @@ use crate::io::Observable;
 use crate::semantics::machine::{bad_address, initial_memory, initial_word};
 use crate::semantics::{self as sem, alu, Cs241, Effect, Isa, Regs};
 use crate::solver::Answer;
-use crate::term::{BinOp, Evaluator, Node, Term, TermStore};
+use crate::term::{BinOp, Node, Term, TermStore};
 pub use crate::verdict::{Uncovered, UnrollStats};
 
 /// Most targets of one input-dependent jump that the unroller enumerates.
@@ -180,7 +180,7 @@ impl<'s, 'a, I: Isa> Unroller<'s, 'a, I> {
 
     fn run(&mut self, ask: &mut dyn FnMut(&mut TermStore, &[Term]) -> Answer) {
         let mut pops = 0u64;
-        while let Some(st) = self.frontier.next() {
+        while let Some(st) = self.frontier.take_next() {
             pops += 1;
             let over_terms = self.s.len() - self.asked_terms > self.setup.max_terms;
             let over_time = pops.is_multiple_of(256) && self.setup.stop.reached();
