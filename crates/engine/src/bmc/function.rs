@@ -94,6 +94,9 @@ struct Unroller<'s, 'a> {
     /// The initial memory as an array, built when an input-dependent access first
     /// needs it.
     initial_array: Option<Term>,
+    /// What merges are given as the initial array until then: a state's memory has a
+    /// base array only once `initial_array` was built, so no merge reads this one.
+    stand_in: Term,
     fuel_term: Term,
     frontier: Frontier,
     forks: rustc_hash::FxHashMap<u32, u32>,
@@ -162,6 +165,7 @@ impl<'s, 'a> Unroller<'s, 'a> {
         let mut frontier = Frontier::new(branches, SP.index());
         frontier.put_back(s, first);
         let fuel_term = s.constant(64, setup.fuel);
+        let stand_in = s.const_array(zero);
         let base_terms = s.len();
         Unroller {
             s,
@@ -169,6 +173,7 @@ impl<'s, 'a> Unroller<'s, 'a> {
             memory: Memory::new(image),
             regions,
             initial_array: None,
+            stand_in,
             fuel_term,
             frontier,
             forks: Default::default(),
@@ -234,15 +239,7 @@ impl<'s, 'a> Unroller<'s, 'a> {
     }
 
     fn push(&mut self, st: State) {
-        // A state's memory has a base array only once `initial_array` was built, so
-        // the stand-in below is never what a merge reads.
-        let array = match self.initial_array {
-            Some(m) => m,
-            None => {
-                let zero = self.s.word(0);
-                self.s.const_array(zero)
-            }
-        };
+        let array = self.initial_array.unwrap_or(self.stand_in);
         let image = self.setup.image;
         let initial = Initial {
             word: &|a: u32| Self::initial_word(image, a),
@@ -491,7 +488,7 @@ impl<'s, 'a> Unroller<'s, 'a> {
             let k = k as u32;
             let fault = if k & (n - 1) != 0 {
                 Some(FaultKind::AddressError)
-            } else if !self.mapped(k, n) {
+            } else if !self.memory.holds(k, n) {
                 Some(FaultKind::Unmapped)
             } else if stores && !self.memory.is_writable(k) {
                 Some(FaultKind::ReadOnly)
@@ -511,7 +508,8 @@ impl<'s, 'a> Unroller<'s, 'a> {
         self.fail_if(st, misaligned, FaultKind::AddressError);
         let mut in_any = Vec::new();
         let mut in_writable = Vec::new();
-        for r in self.regions.clone() {
+        for k in 0..self.regions.len() {
+            let r = self.regions[k];
             if r.len < n {
                 continue;
             }
@@ -532,15 +530,6 @@ impl<'s, 'a> Unroller<'s, 'a> {
             let writable = self.s.or_all(in_writable);
             let read_only = self.s.not(writable);
             self.fail_if(st, read_only, FaultKind::ReadOnly);
-        }
-    }
-
-    /// Whether the `n` bytes at `addr` lie in one region (as the emulator requires).
-    fn mapped(&mut self, addr: u32, n: u32) -> bool {
-        match n {
-            2 => self.memory.read::<2>(addr).is_ok(),
-            4 => self.memory.read::<4>(addr).is_ok(),
-            _ => self.memory.read::<1>(addr).is_ok(),
         }
     }
 

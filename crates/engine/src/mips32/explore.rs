@@ -539,11 +539,7 @@ impl Explorer<'_, '_> {
 
     /// Whether the `n` bytes at `addr` lie in one region (as the emulator requires).
     fn same_region(&mut self, addr: u32, n: u32) -> bool {
-        match n {
-            2 => self.memory.read::<2>(addr).is_ok(),
-            4 => self.memory.read::<4>(addr).is_ok(),
-            _ => self.memory.read::<1>(addr).is_ok(),
-        }
+        self.memory.holds(addr, n)
     }
 
     /// Writes `value` (8 × `n` bits) at the concrete `addr`, or the fault.

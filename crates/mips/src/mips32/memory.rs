@@ -142,6 +142,12 @@ impl Memory {
         Ok(())
     }
 
+    /// Whether the `n` bytes (1, 2 or 4) at `addr` lie in one region, as every access
+    /// of that width requires.
+    pub fn holds(&mut self, addr: u32, n: u32) -> bool {
+        self.find(addr, n).is_ok()
+    }
+
     /// The byte at `addr`, if mapped (for display; no fault).
     pub fn peek(&mut self, addr: u32) -> Option<u8> {
         self.read::<1>(addr).ok().map(|b| b[0])
