@@ -79,7 +79,7 @@ macro_rules! internal_modules {
 
 internal_modules!(
     assume, bmc, budget, check, concolic, equiv, error, explain, io, minimise, mips32, notes,
-    options, report, semantics, shared, solver, term, trace, verdict
+    options, report, semantics, shared, solver, term, trace, unbounded, verdict
 );
 
 pub use tamarin_mips as mips;
@@ -141,7 +141,11 @@ pub fn compare(
     // the task and every engine draw from it.
     let opts = &opts.started();
     opts.validate(&[left, right])?;
-    let mut report = equiv::compare(left, right, opts, observer);
+    let mut report = if opts.unbounded {
+        unbounded::compare(left, right, opts, observer)?
+    } else {
+        equiv::compare(left, right, opts, observer)
+    };
     opts.solver_failure(&report.stats)?;
     let known = report.stats.wrote_output;
     report.notes = notes::notes(&[left, right], opts, &[known.0, known.1]);

@@ -120,6 +120,12 @@ pub struct Options {
     /// caller that splits its own budget ([`Budget::share`]), sets it; it is used as
     /// it is, so its deadline holds whatever `timeout` says.
     pub budget: Option<Budget>,
+    /// Prove for runs of any length (`crate::unbounded`): `equivalent` then means
+    /// that on every input both programs run forever or both end alike (default off:
+    /// proofs hold for runs of up to `fuel` steps).
+    pub unbounded: bool,
+    /// With [`Options::unbounded`]: a folder to write a loop proof's certificate into.
+    pub certificate: Option<std::path::PathBuf>,
 }
 
 impl Default for Options {
@@ -153,6 +159,8 @@ impl Default for Options {
             shared_calls: true,
             procedure_cache: None,
             budget: None,
+            unbounded: false,
+            certificate: None,
         }
     }
 }

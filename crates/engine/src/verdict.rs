@@ -309,13 +309,19 @@ pub enum Incomplete {
     Encoding { what: Uncovered },
     /// A difference the merged encoding predicted did not show when replayed.
     Unconfirmed,
+    /// For runs of any length: equal whenever both end was proved, but one program
+    /// may run on where the other ends.
+    Termination,
+    /// For runs of any length: runs longer than the fuel, and no loop invariant that
+    /// covers them (why).
+    Invariant { why: String },
 }
 
 impl Incomplete {
     /// A stable name for the reason, for scripts and for the front end's advice:
     /// `depth-bound`, `solver-unknown`, `diverged`, `path-budget`, `run-budget`,
     /// `time-limit`, `interrupted`, `trace-limit`, `call-effects`, `pair-budget`,
-    /// `unconfirmed`, and for
+    /// `unconfirmed`, `termination`, `invariant` (runs of any length), and for
     /// the merged encoding's uncovered parts `uncovered-jump`, `code-write`,
     /// `symbolic-code`, `array-fit`, `encoding-budget`.
     pub fn kind(&self) -> &'static str {
@@ -332,6 +338,8 @@ impl Incomplete {
             Incomplete::TooManyPairs { .. } => "pair-budget",
             Incomplete::Encoding { what } => what.kind(),
             Incomplete::Unconfirmed => "unconfirmed",
+            Incomplete::Termination => "termination",
+            Incomplete::Invariant { .. } => "invariant",
         }
     }
 
@@ -421,6 +429,15 @@ impl fmt::Display for Incomplete {
                 f,
                 "bounded model checking predicted a difference that did not show when replayed"
             ),
+            Incomplete::Termination => write!(
+                f,
+                "equal whenever both end was proved for runs of any length (an inductive \
+                 invariant at the loop heads), but one program may run on where the other ends"
+            ),
+            Incomplete::Invariant { why } => write!(
+                f,
+                "runs longer than the fuel were not covered: no loop invariant was proved ({why})"
+            ),
         }
     }
 }
@@ -470,6 +487,9 @@ pub struct Proof {
     /// Difference queries discharged for the proof.
     pub queries: u64,
     pub fuel: u64,
+    /// With [`crate::Options::unbounded`]: how the claim for runs of any length was
+    /// reached (then `fuel` bounds nothing).
+    pub unbounded: Option<crate::mips32::UnboundedProof>,
 }
 
 /// The answer.

@@ -362,32 +362,59 @@ impl ObservedJson {
 /// How an equivalence was proved.
 #[derive(Debug, Serialize)]
 pub struct ProofJson {
-    /// `concolic` or `bmc`.
+    /// `concolic` or `bmc`; `induction` for a loop proof (`--unbounded`).
     pub engine: &'static str,
     pub paths: PerSide<u64>,
     pub out_of_fuel_paths: PerSide<u64>,
     pub queries: u64,
-    pub fuel: u64,
+    /// The step bound of the claim; `null` for runs of any length (`--unbounded`).
+    pub fuel: Option<u64>,
     /// The solver chain, described.
     pub solver: String,
     /// How each program was unrolled (bmc only).
     #[serde(skip_serializing_if = "Option::is_none")]
     pub encoding: Option<PerSide<EncodingJson>>,
+    /// For runs of any length: `paths` (every run ends within the fuel, and all were
+    /// followed) or `lockstep-induction` (an inductive invariant at the loop heads).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub method: Option<&'static str>,
+    /// For runs of any length: `every-run-ends` or `lockstep`.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub termination: Option<&'static str>,
+    /// The invariant at each place of the two runs (loop proofs only).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub invariant: Option<serde_json::Map<String, serde_json::Value>>,
+    /// The folder the loop proof's certificate was written to (`--certificate`).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub certificate: Option<String>,
 }
 
 impl ProofJson {
     fn new(p: &Proof, solver: &str) -> ProofJson {
+        let u = p.unbounded.as_ref();
+        let induction = u.is_some_and(|u| u.method == "lockstep-induction");
         ProofJson {
-            engine: p.engine.name(),
+            engine: if induction { "induction" } else { p.engine.name() },
             paths: PerSide::of(p.paths),
             out_of_fuel_paths: PerSide::of(p.out_of_fuel),
             queries: p.queries,
-            fuel: p.fuel,
+            fuel: if u.is_some() { None } else { Some(p.fuel) },
             solver: solver.to_string(),
             encoding: p.encoding.as_ref().map(|(l, r)| PerSide {
                 left: EncodingJson::new(l),
                 right: EncodingJson::new(r),
             }),
+            method: u.map(|u| u.method),
+            termination: u.map(|u| u.termination),
+            invariant: u.and_then(|u| u.certificate.as_ref()).map(|c| {
+                c.invariant
+                    .iter()
+                    .map(|(place, facts)| (place.clone(), serde_json::Value::from(facts.clone())))
+                    .collect()
+            }),
+            certificate: u
+                .and_then(|u| u.certificate_files.as_ref())
+                .map(|c| c.dir.display().to_string()),
         }
     }
 }

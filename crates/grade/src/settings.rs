@@ -124,6 +124,8 @@ pub struct Search {
     /// front end reads them and attaches their digest ([`Settings::set_link_digest`]).
     pub link: Vec<PathBuf>,
     pub termination: u32,
+    /// Prove for runs of any length (`--unbounded`, a task's `unbounded = true`).
+    pub unbounded: bool,
 }
 
 impl Default for Search {
@@ -156,6 +158,7 @@ impl Default for Search {
             input_format: None,
             link: Vec::new(),
             termination: DEFAULT_TERMINATION,
+            unbounded: false,
         }
     }
 }
@@ -207,6 +210,7 @@ impl Search {
         opts.dump_trace = args.dump_trace;
         opts.interrupt = interrupt;
         opts.termination = args.termination;
+        opts.unbounded = args.unbounded;
         let mut solver = SolverConfig::default();
         solver.timeout = Duration::from_millis(args.solver_timeout.max(1));
         solver.resource_limit = match args.solver_rlimit {
@@ -633,6 +637,9 @@ impl Task {
         }
         if let (Some(v), true) = (f.force, free("force")) {
             s.force = v;
+        }
+        if let (Some(v), true) = (f.unbounded, free("unbounded")) {
+            s.unbounded = v;
         }
         if free("assume") && (self.has("assume") || !f.assume.is_empty()) {
             s.assume = f.assume.clone();

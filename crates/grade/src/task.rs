@@ -11,6 +11,7 @@
 //! max-len = 16
 //! timeout = 30                  # seconds per submission
 //! engine = "auto"
+//! unbounded = true              # prove for runs of any length (loop invariants)
 //! solver-rlimit = 2000000       # Z3's resource limit, once for the task
 //! assume = []                   # input assumptions, as --assume takes them
 //! ```
@@ -34,6 +35,7 @@ pub const KEYS: &[&str] = &[
     "inputs",
     "observe",
     "engine",
+    "unbounded",
     "fuel",
     "depth",
     "max-len",
@@ -70,6 +72,8 @@ pub struct TaskFile {
     pub inputs: Option<List>,
     pub observe: Option<List>,
     pub engine: Option<String>,
+    /// Prove for runs of any length (`--unbounded`).
+    pub unbounded: Option<bool>,
     /// Steps per run, or `"auto"`: sized from the reference's runs (see `fuel`).
     pub fuel: Option<Fuel>,
     pub depth: Option<u64>,

@@ -182,16 +182,6 @@ pub fn execute(mut args: Args) -> Result<ExitCode, CliError> {
     if elf || args.functions.function.is_some() {
         return compare_functions(&args);
     }
-    if args.functions.certificate.is_some() {
-        return Err(super::function::certificate_needs_unbounded());
-    }
-    if args.functions.unbounded {
-        return Err(CliError::Usage(
-            "--unbounded proves MIPS32 functions (ELF files with --function) so far; \
-             CS241 programs are compared for runs of up to --fuel steps"
-                .into(),
-        ));
-    }
     let array_base = args.search.array_base.is_some();
     let given = super::search::given_on_command_line("compare");
     let task = args
@@ -225,6 +215,7 @@ pub fn execute(mut args: Args) -> Result<ExitCode, CliError> {
     }
     let mut search = args.search.search();
     search.deterministic = args.deterministic;
+    search.unbounded = args.functions.unbounded;
     let line = Line {
         search,
         observe: Some(args.observe.0.clone()),
@@ -237,6 +228,10 @@ pub fn execute(mut args: Args) -> Result<ExitCode, CliError> {
         false,
         crate::interrupt::flag(),
     )?;
+    if args.functions.certificate.is_some() && !settings.opts.unbounded {
+        return Err(super::function::certificate_needs_unbounded());
+    }
+    settings.opts.certificate = args.functions.certificate.clone();
     super::search::attach_domain_program(&mut settings)?;
     super::search::attach_link(&mut settings)?;
     super::search::attach_procedure_cache(&mut settings);
@@ -406,14 +401,35 @@ fn write_text(
                     count(p.fuel, "step")
                 ),
             };
-            writeln!(
-                out,
-                "equivalent: for all {inputs}{stdin}{}, {claim}",
-                assumed(&opts.assume)
-            )?;
-            writeln!(out, "  {}", how_proved(p, &report.stats.solver_name))?;
-            if let Some(note) = fuel_note(p, opts.out_of_fuel) {
-                writeln!(out, "  {note}")?;
+            match &p.unbounded {
+                None => {
+                    writeln!(
+                        out,
+                        "equivalent: for all {inputs}{stdin}{}, {claim}",
+                        assumed(&opts.assume)
+                    )?;
+                    writeln!(out, "  {}", how_proved(p, &report.stats.solver_name))?;
+                    if let Some(note) = fuel_note(p, opts.out_of_fuel) {
+                        writeln!(out, "  {note}")?;
+                    }
+                }
+                Some(u) => write!(
+                    out,
+                    "{}",
+                    super::function::unbounded_claim(
+                        u,
+                        &format!("{}{}", inputs.replacen("inputs", "input", 1), assumed(&opts.assume)),
+                        &observed,
+                    )
+                )?,
+            }
+            if let Some(u) = &p.unbounded {
+                if let Some(c) = &u.certificate_files {
+                    writeln!(out, "  certificate: {} ({})", c.dir.display(), count(c.checks as u64, "check"))?;
+                }
+                if u.method == "paths" {
+                    writeln!(out, "  {}", how_proved(p, &report.stats.solver_name))?;
+                }
             }
             for note in report.notes() {
                 writeln!(out, "  note: {}", note_text(note))?;

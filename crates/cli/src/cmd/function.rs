@@ -508,6 +508,28 @@ fn unbounded_text(
         "equivalent: for every input{inputs}, runs of any length ({how}; {:.2} s)\n",
         elapsed.as_secs_f64()
     );
+    t.push_str(&relations_text(u));
+    t
+}
+
+/// The text of an `equivalent` of two CS241 programs for runs of any length: `for
+/// every {inputs}`, what agrees (`observed`), how, and the invariant.
+pub(crate) fn unbounded_claim(u: &tamarin::UnboundedProof, inputs: &str, observed: &str) -> String {
+    let how = match u.method {
+        "paths" => "every run of both programs ends within the fuel, and all were followed",
+        _ => "an inductive invariant at the loop heads: both run forever, or both end alike",
+    };
+    let mut t = format!(
+        "equivalent: for every {inputs}, runs of any length: the programs agree on {observed} \
+         whenever they end ({how})\n"
+    );
+    t.push_str(&relations_text(u));
+    t
+}
+
+/// The facts of a loop proof that tie the sides together, a line per place.
+fn relations_text(u: &tamarin::UnboundedProof) -> String {
+    let mut t = String::new();
     if let Some(c) = &u.certificate {
         // The facts that tie the sides together; all of them are in --format json.
         for (place, facts) in &c.relations {

@@ -187,6 +187,8 @@ impl SearchArgs {
             input_format: self.input_format.format(),
             link: self.input_format.link.clone(),
             termination: self.termination.termination,
+            // Set from `--unbounded` by the commands that take it.
+            unbounded: false,
         }
     }
 }

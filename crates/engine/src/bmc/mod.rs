@@ -170,7 +170,7 @@ impl<'o> Checker<'o> {
             out_of_fuel: (sl.stats.out_of_fuel, sr.stats.out_of_fuel),
             encoding: Some((sl.stats, sr.stats)),
             queries: self.solver.stats.queries,
-            fuel: self.opts.fuel,
+            fuel: self.opts.fuel,            unbounded: None,
         };
         let stats = Stats {
             runs: self.replays,

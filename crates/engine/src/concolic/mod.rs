@@ -1321,7 +1321,7 @@ impl<'o> Search<'o> {
                 count(&self.sides[1], Some(LeafOutcome::OutOfFuel)),
             ),
             queries: proof_queries,
-            fuel: self.opts.fuel,
+            fuel: self.opts.fuel,            unbounded: None,
         };
         self.stats.paths = self.path_counts();
         self.stats.out_of_fuel_paths = proof.out_of_fuel;

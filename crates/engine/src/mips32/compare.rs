@@ -17,7 +17,7 @@ use tamarin_mips::mips32::abi::ARG_REGS;
 
 pub use super::explore::FunctionSide;
 pub use super::gap::FunctionGap;
-use super::explore::{self, End, Function, Gap, Limits, Paths};
+use super::explore::{self, Code, End, Function, Gap, Limits, Paths};
 use super::induct::{self, Certificate, Outcome};
 use crate::error::Error;
 use crate::io::{InputLayout, InputSpec};
@@ -251,8 +251,8 @@ pub fn compare_functions(
         let outcome = induct::prove(
             &mut s,
             &mut solver,
-            left,
-            right,
+            left.into(),
+            right.into(),
             &args,
             &admitted,
             &opts.observe,
@@ -267,7 +267,7 @@ pub fn compare_functions(
                 certificate: Some(certificate),
                 certificate_files: None,
             });
-            write_certificate(&mut s, &domain, opts, &mut proof)?;
+            write_certificate(&mut s, &domain, opts.certificate.as_deref(), "functions", &mut proof)?;
             return Ok(FunctionReport {
                 verdict: FunctionVerdict::Equivalent,
                 paths: (0, 0),
@@ -283,7 +283,7 @@ pub fn compare_functions(
     let paths = |s: &mut TermStore, solver: &mut dyn Solver| {
         let side = |s: &mut TermStore, solver: &mut dyn Solver, f: FunctionSide<'_>| {
             let func = Function {
-                image: f.image,
+                code: Code::Mips32(f.image),
                 entry: f.entry,
                 args: &args,
                 observe: &opts.observe,
@@ -390,7 +390,7 @@ pub fn compare_functions(
         None => (verdict, None),
         Some(outcome) => unbounded_verdict(verdict, outcome),
     };
-    write_certificate(&mut s, &domain, opts, &mut unbounded)?;
+    write_certificate(&mut s, &domain, opts.certificate.as_deref(), "functions", &mut unbounded)?;
     Ok(FunctionReport {
         verdict,
         paths: path_counts,
@@ -476,29 +476,30 @@ fn unbounded_verdict(
 /// Writes the certificate of a loop proof the report rests on into
 /// [`FunctionOptions::certificate`], if given, and notes where; then drops the
 /// proof's obligations, whose terms are of this comparison's store only.
-fn write_certificate(
+pub(crate) fn write_certificate(
     s: &mut TermStore,
     domain: &[Term],
-    opts: &FunctionOptions,
+    dir: Option<&std::path::Path>,
+    subject: &str,
     proof: &mut Option<UnboundedProof>,
 ) -> Result<(), Error> {
     let Some(proof) = proof else { return Ok(()) };
     let Some(certificate) = proof.certificate.as_mut() else {
         return Ok(());
     };
-    if let Some(dir) = &opts.certificate {
+    if let Some(dir) = dir {
         let title = match proof.termination {
-            "lockstep" => "both functions run forever or both end alike, on every input",
-            _ => "whenever both functions end, they end alike (termination not claimed)",
+            "lockstep" => format!("both {subject} run forever or both end alike, on every input"),
+            _ => format!("whenever both {subject} end, they end alike (termination not claimed)"),
         };
-        let checks = super::certificate::write(s, certificate, domain, dir, title).map_err(
+        let checks = super::certificate::write(s, certificate, domain, dir, &title).map_err(
             |message| Error::Certificate {
                 dir: dir.display().to_string(),
                 message,
             },
         )?;
         proof.certificate_files = Some(CertificateFiles {
-            dir: dir.clone(),
+            dir: dir.to_path_buf(),
             checks,
         });
     }
@@ -519,8 +520,11 @@ fn gaps_of(p: &Paths) -> Vec<FunctionGap> {
             End::OutOfFuel => out.push(FunctionGap::Fuel),
             End::Uncovered(Gap::Paths) => out.push(FunctionGap::Paths),
             End::Uncovered(Gap::Time) => out.push(FunctionGap::Time),
-            End::Uncovered(Gap::Addresses) => out.push(FunctionGap::Addresses),
-            _ => {}
+            // (Output and code writes are CS241's, which this does not explore.)
+            End::Uncovered(Gap::Addresses | Gap::Output | Gap::Code) => {
+                out.push(FunctionGap::Addresses)
+            }
+            End::Returned(_) | End::Fault(_) | End::Cut(_) => {}
         }
     }
     out
@@ -610,7 +614,7 @@ pub const PROBES: usize = 256;
 /// `n` argument vectors of `count` arguments: every argument at each edge value in
 /// turn (the others 0), all at one edge together, then pseudo-random ones (a fixed
 /// sequence, so a comparison is the same every time).
-fn probes(count: usize, n: usize) -> Vec<Vec<u32>> {
+pub(crate) fn probes(count: usize, n: usize) -> Vec<Vec<u32>> {
     const EDGES: [u32; 8] = [0, 1, u32::MAX, 2, 0x8000_0000, 0x7fff_ffff, 7, 100];
     let mut out = Vec::with_capacity(n);
     for &e in &EDGES {

@@ -2,6 +2,14 @@
 //! (`tamarin_mips::target::mips32`), over terms, forking where the inputs decide a branch,
 //! a trap, an overflow, a zero divisor or a jump target.
 //!
+//! A CS241 program ([`Code::Cs241`]) runs here too, with its own semantics
+//! (`tamarin_mips::target::cs241`) and machine: no delay slots, `lis`, 16 MiB of
+//! word memory that reads zero where nothing was loaded or stored, and the I/O
+//! addresses. Standard input is empty (a read gives -1); a write to standard output,
+//! or running a word that a store changed, is not followed ([`Gap::Output`],
+//! [`Gap::Code`]). Every CS241 fault ends a run the same way ([`CS241_FAULT`]), as
+//! the comparison rules say (both fail: the same).
+//!
 //! Addresses are concrete in a state: an input-dependent one is split into its
 //! feasible values (each with `addr == v` in its path), so every fault the emulator
 //! raises is decided the way it decides it; the values that did not fault are merged
@@ -20,8 +28,11 @@ use tamarin_mips::mips32::cpu::FaultKind;
 use tamarin_mips::mips32::isa::Instr;
 use tamarin_mips::mips32::memory::Memory;
 use tamarin_mips::mips32::Image;
-use tamarin_mips::Reg;
+use tamarin_mips::{Program, Reg};
 
+use tamarin_mips::cpu::{INPUT_ADDR, OUTPUT_ADDR, STACK_TOP};
+use tamarin_mips::memory::MEM_SIZE;
+use tamarin_mips::target::cs241;
 use tamarin_mips::target::mips32 as sem;
 
 use crate::semantics::{Effect, Regs, Width};
@@ -64,6 +75,10 @@ pub enum Gap {
     /// An address or jump target with more values than the limit, or whose values
     /// the solver could not enumerate.
     Addresses,
+    /// A CS241 program wrote to standard output.
+    Output,
+    /// A CS241 program ran a word that a store changed.
+    Code,
 }
 
 impl Gap {
@@ -73,6 +88,8 @@ impl Gap {
             Gap::Paths => "paths",
             Gap::Time => "time",
             Gap::Addresses => "symbolic-address",
+            Gap::Output => "output",
+            Gap::Code => "code-write",
         }
     }
 }
@@ -112,11 +129,61 @@ pub struct FunctionSide<'a> {
     pub entry: u32,
 }
 
+/// The code a run executes, and so the machine it runs on.
+#[derive(Clone, Copy, Debug)]
+pub enum Code<'a> {
+    /// A function of a MIPS32 file.
+    Mips32(&'a Image),
+    /// A whole CS241 program, loaded at 0 as `mips.twoints` loads it.
+    Cs241(&'a Cs241Code),
+}
+
+/// A CS241 program as a run of it starts: loaded at address 0, the inputs in
+/// registers, `$30` at the top of memory, `$31` the termination address, no
+/// standard input.
+#[derive(Clone, Debug)]
+pub struct Cs241Code {
+    pub program: Program,
+    /// The registers the inputs arrive in, in order (`$1`, `$2`).
+    pub inputs: Vec<Reg>,
+    /// The address whose reaching ends a run (the initial `$31`).
+    pub termination: u32,
+    /// Whether standard output is compared: a write to it is then not followed
+    /// ([`Gap::Output`]); otherwise it changes nothing a comparison looks at.
+    pub observe_output: bool,
+}
+
+impl Cs241Code {
+    /// The word at `addr` before any store (the program's, or zero).
+    pub fn initial_word(&self, addr: u32) -> u32 {
+        self.program.words().get((addr >> 2) as usize).copied().unwrap_or(0)
+    }
+}
+
+/// How every CS241 fault ends a run: the comparison rules treat all faults alike.
+pub const CS241_FAULT: FaultKind = FaultKind::Reserved;
+
+/// One side of a loop proof: its code and where its run starts.
+#[derive(Clone, Copy, Debug)]
+pub struct Side<'a> {
+    pub code: Code<'a>,
+    pub entry: u32,
+}
+
+impl<'a> From<FunctionSide<'a>> for Side<'a> {
+    fn from(f: FunctionSide<'a>) -> Side<'a> {
+        Side {
+            code: Code::Mips32(f.image),
+            entry: f.entry,
+        }
+    }
+}
+
 /// One function to explore: where it starts and which registers it reads and shows.
 pub struct Function<'a> {
-    pub image: &'a Image,
+    pub code: Code<'a>,
     pub entry: u32,
-    /// The inputs' terms, given to `$a0`.. in order.
+    /// The inputs' terms, given to `$a0`.. in order (`$1`, `$2` for CS241).
     pub args: &'a [Term],
     pub observe: &'a [Reg],
     /// Whether all-zero arguments are allowed (the first state's witness).
@@ -158,9 +225,9 @@ struct Explorer<'a, 'f> {
     func: &'a Function<'f>,
     limits: &'a Limits,
     stop: &'a dyn Fn() -> bool,
-    /// The image's memory, never written: for reading initial bytes and telling mapped
-    /// from writable.
-    memory: Memory,
+    /// A MIPS32 image's memory, never written: for reading initial bytes and telling
+    /// mapped from writable (`None` for CS241).
+    memory: Option<Memory>,
     out: Paths,
     /// The states waiting to run, by pc: the lowest runs next, and the states that
     /// meet at one pc run on as one (see [`Explorer::pop`]).
@@ -182,11 +249,24 @@ pub fn explore(
 ) -> Paths {
     let zero = s.word(0);
     let mut regs = [zero; 32];
-    for (r, &a) in ARG_REGS.iter().zip(func.args) {
-        regs[r.index()] = a;
+    match func.code {
+        Code::Mips32(_) => {
+            for (r, &a) in ARG_REGS.iter().zip(func.args) {
+                regs[r.index()] = a;
+            }
+            regs[SP.index()] = s.word(INITIAL_SP);
+            regs[RA.index()] = s.word(RETURN_ADDRESS);
+        }
+        Code::Cs241(c) => {
+            for (r, &a) in c.inputs.iter().zip(func.args) {
+                if r.index() != 0 {
+                    regs[r.index() & 31] = a;
+                }
+            }
+            regs[30] = s.word(STACK_TOP);
+            regs[31] = s.word(c.termination);
+        }
     }
-    regs[SP.index()] = s.word(INITIAL_SP);
-    regs[RA.index()] = s.word(RETURN_ADDRESS);
     let first = State {
         pc: func.entry,
         regs,
@@ -245,7 +325,10 @@ fn run_from(
         func,
         limits,
         stop,
-        memory: Memory::new(func.image),
+        memory: match func.code {
+            Code::Mips32(image) => Some(Memory::new(image)),
+            Code::Cs241(_) => None,
+        },
         out: Paths::default(),
         work: BTreeMap::new(),
         waiting: 0,
@@ -287,7 +370,7 @@ impl Explorer<'_, '_> {
                     self.end(&st, end);
                     continue;
                 }
-                if st.pc == RETURN_ADDRESS {
+                if st.pc == self.return_address() {
                     let observed = self.func.observe.iter().map(|r| st.regs[r.index() & 31]).collect();
                     self.end(&st, End::Returned(observed));
                     continue;
@@ -349,6 +432,10 @@ impl Explorer<'_, '_> {
     }
 
     fn end(&mut self, st: &State, end: End) {
+        let end = match (end, self.func.code) {
+            (End::Fault(_), Code::Cs241(_)) => End::Fault(CS241_FAULT),
+            (end, _) => end,
+        };
         let guard = self.guard(st);
         self.out.ends.push(PathEnd {
             guard,
@@ -492,6 +579,25 @@ impl Explorer<'_, '_> {
         }
     }
 
+    /// Where a run that returns goes: reaching it ends the run.
+    fn return_address(&self) -> u32 {
+        match self.func.code {
+            Code::Mips32(_) => RETURN_ADDRESS,
+            Code::Cs241(c) => c.termination,
+        }
+    }
+
+    /// The byte at `a` before any store, or `None` where nothing is mapped.
+    fn initial_byte(&mut self, a: u32) -> Option<u8> {
+        match (&mut self.memory, self.func.code) {
+            (Some(m), _) => m.peek(a),
+            (None, Code::Cs241(c)) if a < MEM_SIZE => {
+                Some(c.initial_word(a & !3).to_be_bytes()[(a & 3) as usize])
+            }
+            (None, _) => None,
+        }
+    }
+
     /// Reads `n` bytes at the concrete `addr` as one big-endian term, or the fault.
     fn read(&mut self, st: &State, addr: u32, n: u32) -> Result<Term, FaultKind> {
         // The emulator checks the whole access against one region: an access that runs
@@ -505,7 +611,7 @@ impl Explorer<'_, '_> {
             let b = match st.bytes.get(&a) {
                 Some(&b) => b,
                 None => {
-                    let v = self.memory.peek(a).ok_or(FaultKind::Unmapped)?;
+                    let v = self.initial_byte(a).ok_or(FaultKind::Unmapped)?;
                     Byte {
                         whole: self.s.constant(8, v as u64),
                         count: 1,
@@ -537,9 +643,13 @@ impl Explorer<'_, '_> {
         out.ok_or(FaultKind::Unmapped)
     }
 
-    /// Whether the `n` bytes at `addr` lie in one region (as the emulator requires).
+    /// Whether the `n` bytes at `addr` lie in one region (as the emulator requires);
+    /// CS241 memory is one region, whose bounds its accesses check first.
     fn same_region(&mut self, addr: u32, n: u32) -> bool {
-        self.memory.holds(addr, n)
+        match &mut self.memory {
+            Some(m) => m.holds(addr, n),
+            None => (addr as u64 + n as u64) <= MEM_SIZE as u64,
+        }
     }
 
     /// Writes `value` (8 × `n` bits) at the concrete `addr`, or the fault.
@@ -547,8 +657,10 @@ impl Explorer<'_, '_> {
         if !self.same_region(addr, n) {
             return Err(FaultKind::Unmapped);
         }
-        if !self.memory.is_writable(addr) {
-            return Err(FaultKind::ReadOnly);
+        if let Some(m) = &mut self.memory {
+            if !m.is_writable(addr) {
+                return Err(FaultKind::ReadOnly);
+            }
         }
         for k in 0..n {
             let b = Byte {
@@ -571,19 +683,32 @@ impl Explorer<'_, '_> {
         }
     }
 
-    /// The instruction at `pc`, or the fault of fetching it.
-    fn fetch(&self, pc: u32) -> Result<Instr, FaultKind> {
-        crate::semantics::machine::mips32_fetch(self.func.image, pc)
-    }
-
-    /// What `instr` at `pc` does in `st`: the semantics the emulator runs, over terms.
-    fn effect(&mut self, st: &State, pc: u32, instr: Instr) -> Effect<Term, Term> {
+    /// What the instruction at `pc` does in `st`, and whether it is one that a delay
+    /// slot may not hold (a branch or jump); or how fetching it ends the run. The
+    /// semantics the emulator runs, over terms.
+    fn decode(&mut self, st: &State, pc: u32) -> Result<(Effect<Term, Term>, bool), End> {
         let regs = Regs {
             gpr: &st.regs,
             hi: st.hi,
             lo: st.lo,
         };
-        sem::effect(&mut *self.s, regs, pc, instr)
+        match self.func.code {
+            Code::Mips32(image) => {
+                let instr = crate::semantics::machine::mips32_fetch(image, pc).map_err(End::Fault)?;
+                Ok((sem::effect(&mut *self.s, regs, pc, instr), instr.has_delay_slot()))
+            }
+            Code::Cs241(c) => {
+                if pc & 3 != 0 || pc >= MEM_SIZE {
+                    return Err(End::Fault(CS241_FAULT));
+                }
+                if (0..4).any(|k| st.bytes.contains_key(&(pc + k))) {
+                    return Err(End::Uncovered(Gap::Code));
+                }
+                let instr = tamarin_mips::isa::Instr::decode(c.initial_word(pc))
+                    .ok_or(End::Fault(CS241_FAULT))?;
+                Ok((cs241::effect(&mut *self.s, regs, pc, instr), false))
+            }
+        }
     }
 
     /// One step of `st`: an instruction, or a branch with its delay slot. The states
@@ -591,20 +716,30 @@ impl Explorer<'_, '_> {
     fn step(&mut self, mut st: State) -> Vec<State> {
         self.out.steps += 1;
         let pc = st.pc;
-        let instr = match self.fetch(pc) {
-            Ok(i) => i,
-            Err(kind) => {
-                self.end(&st, End::Fault(kind));
+        let effect = match self.decode(&st, pc) {
+            Ok((e, _)) => e,
+            Err(end) => {
+                self.end(&st, end);
                 return Vec::new();
             }
         };
         st.steps += 1;
         // The branch's decision, target and link, then its slot, then the transfer.
-        let (taken, target, link) = match self.effect(&st, pc, instr) {
+        let (taken, target, link, delay_slot) = match effect {
             Effect::Branch {
-                cond, target, link, ..
-            } => (cond, self.s.word(target), link),
-            Effect::Jump { target, link, .. } => (self.s.bool(true), target, link),
+                cond,
+                target,
+                link,
+                delay_slot,
+            } => (cond, self.s.word(target), link, delay_slot),
+            Effect::Jump {
+                target,
+                link,
+                delay_slot,
+            } => (self.s.bool(true), target, link, delay_slot),
+            Effect::Literal(d) if matches!(self.func.code, Code::Cs241(_)) => {
+                return self.literal(st, pc, d).into_iter().collect();
+            }
             other => {
                 let mut next = self.execute(st, other);
                 for n in &mut next {
@@ -617,30 +752,37 @@ impl Explorer<'_, '_> {
             let v = self.s.word(v);
             Self::set(&mut st, r, v);
         }
-        let slot_pc = pc.wrapping_add(4);
-        let slot = match self.fetch(slot_pc) {
-            Ok(i) => i,
-            Err(kind) => {
-                self.end(&st, End::Fault(kind));
-                return Vec::new();
-            }
+        let (states, fall_through) = if delay_slot {
+            let slot_pc = pc.wrapping_add(4);
+            let slot_effect = match self.decode(&st, slot_pc) {
+                Ok((_, true)) => {
+                    self.end(&st, End::Fault(FaultKind::BranchInDelaySlot));
+                    return Vec::new();
+                }
+                Ok((e, false)) => e,
+                Err(end) => {
+                    self.end(&st, end);
+                    return Vec::new();
+                }
+            };
+            st.steps += 1;
+            (self.execute(st, slot_effect), pc.wrapping_add(8))
+        } else {
+            (vec![st], pc.wrapping_add(4))
         };
-        if slot.has_delay_slot() {
-            self.end(&st, End::Fault(FaultKind::BranchInDelaySlot));
-            return Vec::new();
-        }
-        st.steps += 1;
-        let slot_effect = self.effect(&st, slot_pc, slot);
+        let ret = self.return_address();
+        let mips32 = matches!(self.func.code, Code::Mips32(_));
         let mut next = Vec::new();
-        for st in self.execute(st, slot_effect) {
+        for st in states {
             let (yes, no) = self.split_branch(st, taken, pc);
             if let Some(mut n) = no {
-                n.pc = pc.wrapping_add(8);
+                n.pc = fall_through;
                 next.push(n);
             }
             let Some(yes) = yes else { continue };
             for (t, mut one) in self.concretize(yes, target) {
-                if t & 3 != 0 && t != RETURN_ADDRESS {
+                // (A CS241 machine checks the target when it fetches there.)
+                if mips32 && t & 3 != 0 && t != ret {
                     self.end(&one, End::Fault(FaultKind::AddressError));
                     continue;
                 }
@@ -649,6 +791,26 @@ impl Explorer<'_, '_> {
             }
         }
         next
+    }
+
+    /// CS241's `lis $d` at `pc`: `$d` gets the word after it, which is skipped.
+    fn literal(&mut self, mut st: State, pc: u32, d: Reg) -> Option<State> {
+        let at = pc.wrapping_add(4);
+        if at >= MEM_SIZE {
+            self.end(&st, End::Fault(CS241_FAULT));
+            return None;
+        }
+        match self.read(&st, at, 4) {
+            Ok(v) => {
+                Self::set(&mut st, d, v);
+                st.pc = pc.wrapping_add(8);
+                Some(st)
+            }
+            Err(kind) => {
+                self.end(&st, End::Fault(kind));
+                None
+            }
+        }
     }
 
     /// Carries out the effect of a non-control instruction in `st`: the states that
@@ -690,6 +852,34 @@ impl Explorer<'_, '_> {
                 self.end(&st, End::Fault(FaultKind::Reserved));
                 return Vec::new();
             }
+            Effect::Load { dest, addr, .. } if matches!(self.func.code, Code::Cs241(_)) => {
+                return self.each_address(st, addr, move |e, mut st, a| {
+                    let v = if a == INPUT_ADDR {
+                        // Standard input is empty: every read gives -1.
+                        e.s.word(u32::MAX)
+                    } else {
+                        cs241_access(a)?;
+                        e.read(&st, a, 4).map_err(End::Fault)?
+                    };
+                    Self::set(&mut st, dest, v);
+                    Ok(st)
+                });
+            }
+            Effect::Store { addr, value, .. } if matches!(self.func.code, Code::Cs241(_)) => {
+                let observed = matches!(self.func.code, Code::Cs241(c) if c.observe_output);
+                return self.each_address(st, addr, move |e, mut st, a| {
+                    if a == OUTPUT_ADDR {
+                        return if observed {
+                            Err(End::Uncovered(Gap::Output))
+                        } else {
+                            Ok(st)
+                        };
+                    }
+                    cs241_access(a)?;
+                    e.write(&mut st, a, 4, value).map_err(End::Fault)?;
+                    Ok(st)
+                });
+            }
             Effect::Load {
                 dest,
                 addr,
@@ -699,9 +889,9 @@ impl Explorer<'_, '_> {
                 let n = width.bytes();
                 return self.each_address(st, addr, move |e, mut st, a| {
                     if a & (n - 1) != 0 {
-                        return Err(FaultKind::AddressError);
+                        return Err(End::Fault(FaultKind::AddressError));
                     }
-                    let v = e.read(&st, a, n)?;
+                    let v = e.read(&st, a, n).map_err(End::Fault)?;
                     let v = match (width, signed) {
                         (Width::Word, _) => v,
                         (_, true) => e.s.sign_ext(32 - width.bits(), v),
@@ -715,21 +905,21 @@ impl Explorer<'_, '_> {
                 let n = width.bytes();
                 return self.each_address(st, addr, move |e, mut st, a| {
                     if a & (n - 1) != 0 {
-                        return Err(FaultKind::AddressError);
+                        return Err(End::Fault(FaultKind::AddressError));
                     }
                     let v = if n == 4 { value } else { e.s.extract(width.bits() - 1, 0, value) };
-                    e.write(&mut st, a, n, v)?;
+                    e.write(&mut st, a, n, v).map_err(End::Fault)?;
                     Ok(st)
                 });
             }
             Effect::Part { op, reg, addr } => {
                 return self.each_address(st, addr, move |e, mut st, a| {
                     let aligned = a & !3;
-                    let word = e.read(&st, aligned, 4)?;
+                    let word = e.read(&st, aligned, 4).map_err(End::Fault)?;
                     let old = Self::get(&st, reg);
                     let (v, stored) = sem::part(&mut *e.s, op, a & 3, old, word);
                     if op.stores() {
-                        e.write(&mut st, aligned, 4, stored)?;
+                        e.write(&mut st, aligned, 4, stored).map_err(End::Fault)?;
                     } else {
                         Self::set(&mut st, reg, v);
                     }
@@ -748,7 +938,7 @@ impl Explorer<'_, '_> {
         &mut self,
         st: State,
         addr: Term,
-        access: impl Fn(&mut Self, State, u32) -> Result<State, FaultKind>,
+        access: impl Fn(&mut Self, State, u32) -> Result<State, End>,
     ) -> Vec<State> {
         let prefix = st.path.len();
         let mut next: Vec<(Term, State)> = Vec::new();
@@ -760,7 +950,7 @@ impl Explorer<'_, '_> {
                     let is = self.s.eq(addr, k);
                     next.push((is, done));
                 }
-                Err(kind) => self.end(&failed, End::Fault(kind)),
+                Err(end) => self.end(&failed, end),
             }
         }
         if next.len() <= 1 {
@@ -850,6 +1040,15 @@ impl Explorer<'_, '_> {
 const PRECISE_FORKS: u32 = 64;
 
 /// How many conjuncts all the states' paths share, from the first.
+/// The checks a CS241 machine makes of a data access at `a` (not an I/O address).
+fn cs241_access(a: u32) -> Result<(), End> {
+    if a & 3 != 0 || a >= MEM_SIZE {
+        Err(End::Fault(CS241_FAULT))
+    } else {
+        Ok(())
+    }
+}
+
 fn common_prefix(states: &[State]) -> usize {
     let Some((first, rest)) = states.split_first() else {
         return 0;

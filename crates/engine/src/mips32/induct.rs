@@ -26,12 +26,11 @@
 
 use std::collections::{BTreeMap, BTreeSet};
 
-use tamarin_mips::mips32::isa::Instr;
 use tamarin_mips::mips32::memory::Memory;
-use tamarin_mips::mips32::{Machine, Status};
 use tamarin_mips::Reg;
 
-use super::explore::{self, End, Function, FunctionSide, Limits, Paths, Snapshot};
+use super::explore::{self, Code, End, Function, Limits, Paths, Side, Snapshot};
+use super::sampler::{self, Sampler, Stepped};
 use crate::solver::{Answer, Solver};
 use crate::term::{BinOp, Definition, Evaluator, Formula, Term, TermStore};
 
@@ -193,8 +192,8 @@ const REG_LOCATIONS: usize = 33;
 pub fn prove(
     s: &mut TermStore,
     solver: &mut dyn Solver,
-    left: FunctionSide<'_>,
-    right: FunctionSide<'_>,
+    left: Side<'_>,
+    right: Side<'_>,
     args: &[Term],
     probes: &[Vec<u32>],
     observe: &[Reg],
@@ -234,8 +233,11 @@ pub fn prove(
             facts: BTreeMap::new(),
             fresh: BTreeMap::new(),
             grown: false,
-            memories: sides.map(|f| Memory::new(f.image)),
-            machines: sides.map(|f| Machine::new(f.image, SAMPLE_FUEL)),
+            memories: sides.map(|f| match f.code {
+                Code::Mips32(image) => Some(Memory::new(image)),
+                Code::Cs241(_) => None,
+            }),
+            machines: sides.map(|f| Sampler::new(f.code, SAMPLE_FUEL)),
         };
         match p.run(probes) {
             Run::Done(outcome) => return outcome,
@@ -254,7 +256,7 @@ enum Run {
 struct Prover<'a, 'f> {
     s: &'a mut TermStore,
     solver: &'a mut dyn Solver,
-    sides: [FunctionSide<'f>; 2],
+    sides: [Side<'f>; 2],
     heads: [Option<u32>; 2],
     /// Per side, the aligned words that describe a state at its head.
     words: [BTreeSet<u32>; 2],
@@ -269,10 +271,11 @@ struct Prover<'a, 'f> {
     /// The fresh input standing for each value of each place.
     fresh: BTreeMap<(Place, u16), Term>,
     grown: bool,
-    /// Per side, the image's memory as a run starts (for the words a state did not
-    /// write) and a machine for the sampling runs: made once, not per use.
-    memories: [Memory; 2],
-    machines: [Machine; 2],
+    /// Per side, a MIPS32 image's memory as a run starts (for the words a state did
+    /// not write; a CS241 program's words are its own) and a machine for the sampling
+    /// runs: made once, not per use.
+    memories: [Option<Memory>; 2],
+    machines: [Sampler; 2],
 }
 
 /// Where one side's trip ended.
@@ -902,7 +905,7 @@ impl Prover<'_, '_> {
             }
             let cuts: Vec<u32> = self.heads[side].into_iter().collect();
             let func = Function {
-                image: self.sides[side].image,
+                code: self.sides[side].code,
                 entry: self.sides[side].entry,
                 args: self.args,
                 observe: self.observe,
@@ -1000,7 +1003,7 @@ impl Prover<'_, '_> {
             let t = match snap.words.get(&a) {
                 Some(&t) => t,
                 None => {
-                    let v = self.memories[side].peek_word(a).unwrap_or(0);
+                    let v = sampler::initial_word(self.sides[side].code, &mut self.memories[side], a);
                     self.s.word(v)
                 }
             };
@@ -1054,29 +1057,21 @@ impl Prover<'_, '_> {
     }
 
     fn sample_run(&mut self, side: usize, probe: &[u32]) -> SideRun {
-        let entry = self.sides[side].entry;
         let m = &mut self.machines[side];
-        m.call(entry, probe);
+        m.start(self.sides[side], probe);
         let mut visits = Vec::new();
         let mut returned = None;
         while m.steps() < SAMPLE_FUEL && visits.len() < MAX_SAMPLES {
             match m.step() {
-                Some(Status::Returned) => {
-                    returned = Some(self.observe.iter().map(|&r| m.regs().get(r)).collect());
+                Stepped::Returned => {
+                    returned = Some(self.observe.iter().map(|&r| m.reg(r)).collect());
                     break;
                 }
-                Some(_) => break,
-                None => {}
+                Stepped::Ended => break,
+                Stepped::Running => {}
             }
-            if Some(m.regs().pc) == self.heads[side] {
-                let regs = *m.regs();
-                let mut v: Vec<u32> = regs.gpr[1..32].to_vec();
-                v.push(regs.hi);
-                v.push(regs.lo);
-                for &a in &self.words[side] {
-                    v.push(m.memory().peek_word(a).unwrap_or(0));
-                }
-                visits.push(v);
+            if Some(m.pc()) == self.heads[side] {
+                visits.push(m.state(self.words[side].iter().copied()));
             }
         }
         SideRun { visits, returned }
@@ -1101,6 +1096,7 @@ impl Prover<'_, '_> {
                 .iter()
                 .filter(|f| self.ties(*place, f, &rep))
                 .filter(|f| !(f.rel == Rel::Eq && fixed(f.a) && fixed(f.b)))
+                .filter(|f| !self.unchanged_input(*place, f))
                 .map(|f| self.describe(*place, f))
                 .collect();
             relations.push((name, key));
@@ -1375,17 +1371,40 @@ impl Prover<'_, '_> {
         format!("{} {rel} {}", name(f.a), name(f.b))
     }
 
+    /// Whether `f` only says that an input is still in the register it came in
+    /// (`$1 = left.$1`): true, and of no interest to people.
+    fn unchanged_input(&self, place: Place, f: &Fact) -> bool {
+        let (Rel::Eq, Operand::Value(a), Operand::Value(b)) = (f.rel, f.a, f.b) else {
+            return false;
+        };
+        let (a, b) = (self.value_name(place, a as usize), self.value_name(place, b as usize));
+        [&a, &b].iter().any(|x| !x.contains('.'))
+            && (b == format!("left.{a}") || b == format!("right.{a}") || a == format!("left.{b}") || a == format!("right.{b}"))
+    }
+
+    /// The conventional name of register `r` on the machine proved.
+    fn reg_name(&self, r: Reg) -> String {
+        use tamarin_mips::target::{Cs241, Mips32, Target};
+        match self.sides[0].code {
+            Code::Mips32(_) => Mips32::reg_name(r),
+            Code::Cs241(_) => Cs241::reg_name(r),
+        }
+    }
+
     fn value_name(&self, place: Place, i: usize) -> String {
         let n = self.args.len();
         if i < n {
-            return format!("$a{i}");
+            return match self.sides[0].code {
+                Code::Mips32(_) => format!("$a{i}"),
+                Code::Cs241(c) => c.inputs.get(i).map_or(format!("input{i}"), |r| format!("${}", r.index())),
+            };
         }
         let lw = self.width(0, place.0);
         let (side, at, k) = if i < n + lw { (0, place.0, i - n) } else { (1, place.1, i - n - lw) };
         let who = ["left", "right"][side];
         match at {
-            At::Returned => format!("{who}.{}", self.observe.get(k).map_or("?".into(), |r| reg_name(*r))),
-            At::Head if k < 31 => format!("{who}.{}", reg_name(Reg::from_bits(k as u32 + 1))),
+            At::Returned => format!("{who}.{}", self.observe.get(k).map_or("?".into(), |r| self.reg_name(*r))),
+            At::Head if k < 31 => format!("{who}.{}", self.reg_name(Reg::from_bits(k as u32 + 1))),
             At::Head if k == 31 => format!("{who}.hi"),
             At::Head if k == 32 => format!("{who}.lo"),
             At::Head => {
@@ -1396,10 +1415,6 @@ impl Prover<'_, '_> {
     }
 }
 
-fn reg_name(r: Reg) -> String {
-    use tamarin_mips::target::Target;
-    tamarin_mips::target::Mips32::reg_name(r)
-}
 
 /// A place in a file name: `head-returned`.
 fn place_slug(place: Place) -> String {
@@ -1532,30 +1547,24 @@ fn holds(rel: Rel, a: u32, b: u32) -> bool {
 
 /// The heads of the loops that runs on `probes` go round: targets of branches and
 /// `j` that go backwards (calls and returns are not loops).
-fn loop_heads(side: FunctionSide<'_>, probes: &[Vec<u32>]) -> Vec<u32> {
+fn loop_heads(side: Side<'_>, probes: &[Vec<u32>]) -> Vec<u32> {
     let mut heads = BTreeSet::new();
-    let mut m = Machine::new(side.image, SAMPLE_FUEL);
+    let mut m = Sampler::new(side.code, SAMPLE_FUEL);
     let mut seen = rustc_hash::FxHashSet::default();
     for probe in probes.iter().take(SAMPLE_PROBES) {
-        m.call(side.entry, probe);
+        m.start(side, probe);
         seen.clear();
         while m.steps() < SAMPLE_FUEL {
-            let pc = m.regs().pc;
+            let pc = m.pc();
             seen.insert(pc);
-            let instr = m.instr_at(pc);
-            if m.step().is_some() {
+            let jump = m.static_jump(pc);
+            if m.step() != Stepped::Running {
                 break;
             }
-            let next = m.regs().pc;
+            let next = m.pc();
             // A branch back to code this run has already been through: a jump back
             // into shared code that the run reaches for the first time is no loop.
-            let backward = matches!(
-                instr,
-                Some(Instr::Branch { link: false, .. } | Instr::Jump { link: false, .. })
-            ) && instr.and_then(|i| i.static_target(pc)) == Some(next)
-                && next <= pc
-                && seen.contains(&next);
-            if backward {
+            if jump == Some(next) && next <= pc && seen.contains(&next) {
                 heads.insert(next);
             }
         }

@@ -11,6 +11,7 @@ pub mod explore;
 mod gap;
 pub mod induct;
 pub mod merged;
+mod sampler;
 
 pub use compare::{
     compare_functions, FunctionCounterexample, FunctionGap, FunctionOptions, FunctionReport,

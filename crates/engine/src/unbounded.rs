@@ -1,0 +1,255 @@
+//! CS241 programs compared for runs of any length ([`crate::Options::unbounded`]).
+//!
+//! First the loop proof ([`crate::mips32::induct`], run on the CS241 machine), with at
+//! most half of the time left; then the bounded comparison, which finds differences
+//! and proves programs whose every run ends within the fuel. The verdict:
+//! - `equivalent` when the loop proof holds (both run forever or both end alike, on
+//!   every input the preconditions allow), or when the bounded proof followed every
+//!   run to its end (no path ran out of fuel);
+//! - `disequivalent` as the bounded comparison found it (replayed);
+//! - otherwise `possibly-equivalent`, with `termination` when only "equal whenever
+//!   both end" was proved, or `invariant` and why no loop proof was found.
+
+use std::time::Instant;
+
+use tamarin_mips::Program;
+
+use crate::equiv;
+use crate::error::Error;
+use crate::io::{InputLayout, InputSpec, Observable};
+use crate::mips32::compare::{probes, write_certificate, PROBES};
+use crate::mips32::explore::{Code, Cs241Code, Limits, Side};
+use crate::mips32::induct::{self, Outcome};
+use crate::mips32::UnboundedProof;
+use crate::options::Options;
+use crate::report::{Observer, Report, Stats};
+use crate::solver::{build_chain, Answer, Solver, SolverStats};
+use crate::term::TermStore;
+use crate::verdict::{Engine, Incomplete, Proof, Verdict};
+
+/// Most paths of one trip of a loop (or of the way to the first loop head).
+const MAX_PATHS: usize = 20_000;
+/// Most values of one input-dependent address or jump target.
+const MAX_TARGETS: usize = 64;
+
+/// Compares `left` and `right` for runs of any length (see the module's
+/// documentation).
+///
+/// # Errors
+///
+/// [`Error::Certificate`] when [`Options::certificate`] cannot be written.
+pub fn compare(
+    left: &Program,
+    right: &Program,
+    opts: &Options,
+    observer: &mut dyn Observer,
+) -> Result<Report, Error> {
+    let started = Instant::now();
+    let budget = opts.budget();
+    // The loop proof may take half of the time left; the bounded comparison the rest.
+    let half = budget.deadline().map(|d| {
+        let now = Instant::now();
+        now + d.saturating_duration_since(now) / 2
+    });
+    let attempt = match refusal(opts) {
+        Some(why) => Attempt::Failed(Incomplete::Invariant { why }),
+        None => attempt(left, right, opts, half)?,
+    };
+    let reason = match attempt {
+        Attempt::Proved {
+            proof,
+            solver_name,
+            solver,
+            input_names,
+        } => {
+            let stats = Stats {
+                total: started.elapsed(),
+                solver_name,
+                solver,
+                ..Stats::default()
+            };
+            return Ok(Report {
+                verdict: Verdict::Equivalent(Proof {
+                    engine: opts.engine,
+                    paths: (0, 0),
+                    out_of_fuel: (0, 0),
+                    encoding: None,
+                    queries: 0,
+                    fuel: opts.fuel,
+                    unbounded: Some(proof),
+                }),
+                stats,
+                input_names,
+                paths: Default::default(),
+                notes: Vec::new(),
+            });
+        }
+        Attempt::Failed(reason) => reason,
+    };
+    let mut report = equiv::compare(left, right, opts, observer);
+    report.verdict = match report.verdict {
+        v @ Verdict::Disequivalent(_) => v,
+        // Every path enumerated ended within the fuel. (The merged encoding's count
+        // of runs out of fuel leaves out those joined with shorter ones: its proof
+        // does not show that every run ends.)
+        Verdict::Equivalent(mut p) if p.engine == Engine::Concolic && p.out_of_fuel == (0, 0) => {
+            p.unbounded = Some(UnboundedProof {
+                method: "paths",
+                termination: "every-run-ends",
+                certificate: None,
+                certificate_files: None,
+            });
+            Verdict::Equivalent(p)
+        }
+        // Some runs were longer than the fuel: what the loop proof is for.
+        Verdict::Equivalent(_) => Verdict::PossiblyEquivalent(vec![reason]),
+        Verdict::PossiblyEquivalent(mut reasons) => {
+            reasons.push(reason);
+            Verdict::PossiblyEquivalent(reasons)
+        }
+    };
+    Ok(report)
+}
+
+/// What the loop proof came to: a proof, or the reason it gives for the runs longer
+/// than the fuel that it did not cover.
+enum Attempt {
+    /// The proof, with the solver chain that made it, what it asked, and the
+    /// inputs' names.
+    Proved {
+        proof: UnboundedProof,
+        solver_name: String,
+        solver: SolverStats,
+        input_names: Vec<String>,
+    },
+    Failed(Incomplete),
+}
+
+/// Why the loop proof does not apply to this task, if it does not: it follows
+/// register inputs with no standard input, and compares registers (and standard
+/// output, which it then must not see written).
+fn refusal(opts: &Options) -> Option<String> {
+    if matches!(opts.inputs, InputSpec::Array { .. }) {
+        return Some("loop proofs take register inputs, not an array".into());
+    }
+    if opts.stdin_len > 0 {
+        return Some("loop proofs take no standard input".into());
+    }
+    if opts.assume_program.is_some() {
+        return Some("loop proofs take preconditions, not a domain program".into());
+    }
+    if opts
+        .observe
+        .iter()
+        .any(|o| !matches!(o, Observable::Reg(_) | Observable::Output))
+    {
+        return Some("loop proofs compare registers and standard output only".into());
+    }
+    None
+}
+
+/// The loop proof, within `until`; its certificate written where asked.
+fn attempt(
+    left: &Program,
+    right: &Program,
+    opts: &Options,
+    until: Option<Instant>,
+) -> Result<Attempt, Error> {
+    let budget = opts.budget();
+    let stop = budget.stop();
+    let mut s = TermStore::new();
+    let mut layout = InputLayout::declare(&mut s, &opts.inputs, 0);
+    for p in &opts.assume {
+        if let Err(e) = p.lower(&mut s, &layout) {
+            return Ok(failed(format!(
+                "the precondition `{}` could not be read: {}",
+                p.text(),
+                e.message
+            )));
+        }
+    }
+    let _ = layout.assume(&mut s, &opts.assume);
+    let args = layout.vars().to_vec();
+    let domain = layout.domain(&mut s);
+    let mut solver = build_chain(&opts.solver, stop, domain.clone());
+    if !domain.is_empty() && matches!(solver.check(&mut s, &[]), Answer::Unsat) {
+        return Ok(failed("no input satisfies the preconditions".into()));
+    }
+    let InputSpec::Registers(inputs) = &opts.inputs else {
+        return Ok(failed("no register inputs".into()));
+    };
+    let observe_output = opts.observe.contains(&Observable::Output);
+    let observe: Vec<_> = opts
+        .observe
+        .iter()
+        .filter_map(|o| match o {
+            Observable::Reg(r) => Some(*r),
+            _ => None,
+        })
+        .collect();
+    let code = |program: &Program| Cs241Code {
+        program: program.clone(),
+        inputs: inputs.clone(),
+        termination: opts.termination,
+        observe_output,
+    };
+    let (l, r) = (code(left), code(right));
+    let side = |c| Side {
+        code: Code::Cs241(c),
+        entry: 0,
+    };
+    let admitted: Vec<Vec<u32>> = probes(args.len(), PROBES)
+        .into_iter()
+        .filter(|p| layout.admits(p))
+        .collect();
+    let limits = Limits {
+        fuel: opts.fuel,
+        max_paths: MAX_PATHS,
+        max_targets: MAX_TARGETS,
+    };
+    let until_stop = || stop.reached() || until.is_some_and(|h| Instant::now() >= h);
+    let outcome = induct::prove(
+        &mut s,
+        &mut solver,
+        side(&l),
+        side(&r),
+        &args,
+        &admitted,
+        &observe,
+        &limits,
+        &until_stop,
+        opts.certificate.is_some(),
+    );
+    match outcome {
+        Outcome::Proved(c) => {
+            let mut proof = Some(UnboundedProof {
+                method: "lockstep-induction",
+                termination: "lockstep",
+                certificate: Some(c),
+                certificate_files: None,
+            });
+            write_certificate(
+                &mut s,
+                &domain,
+                opts.certificate.as_deref(),
+                "programs",
+                &mut proof,
+            )?;
+            Ok(match proof {
+                Some(proof) => Attempt::Proved {
+                    proof,
+                    solver_name: solver.describe(),
+                    solver: solver.stats.clone(),
+                    input_names: layout.names().to_vec(),
+                },
+                None => failed("the proof was not kept".into()),
+            })
+        }
+        Outcome::Partial(_) => Ok(Attempt::Failed(Incomplete::Termination)),
+        Outcome::Unknown(why) => Ok(failed(why)),
+    }
+}
+
+fn failed(why: String) -> Attempt {
+    Attempt::Failed(Incomplete::Invariant { why })
+}
