@@ -1084,21 +1084,6 @@ fn grade_unbounded_says_so_in_its_reports() {
     assert_eq!(report["summary"]["equivalent"], 2);
 }
 
-#[test]
-fn unbounded_is_refused_for_cs241_programs() {
-    let reference = root().join("examples/grading/reference.asm");
-    let r = reference.to_str().unwrap();
-    for command in ["compare", "grade"] {
-        let o = run(&[command, r, r, "--unbounded"]);
-        assert_eq!(o.status.code(), Some(2), "{command}: {}", stdout(&o));
-        assert!(
-            stderr(&o).contains("--unbounded"),
-            "{command}: {}",
-            stderr(&o)
-        );
-    }
-}
-
 /// The answer of cvc5 to each SMT-LIB file of `dir`, or `None` when it is not
 /// installed.
 fn cvc5_answers(dir: &Path) -> Option<Vec<(String, String)>> {

@@ -253,3 +253,193 @@ fn attempt(
 fn failed(why: String) -> Attempt {
     Attempt::Failed(Incomplete::Invariant { why })
 }
+
+#[cfg(test)]
+mod tests {
+    use std::path::Path;
+
+    use tamarin_mips::cpu::{Config, Machine, NoTrace, Status};
+    use tamarin_mips::Program;
+
+    use crate::compare;
+    use crate::mips32::explore::{self, Code, Cs241Code, End, Function, Limits, CS241_FAULT};
+    use crate::mips32::induct::planted;
+    use crate::options::Options;
+    use crate::report::Quiet;
+    use crate::solver::{build_chain, SolverConfig};
+    use crate::term::{Evaluator, TermStore};
+    use crate::verdict::Verdict;
+
+    fn example(dir: &str, name: &str) -> Program {
+        let path = Path::new(env!("CARGO_MANIFEST_DIR"))
+            .join("../../examples")
+            .join(dir)
+            .join(name);
+        let text = std::fs::read_to_string(&path).unwrap();
+        tamarin_mips::asm::assemble(name, &text).unwrap()
+    }
+
+    fn options() -> Options {
+        Options {
+            unbounded: true,
+            fuel: 2_000,
+            solver: SolverConfig {
+                timeout: std::time::Duration::from_secs(1),
+                ..SolverConfig::default()
+            },
+            ..Options::default()
+        }
+    }
+
+    /// The verdict on two loop examples for runs of any length, with `bugs` planted
+    /// in the checker.
+    fn verdict(l: &str, r: &str, bugs: u8) -> Verdict {
+        let (l, r) = (example("loops", l), example("loops", r));
+        planted::plant(bugs);
+        let v = compare(&l, &r, &options(), &mut Quiet).unwrap().verdict;
+        planted::plant(0);
+        v
+    }
+
+    #[test]
+    fn counters_in_opposite_directions_are_proved_for_runs_of_any_length() {
+        let Verdict::Equivalent(p) = verdict("up.asm", "down.asm", 0) else {
+            panic!("not proved");
+        };
+        let u = p.unbounded.unwrap();
+        assert_eq!((u.method, u.termination), ("lockstep-induction", "lockstep"));
+    }
+
+    #[test]
+    fn a_needle_past_three_million_trips_is_kept_unproved_by_pruning() {
+        let honest = verdict("up.asm", "needle.asm", 0);
+        let Verdict::PossiblyEquivalent(reasons) = &honest else {
+            panic!("{honest:?}");
+        };
+        assert!(reasons.iter().any(|r| r.kind() == "invariant"), "{reasons:?}");
+        // Keep every fact the samples show (none reaches trip 3,000,000): the needle
+        // is then "proved", which the assertion above catches.
+        let planted = verdict("up.asm", "needle.asm", planted::NO_PRUNING);
+        assert!(matches!(planted, Verdict::Equivalent(_)), "{planted:?}");
+    }
+
+    #[test]
+    fn without_unbounded_nothing_changes() {
+        let (l, r) = (example("loops", "up.asm"), example("loops", "down.asm"));
+        let opts = Options {
+            unbounded: false,
+            ..options()
+        };
+        let v = compare(&l, &r, &opts, &mut Quiet).unwrap().verdict;
+        if let Verdict::Equivalent(p) = &v {
+            assert!(p.unbounded.is_none());
+        }
+    }
+
+    /// The explorer on a CS241 program means what the CS241 emulator does: on
+    /// every input tried, exactly one path's guard holds, and it ends as the run
+    /// does (the same `$3` when it returns, a fault when it faults, out of fuel when
+    /// it runs out).
+    #[test]
+    fn the_explorer_runs_cs241_programs_as_the_emulator_does() {
+        // The slowest to explore in a debug build (arrays read at symbolic addresses,
+        // deep recursion) run in the test below.
+        let slow = [
+            "stirling-rec", "amax-", "aneg-", "asum-", "print-iter", "print-rec", "print5-rec",
+        ];
+        explorer_agrees_with_the_emulator(&slow, 150);
+    }
+
+    #[test]
+    #[ignore = "minutes in a debug build: run with --ignored"]
+    fn the_explorer_runs_every_cs241_example_as_the_emulator_does() {
+        explorer_agrees_with_the_emulator(&[], 300);
+    }
+
+    fn explorer_agrees_with_the_emulator(skip: &[&str], at_least: usize) {
+        let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("../../examples/proofs");
+        let mut names: Vec<String> = std::fs::read_dir(&dir)
+            .unwrap()
+            .map(|e| e.unwrap().file_name().to_string_lossy().into_owned())
+            .filter(|n| n.ends_with(".asm"))
+            .collect();
+        names.retain(|n| !skip.iter().any(|k| n.starts_with(k)));
+        names.sort();
+        names.extend(["up.asm", "down.asm", "needle.asm", "unrolled.asm"].map(|n| format!("../loops/{n}")));
+        let inputs: [[u32; 2]; 9] = [
+            [0, 0],
+            [1, 2],
+            [5, 3],
+            [7, u32::MAX],
+            [0x8000_0000, 1],
+            [12, 0],
+            [100, 9],
+            [u32::MAX, 7],
+            [3, 3],
+        ];
+        const FUEL: u64 = 300;
+        let mut checked = 0;
+        for name in names {
+            let program = example("proofs", &name);
+            let code = Cs241Code {
+                program: program.clone(),
+                inputs: vec![tamarin_mips::Reg::from_bits(1), tamarin_mips::Reg::from_bits(2)],
+                termination: tamarin_mips::cpu::DEFAULT_TERMINATION,
+                observe_output: false,
+            };
+            let mut s = TermStore::new();
+            let args = [s.new_var("$1", 32), s.new_var("$2", 32)];
+            let config = SolverConfig {
+                timeout: std::time::Duration::from_secs(1),
+                portfolio: Vec::new(),
+                ..SolverConfig::default()
+            };
+            let mut solver = build_chain(&config, Default::default(), Vec::new());
+            let observe = [tamarin_mips::Reg::from_bits(3)];
+            let func = Function {
+                code: Code::Cs241(&code),
+                entry: 0,
+                args: &args,
+                observe: &observe,
+                zero_allowed: true,
+                cuts: &[],
+            };
+            let limits = Limits {
+                fuel: FUEL,
+                max_paths: 400,
+                max_targets: 64,
+            };
+            let paths = explore::explore(&mut s, &mut solver, &func, &limits, &|| false);
+            if paths.ends.iter().any(|e| matches!(e.end, End::Uncovered(_))) {
+                continue;
+            }
+            for input in inputs {
+                let mut m = Machine::new(&program, Config::with_fuel(FUEL));
+                m.set_reg(tamarin_mips::Reg::from_bits(1), input[0]);
+                m.set_reg(tamarin_mips::Reg::from_bits(2), input[1]);
+                let status = m.run(&mut NoTrace);
+                let values = [input[0] as u64, input[1] as u64];
+                let mut ev = Evaluator::new(&s, &values);
+                let taken: Vec<&End> = paths
+                    .ends
+                    .iter()
+                    .filter(|e| ev.holds(e.guard))
+                    .map(|e| &e.end)
+                    .collect();
+                assert_eq!(taken.len(), 1, "{name} on {input:?}: {taken:?}");
+                match (status, taken[0]) {
+                    (Status::Done, End::Returned(obs)) => {
+                        assert_eq!(ev.eval(obs[0]) as u32, m.regs().get(observe[0]), "{name} {input:?}")
+                    }
+                    (Status::Error(_), End::Fault(k)) => assert_eq!(*k, CS241_FAULT),
+                    // The explorer counts a step less for a run that ends at the
+                    // termination address right at the fuel.
+                    (Status::OutOfFuel, End::OutOfFuel) => {}
+                    (st, end) => panic!("{name} on {input:?}: the emulator {st:?}, the explorer {end:?}"),
+                }
+                checked += 1;
+            }
+        }
+        assert!(checked >= at_least, "only {checked} runs checked");
+    }
+}

@@ -394,7 +394,11 @@ impl ProofJson {
         let u = p.unbounded.as_ref();
         let induction = u.is_some_and(|u| u.method == "lockstep-induction");
         ProofJson {
-            engine: if induction { "induction" } else { p.engine.name() },
+            engine: if induction {
+                "induction"
+            } else {
+                p.engine.name()
+            },
             paths: PerSide::of(p.paths),
             out_of_fuel_paths: PerSide::of(p.out_of_fuel),
             queries: p.queries,
@@ -912,6 +916,9 @@ pub struct TaskModel {
     /// same verdict on any load, except where a reason says `cut_by_wall_clock`.
     pub deterministic: bool,
     pub portfolio: Vec<String>,
+    /// Whether proofs hold for runs of any length (`--unbounded`): an `equivalent`
+    /// then means both run forever or both end alike, whatever the fuel.
+    pub unbounded: bool,
     /// Notes about the task seen on the reference alone (such as standard output that
     /// it writes but the task does not compare). Absent when there are none.
     #[serde(skip_serializing_if = "Vec::is_empty")]
@@ -957,6 +964,7 @@ impl TaskModel {
             solver_work: opts.solver_work().unwrap_or(0),
             deterministic: opts.deterministic,
             portfolio: opts.solver.portfolio.clone(),
+            unbounded: opts.unbounded,
             notes: Vec::new(),
         }
     }

@@ -140,6 +140,13 @@ impl TaskModel {
             Some(s) => format!(" ({})", s.phrase()),
             None => String::new(),
         };
+        if self.unbounded {
+            return format!(
+                "task: {inputs}; runs of any length (an equivalence is proved for runs of \
+                 any length; bounded searches use {} steps{sized}); {fuel}",
+                self.fuel
+            );
+        }
         format!(
             "task: {inputs}; runs of up to {} steps{sized}; {fuel}",
             self.fuel

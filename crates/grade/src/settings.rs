@@ -358,8 +358,10 @@ impl Settings {
             // Nothing of grade's is cleared: the option would only change its key.
             search.force = false;
         }
-        // A submission that does not end where the reference does is wrong.
-        if search.out_of_fuel.is_none() && (grading || task.is_some()) {
+        // A submission that does not end where the reference does is wrong; but a
+        // proof for runs of any length asks whether it ends at all, not within the
+        // fuel, so there a run out of fuel is no difference unless asked.
+        if search.out_of_fuel.is_none() && (grading || task.is_some()) && !search.unbounded {
             search.out_of_fuel = Some(FuelPolicy::Different);
         }
         decide_by_counts(&mut search, task, given, grading)?;

@@ -418,14 +418,23 @@ fn write_text(
                     "{}",
                     super::function::unbounded_claim(
                         u,
-                        &format!("{}{}", inputs.replacen("inputs", "input", 1), assumed(&opts.assume)),
+                        &format!(
+                            "{}{}",
+                            inputs.replacen("inputs", "input", 1),
+                            assumed(&opts.assume)
+                        ),
                         &observed,
                     )
                 )?,
             }
             if let Some(u) = &p.unbounded {
                 if let Some(c) = &u.certificate_files {
-                    writeln!(out, "  certificate: {} ({})", c.dir.display(), count(c.checks as u64, "check"))?;
+                    writeln!(
+                        out,
+                        "  certificate: {} ({})",
+                        c.dir.display(),
+                        count(c.checks as u64, "check")
+                    )?;
                 }
                 if u.method == "paths" {
                     writeln!(out, "  {}", how_proved(p, &report.stats.solver_name))?;

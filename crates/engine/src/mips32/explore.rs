@@ -25,7 +25,6 @@ use std::collections::BTreeMap;
 use imbl::OrdMap;
 use tamarin_mips::mips32::abi::{ARG_REGS, INITIAL_SP, RA, RETURN_ADDRESS, SP};
 use tamarin_mips::mips32::cpu::FaultKind;
-use tamarin_mips::mips32::isa::Instr;
 use tamarin_mips::mips32::memory::Memory;
 use tamarin_mips::mips32::Image;
 use tamarin_mips::{Program, Reg};

@@ -203,13 +203,6 @@ pub fn execute(mut args: Args) -> Result<ExitCode, CliError> {
     if elf_reference || args.functions.function.is_some() {
         return functions::execute(&args);
     }
-    if args.functions.unbounded {
-        return Err(CliError::Usage(
-            "--unbounded grades MIPS32 functions (ELF files with --function) so far; \
-             CS241 programs are graded for runs of up to --fuel steps"
-                .into(),
-        ));
-    }
     let started = Instant::now();
     let argv: Vec<String> = std::env::args_os()
         .skip(1)
@@ -390,6 +383,7 @@ fn resolve(
 ) -> Result<Settings, CliError> {
     let mut search = args.search.search();
     search.force = false;
+    search.unbounded = args.functions.unbounded;
     let line = Line {
         search,
         observe: args.observe.as_ref().map(|o| o.0.clone()),

@@ -1,0 +1,175 @@
+//! CS241 programs compared and graded for runs of any length (`--unbounded`, a
+//! task's `unbounded = true`), on the loops of `examples/loops`: the claim's text and
+//! JSON, the certificate re-checked by cvc5, the needle left unproved, and the
+//! usage errors.
+
+mod common;
+
+use std::path::{Path, PathBuf};
+use std::process::Output;
+
+use assert_cmd::Command;
+use common::schema::{assert_valid, validator};
+use serde_json::Value;
+
+fn root() -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR")).join("../..")
+}
+
+fn run_in(dir: &Path, args: &[&str]) -> Output {
+    let mut c = Command::cargo_bin("tamarin").expect("the tamarin binary is built");
+    c.current_dir(dir);
+    c.args(args).output().expect("run tamarin")
+}
+
+fn run(args: &[&str]) -> Output {
+    run_in(&root(), args)
+}
+
+fn stdout(o: &Output) -> String {
+    String::from_utf8_lossy(&o.stdout).into_owned()
+}
+
+fn json(o: &Output) -> Value {
+    serde_json::from_slice(&o.stdout).expect("one JSON object")
+}
+
+const UP: &str = "examples/loops/up.asm";
+const DOWN: &str = "examples/loops/down.asm";
+const NEEDLE: &str = "examples/loops/needle.asm";
+
+#[test]
+fn compare_unbounded_proves_counters_in_opposite_directions() {
+    let o = run(&["compare", UP, DOWN, "--unbounded"]);
+    assert_eq!(o.status.code(), Some(0), "{}", stdout(&o));
+    let text = stdout(&o);
+    assert!(
+        text.starts_with("equivalent: for every input $1, $2, runs of any length"),
+        "{text}"
+    );
+    // The counters are tied: i + j = n.
+    assert!(text.contains("left.$4 = -1 * right.$7 + $1"), "{text}");
+    let o = run(&["compare", UP, DOWN, "--unbounded", "--format", "json"]);
+    let report = json(&o);
+    assert_valid(&validator("compare"), &report, "compare --unbounded");
+    let proof = &report["proof"];
+    assert_eq!(proof["fuel"], Value::Null);
+    assert_eq!(proof["engine"], "induction");
+    assert_eq!(proof["method"], "lockstep-induction");
+    assert_eq!(proof["termination"], "lockstep");
+    assert!(proof["invariant"]["head/head"].is_array());
+    assert_eq!(report["task"]["unbounded"], true);
+    // Without --unbounded nothing changes: a claim bounded by the fuel.
+    let o = run(&["compare", UP, DOWN, "--fuel", "300", "--format", "json"]);
+    let report = json(&o);
+    assert_ne!(report["proof"]["method"], "lockstep-induction", "{report}");
+    assert_eq!(report["task"]["unbounded"], false);
+}
+
+#[test]
+fn a_loop_free_pair_is_proved_by_its_paths() {
+    let a = root().join("examples/grading/reference.asm");
+    let a = a.to_str().unwrap();
+    let o = run(&["compare", a, a, "--unbounded", "--format", "json"]);
+    let report = json(&o);
+    assert_valid(&validator("compare"), &report, "compare --unbounded");
+    assert_eq!(report["verdict"], "equivalent", "{report}");
+    assert_eq!(report["proof"]["method"], "paths");
+    assert_eq!(report["proof"]["termination"], "every-run-ends");
+    assert_eq!(report["proof"]["fuel"], Value::Null);
+}
+
+#[test]
+fn a_needle_past_three_million_trips_is_not_proved() {
+    let o = run(&[
+        "compare",
+        UP,
+        NEEDLE,
+        "--unbounded",
+        "--fuel",
+        "500",
+        "--format",
+        "json",
+    ]);
+    assert_eq!(o.status.code(), Some(3), "{}", stdout(&o));
+    let report = json(&o);
+    assert_valid(&validator("compare"), &report, "compare --unbounded");
+    let reasons = report["incomplete"].as_array().unwrap();
+    let invariant = reasons.iter().find(|r| r["kind"] == "invariant");
+    assert!(invariant.is_some(), "{report}");
+}
+
+#[test]
+fn the_certificate_of_a_cs241_loop_proof_rechecks_under_cvc5() {
+    let tmp = tempfile::tempdir().unwrap();
+    let dir = tmp.path().join("cert");
+    let d = dir.to_str().unwrap();
+    let o = run(&["compare", UP, DOWN, "--unbounded", "--certificate", d]);
+    assert_eq!(o.status.code(), Some(0), "{}", stdout(&o));
+    assert!(stdout(&o).contains("certificate: "), "{}", stdout(&o));
+    assert!(dir.join("certificate.json").exists());
+    let cvc5 = Path::new("/usr/bin/cvc5");
+    if !cvc5.exists() {
+        eprintln!("note: /usr/bin/cvc5 is not installed: the certificate is not re-checked");
+        return;
+    }
+    let mut files: Vec<PathBuf> = std::fs::read_dir(&dir)
+        .unwrap()
+        .map(|e| e.unwrap().path())
+        .filter(|p| p.extension().is_some_and(|x| x == "smt2"))
+        .collect();
+    files.sort();
+    assert!(files.len() >= 3, "{files:?}");
+    for f in &files {
+        let o = std::process::Command::new(cvc5)
+            .arg("--tlimit=60000")
+            .arg(f)
+            .output()
+            .unwrap();
+        assert_eq!(
+            String::from_utf8_lossy(&o.stdout).trim(),
+            "unsat",
+            "{}",
+            f.display()
+        );
+    }
+}
+
+#[test]
+fn certificate_without_unbounded_is_a_usage_error() {
+    let tmp = tempfile::tempdir().unwrap();
+    let d = tmp.path().join("cert");
+    let o = run(&["compare", UP, DOWN, "--certificate", d.to_str().unwrap()]);
+    assert_eq!(o.status.code(), Some(2), "{}", stdout(&o));
+}
+
+#[test]
+fn grade_with_a_task_that_says_unbounded() {
+    let tmp = tempfile::tempdir().unwrap();
+    let dir = tmp.path();
+    std::fs::copy(root().join(UP), dir.join("reference.asm")).unwrap();
+    std::fs::create_dir(dir.join("subs")).unwrap();
+    std::fs::copy(root().join(DOWN), dir.join("subs/down.asm")).unwrap();
+    std::fs::copy(root().join(NEEDLE), dir.join("subs/needle.asm")).unwrap();
+    std::fs::write(
+        dir.join("task.toml"),
+        "reference = \"reference.asm\"\nunbounded = true\nfuel = 500\n",
+    )
+    .unwrap();
+    let o = run_in(dir, &["grade", "--task", "task.toml", "subs"]);
+    let text = stdout(&o);
+    assert!(text.contains("runs of any length"), "{text}");
+    assert!(
+        text.contains("equivalent") && text.contains("down.asm"),
+        "{text}"
+    );
+    let o = run_in(
+        dir,
+        &["grade", "--task", "task.toml", "subs", "--format", "json"],
+    );
+    let report = json(&o);
+    assert_eq!(report["summary"]["task"]["unbounded"], true, "{report}");
+    assert_eq!(report["summary"]["counts"]["equivalent"], 1, "{report}");
+    // The needle's run past the fuel is no difference for runs of any length.
+    assert_eq!(report["summary"]["counts"]["disequivalent"], 0, "{report}");
+}
