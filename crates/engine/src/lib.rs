@@ -78,8 +78,8 @@ macro_rules! internal_modules {
 }
 
 internal_modules!(
-    assume, bmc, budget, check, concolic, equiv, error, explain, io, minimise, mips32, notes,
-    options, report, semantics, shared, solver, term, trace, unbounded, verdict
+    assume, bmc, budget, check, concolic, equiv, error, explain, io, loop_proof, minimise, mips32,
+    notes, options, report, semantics, shared, solver, term, trace, unbounded, verdict
 );
 
 pub use tamarin_mips as mips;

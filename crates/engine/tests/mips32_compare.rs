@@ -123,7 +123,7 @@ fn paths_agree_with_the_emulator(image: &Image, f: &str, args: usize, inputs: &[
     let mut solver = build_chain(&SolverConfig::default(), Default::default(), Vec::new());
     let observe = [tamarin::mips::mips32::abi::V0];
     let func = Function {
-        image,
+        code: tamarin::mips32::explore::Code::Mips32(image),
         entry,
         args: &vars,
         observe: &observe,

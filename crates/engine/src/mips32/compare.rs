@@ -16,6 +16,7 @@ use tamarin_mips::Reg;
 use tamarin_mips::mips32::abi::ARG_REGS;
 
 pub use super::explore::FunctionSide;
+pub use crate::loop_proof::{CertificateFiles, UnboundedProof};
 pub use super::gap::FunctionGap;
 use super::explore::{self, Code, End, Function, Gap, Limits, Paths};
 use super::induct::{self, Certificate, Outcome};
@@ -137,31 +138,6 @@ pub struct FunctionReport {
     /// With [`FunctionOptions::unbounded`]: how the claim for runs of any length was
     /// reached, or why it was not.
     pub unbounded: Option<UnboundedProof>,
-}
-
-/// How a comparison for runs of any length went.
-#[derive(Clone, Debug, PartialEq, Eq)]
-pub struct UnboundedProof {
-    /// `paths` (every run was followed to its end within the fuel) or
-    /// `lockstep-induction` (an inductive invariant at the loop heads).
-    pub method: &'static str,
-    /// `every-run-ends` (no run is longer than the fuel), `lockstep` (the loops run
-    /// the same number of trips: both end or neither does) or `not-proved`.
-    pub termination: &'static str,
-    /// The invariant, for `lockstep-induction` (its obligations, which are in terms
-    /// of the comparison's own store, are left out of a report: they are in
-    /// `certificate_files`).
-    pub certificate: Option<Certificate>,
-    /// Where the certificate was written ([`FunctionOptions::certificate`]).
-    pub certificate_files: Option<CertificateFiles>,
-}
-
-/// A certificate written to a folder.
-#[derive(Clone, Debug, PartialEq, Eq)]
-pub struct CertificateFiles {
-    pub dir: std::path::PathBuf,
-    /// How many checks (SMT-LIB files) it holds.
-    pub checks: usize,
 }
 
 /// Compares `left` and `right` under `opts`.

@@ -31,6 +31,7 @@ use tamarin_mips::Reg;
 
 use super::explore::{self, Code, End, Function, Limits, Paths, Side, Snapshot};
 use super::sampler::{self, Sampler, Stepped};
+pub use crate::loop_proof::{Certificate, Check, CheckKind, Obligations};
 use crate::solver::{Answer, Solver};
 use crate::term::{BinOp, Definition, Evaluator, Formula, Term, TermStore};
 
@@ -43,69 +44,6 @@ pub enum Outcome {
     Partial(Certificate),
     /// No proof, and why (for a report's reason).
     Unknown(String),
-}
-
-/// The invariant that was found: at each place of the product, the facts kept.
-#[derive(Clone, Debug, PartialEq, Eq)]
-pub struct Certificate {
-    /// The loop heads of the left and right function.
-    pub heads: (Option<u32>, Option<u32>),
-    /// Each place and its facts, written out.
-    pub invariant: Vec<(String, Vec<String>)>,
-    /// Each place and the facts that tie the two sides together (or a side's
-    /// values to each other by a factor): the heart of the proof, for people.
-    pub relations: Vec<(String, Vec<String>)>,
-    /// Rounds of pruning until the facts were inductive.
-    pub rounds: u32,
-    /// What the proof rests on, as queries a solver must find unsatisfiable (in terms
-    /// of the store the proof ran in; see [`super::certificate`]).
-    pub obligations: Obligations,
-}
-
-/// The queries whose unsatisfiability a loop proof rests on: those of its last round
-/// of pruning (whose facts are the final ones), its endings and its measures.
-#[derive(Clone, Debug, Default, PartialEq, Eq)]
-pub struct Obligations {
-    /// The invariant of each place: a Boolean function of the place's values.
-    pub invariants: Vec<Definition>,
-    pub checks: Vec<Check>,
-}
-
-/// One obligation: the conjunction of `assertions` (and the preconditions) must be
-/// unsatisfiable.
-#[derive(Clone, Debug, PartialEq, Eq)]
-pub struct Check {
-    pub kind: CheckKind,
-    /// A name for its file: `initiation-head-head`, `consecution-head-head-to-head-returned`.
-    pub name: String,
-    /// What its unsatisfiability shows, for people.
-    pub what: String,
-    pub assertions: Vec<Formula>,
-}
-
-/// What an obligation checks.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord)]
-pub enum CheckKind {
-    /// From the entry, each way to reach a place satisfies its invariant.
-    Initiation,
-    /// Each trip from a state that satisfies its place's invariant ends in a state
-    /// that satisfies the invariant of the place it reaches.
-    Consecution,
-    /// Each way both can end from a place (or the entry) ends alike.
-    Exit,
-    /// A measure decreases on each trip of a side that runs alone.
-    Termination,
-}
-
-impl CheckKind {
-    pub fn name(self) -> &'static str {
-        match self {
-            CheckKind::Initiation => "initiation",
-            CheckKind::Consecution => "consecution",
-            CheckKind::Exit => "exit",
-            CheckKind::Termination => "termination",
-        }
-    }
 }
 
 /// Where one side of the product is.
@@ -136,6 +74,9 @@ enum Rel {
     Lin,
     /// `a = b * c + k`, wrapping (a sum of a loop-invariant step: `s = i * k + 1`).
     Mul,
+    /// `a & 1 = b` for a constant `b`: a counter that steps by two stays even (or odd),
+    /// which a loop unrolled by two needs to know that it cannot step over its bound.
+    Parity,
 }
 
 /// One candidate fact: `a rel b`, or `a = k * b + c` (`Rel::Lin`).
@@ -217,6 +158,35 @@ pub fn prove(
     if heads == [None, None] {
         return Outcome::Unknown("no loop was found on the probes".into());
     }
+    // In lockstep first; where one side goes round twice as often as the other on
+    // the probes (a loop unrolled by two), two of its trips against one of the other.
+    let ratio = trip_ratio(sides, heads, probes);
+    let mut first = None;
+    for legs in std::iter::once([1, 1]).chain((ratio != [1, 1]).then_some(ratio)) {
+        let outcome = prove_scheduled(s, solver, sides, heads, legs, args, probes, observe, limits, stop, certify);
+        if matches!(outcome, Outcome::Proved(_)) || stop() {
+            return outcome;
+        }
+        first.get_or_insert(outcome);
+    }
+    first.unwrap_or_else(|| Outcome::Unknown("no schedule was tried".into()))
+}
+
+/// [`prove`] with `legs` trips of each side's loop a step of the product.
+#[allow(clippy::too_many_arguments)]
+fn prove_scheduled(
+    s: &mut TermStore,
+    solver: &mut dyn Solver,
+    sides: [Side<'_>; 2],
+    heads: [Option<u32>; 2],
+    legs: [u32; 2],
+    args: &[Term],
+    probes: &[Vec<u32>],
+    observe: &[Reg],
+    limits: &Limits,
+    stop: &dyn Fn() -> bool,
+    certify: bool,
+) -> Outcome {
     let mut words: [BTreeSet<u32>; 2] = [BTreeSet::new(), BTreeSet::new()];
     for _ in 0..=MAX_RESTARTS {
         let mut p = Prover {
@@ -225,6 +195,7 @@ pub fn prove(
             sides,
             heads,
             words: words.clone(),
+            legs,
             args,
             observe,
             limits,
@@ -247,6 +218,53 @@ pub fn prove(
     Outcome::Unknown("the loops write ever more memory".into())
 }
 
+/// How many trips of each side's loop make one step of the product: `[2, 1]` when on
+/// every probe that goes round both loops a few times the left goes round about
+/// twice as often as the right, `[1, 2]` the other way round, else `[1, 1]`.
+fn trip_ratio(sides: [Side<'_>; 2], heads: [Option<u32>; 2], probes: &[Vec<u32>]) -> [u32; 2] {
+    let (Some(lh), Some(rh)) = (heads[0], heads[1]) else {
+        return [1, 1];
+    };
+    let mut machines = sides.map(|f| Sampler::new(f.code, SAMPLE_FUEL));
+    let mut votes = [0u32; 3];
+    for probe in probes.iter().take(SAMPLE_PROBES) {
+        let mut visits = [0u64; 2];
+        let mut returned = [false; 2];
+        for (k, head) in [lh, rh].into_iter().enumerate() {
+            let m = &mut machines[k];
+            m.start(sides[k], probe);
+            while m.steps() < SAMPLE_FUEL {
+                match m.step() {
+                    Stepped::Running => visits[k] += u64::from(m.pc() == head),
+                    Stepped::Returned => {
+                        returned[k] = true;
+                        break;
+                    }
+                    Stepped::Ended => break,
+                }
+            }
+        }
+        // Only whole runs tell: runs cut by the fuel go round as often as it allows.
+        let [l, r] = visits;
+        if l < 4 || r < 4 || returned != [true, true] {
+            continue;
+        }
+        let vote = if l.abs_diff(2 * r) <= 2 {
+            0
+        } else if r.abs_diff(2 * l) <= 2 {
+            1
+        } else {
+            2
+        };
+        votes[vote] += 1;
+    }
+    match votes {
+        [n, 0, 0] if n >= 3 => [2, 1],
+        [0, n, 0] if n >= 3 => [1, 2],
+        _ => [1, 1],
+    }
+}
+
 enum Run {
     Done(Outcome),
     /// A head state wrote a word outside the set: start again with the larger set.
@@ -260,6 +278,9 @@ struct Prover<'a, 'f> {
     heads: [Option<u32>; 2],
     /// Per side, the aligned words that describe a state at its head.
     words: [BTreeSet<u32>; 2],
+    /// Per side, the trips of its loop in one step of the product from both heads
+    /// (1 and 1 in lockstep; 2 and 1 against a loop unrolled by two).
+    legs: [u32; 2],
     args: &'a [Term],
     observe: &'a [Reg],
     limits: &'a Limits,
@@ -377,6 +398,7 @@ impl Prover<'_, '_> {
                 match self.ask( &[*guard, *differ]) {
                     Answer::Unsat => {}
                     Answer::Sat(_) => {
+
                         return Run::Done(Outcome::Unknown(
                             "the invariant found does not make the endings alike".into(),
                         ))
@@ -578,6 +600,11 @@ impl Prover<'_, '_> {
                 let sum = self.s.bin(BinOp::Add, kb, c);
                 self.s.eq(a, sum)
             }
+            Rel::Parity => {
+                let one = self.s.word(1);
+                let low = self.s.bin(BinOp::BvAnd, a, one);
+                self.s.eq(low, b)
+            }
         }
     }
 
@@ -656,6 +683,9 @@ impl Prover<'_, '_> {
             }
         }
         let varying: Vec<usize> = (0..n).filter(|&i| constant[i].is_none()).collect();
+        // Parity is a candidate only where a side goes round its loop more than once a
+        // step of the product (elsewhere it would only cost queries).
+        let only_steps_by_two = self.legs != [1, 1];
         for (x, &i) in varying.iter().enumerate() {
             for &j in &varying[x + 1..] {
                 if j < inputs {
@@ -676,6 +706,20 @@ impl Prover<'_, '_> {
                             facts.insert(Fact::cmp(rel, Operand::Value(a as u16), Operand::Value(b as u16)));
                         }
                     }
+                }
+            }
+            // A small bound from the samples (a remainder, a flag): what a side's last
+            // trips depend on when it goes round more than once a step.
+            if i >= inputs && only_steps_by_two {
+                let most = rows.iter().map(|r| r[i]).max().unwrap_or(0);
+                if most < 256 {
+                    facts.insert(Fact::cmp(Rel::Ule, Operand::Value(i as u16), Operand::Const(most)));
+                }
+            }
+            if i >= inputs && only_steps_by_two {
+                let low = rows[0][i] & 1;
+                if rows.iter().all(|r| r[i] & 1 == low) {
+                    facts.insert(Fact::cmp(Rel::Parity, Operand::Value(i as u16), Operand::Const(low)));
                 }
             }
             if i >= inputs {
@@ -924,8 +968,13 @@ impl Prover<'_, '_> {
                     assume.clone(),
                 ),
             };
+            // From both heads, a side that goes round twice a step of the product
+            // runs its second trip from each head its first one reached.
+            let legs = if from == Some((At::Head, At::Head)) { self.legs[side] } else { 1 };
             let mut ends = Vec::with_capacity(paths.ends.len());
-            for e in paths.ends {
+            let mut todo: Vec<(explore::PathEnd, u32)> =
+                paths.ends.into_iter().map(|e| (e, 1)).collect();
+            while let Some((e, leg)) = todo.pop() {
                 let end = match e.end {
                     End::Returned(obs) => SideEnd::Returned(obs),
                     End::Fault(k) => SideEnd::Fault(k),
@@ -934,6 +983,21 @@ impl Prover<'_, '_> {
                             if self.words[side].insert(a) {
                                 self.grown = true;
                             }
+                        }
+                        if leg < legs {
+                            let mut path = assume.clone();
+                            path.push(e.guard);
+                            let more = explore::explore_from(
+                                self.s,
+                                self.solver,
+                                &func,
+                                self.limits,
+                                self.stop,
+                                &snap,
+                                path,
+                            );
+                            todo.extend(more.ends.into_iter().map(|e| (e, leg + 1)));
+                            continue;
                         }
                         SideEnd::Head(snap)
                     }
@@ -1018,15 +1082,15 @@ impl Prover<'_, '_> {
         let mut out: Samples = BTreeMap::new();
         for probe in probes.iter().take(SAMPLE_PROBES) {
             let runs: Vec<SideRun> = (0..2).map(|k| self.sample_run(k, probe)).collect();
-            let (l, r) = (&runs[0], &runs[1]);
-            let longest = l.visits.len().max(r.visits.len());
             let mut given: BTreeMap<Place, usize> = BTreeMap::new();
-            for k in 0..longest {
+            // Which visit of its head each side is at.
+            let mut at = [0usize; 2];
+            loop {
                 let mut row: Vec<u32> = probe.clone();
                 let mut place = (At::Head, At::Head);
                 let mut known = true;
-                for (side, run) in [(0, l), (1, r)] {
-                    let at = if let Some(v) = run.visits.get(k) {
+                for (side, run) in runs.iter().enumerate() {
+                    let here = if let Some(v) = run.visits.get(at[side]) {
                         row.extend(v);
                         At::Head
                     } else if let Some(obs) = &run.returned {
@@ -1037,9 +1101,9 @@ impl Prover<'_, '_> {
                         At::Returned
                     };
                     if side == 0 {
-                        place.0 = at;
+                        place.0 = here;
                     } else {
-                        place.1 = at;
+                        place.1 = here;
                     }
                 }
                 if !known || place == (At::Returned, At::Returned) {
@@ -1050,6 +1114,16 @@ impl Prover<'_, '_> {
                 if rows.len() < MAX_SAMPLES && *mine < SAMPLES_PER_PROBE {
                     rows.push(row);
                     *mine += 1;
+                }
+                // The product's schedule: from both heads each side goes round its
+                // number of trips; alone, one.
+                match place {
+                    (At::Head, At::Head) => {
+                        at[0] += self.legs[0] as usize;
+                        at[1] += self.legs[1] as usize;
+                    }
+                    (At::Head, At::Returned) => at[0] += 1,
+                    _ => at[1] += 1,
                 }
             }
         }
@@ -1356,6 +1430,10 @@ impl Prover<'_, '_> {
         if f.rel == Rel::Lin {
             return format!("{} = {} * {} + {}", name(f.a), f.k, name(f.b), name(f.c));
         }
+        if f.rel == Rel::Parity {
+            let even = matches!(f.b, Operand::Const(0));
+            return format!("{} is {}", name(f.a), if even { "even" } else { "odd" });
+        }
         if f.rel == Rel::Mul {
             let product = format!("{} = {} * {}", name(f.a), name(f.b), name(f.c));
             return if f.k == 0 { product } else { format!("{product} + {}", f.k) };
@@ -1366,7 +1444,7 @@ impl Prover<'_, '_> {
             Rel::Sle => "<=s",
             Rel::Ult => "<u",
             Rel::Ule => "<=u",
-            Rel::Lin | Rel::Mul => "=",
+            Rel::Lin | Rel::Mul | Rel::Parity => "=",
         };
         format!("{} {rel} {}", name(f.a), name(f.b))
     }
@@ -1541,6 +1619,7 @@ fn holds(rel: Rel, a: u32, b: u32) -> bool {
         Rel::Sle => (a as i32) <= (b as i32),
         Rel::Ult => a < b,
         Rel::Ule => a <= b,
+        Rel::Parity => a & 1 == b,
         Rel::Lin | Rel::Mul => false,
     }
 }
