@@ -311,16 +311,32 @@ mod tests {
     }
 
     #[test]
-    fn a_needle_past_three_million_trips_is_kept_unproved_by_pruning() {
-        let honest = verdict("up.asm", "needle.asm", 0);
-        let Verdict::PossiblyEquivalent(reasons) = &honest else {
-            panic!("{honest:?}");
+    fn a_loop_against_itself_unrolled_by_two_is_proved() {
+        let Verdict::Equivalent(p) = verdict("up.asm", "unrolled.asm", 0) else {
+            panic!("not proved");
         };
-        assert!(reasons.iter().any(|r| r.kind() == "invariant"), "{reasons:?}");
-        // Keep every fact the samples show (none reaches trip 3,000,000): the needle
-        // is then "proved", which the assertion above catches.
-        let planted = verdict("up.asm", "needle.asm", planted::NO_PRUNING);
-        assert!(matches!(planted, Verdict::Equivalent(_)), "{planted:?}");
+        let u = p.unbounded.unwrap();
+        assert_eq!(u.method, "lockstep-induction");
+        // The right's counter steps by two and stays even: what keeps it from
+        // stepping over its bound.
+        let c = u.certificate.unwrap();
+        let facts = &c.invariant[0].1;
+        assert!(facts.iter().any(|f| f == "right.$4 is even"), "{facts:?}");
+    }
+
+    #[test]
+    fn a_needle_past_three_million_trips_is_kept_unproved_by_pruning() {
+        for needle in ["needle.asm", "unrolled-needle.asm"] {
+            let honest = verdict("up.asm", needle, 0);
+            let Verdict::PossiblyEquivalent(reasons) = &honest else {
+                panic!("{needle}: {honest:?}");
+            };
+            assert!(reasons.iter().any(|r| r.kind() == "invariant"), "{reasons:?}");
+            // Keep every fact the samples show (none reaches trip 3,000,000): the
+            // needle is then "proved", which the assertion above catches.
+            let planted = verdict("up.asm", needle, planted::NO_PRUNING);
+            assert!(matches!(planted, Verdict::Equivalent(_)), "{needle}: {planted:?}");
+        }
     }
 
     #[test]

@@ -310,13 +310,14 @@ pub struct CompareArgs {
           value_parser = clap::value_parser!(u8).range(0..=4), help_heading = "MIPS32 functions")]
     pub args: u8,
     /// Prove for runs of any length: `equivalent` then means that on every input both
-    /// functions run forever or both end alike (loops are proved by an invariant).
-    #[arg(long, help_heading = "MIPS32 functions")]
+    /// programs (or functions) run forever or both end alike (loops are proved by an
+    /// invariant); a run out of fuel is then no difference unless --out-of-fuel says.
+    #[arg(long, help_heading = "Runs of any length")]
     pub unbounded: bool,
     /// With --unbounded: write the loop proof's certificate into DIR (created if need
     /// be): one SMT-LIB 2 file per check, each of which every solver must answer
     /// `unsat` (`for f in DIR/*.smt2; do cvc5 $f; done`), and an index.
-    #[arg(long, value_name = "DIR", help_heading = "MIPS32 functions")]
+    #[arg(long, value_name = "DIR", help_heading = "Runs of any length")]
     pub certificate: Option<std::path::PathBuf>,
 }
 

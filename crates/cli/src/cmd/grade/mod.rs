@@ -91,7 +91,7 @@ pub struct Args {
     #[arg(value_name = "PATH", required = true)]
     pub paths: Vec<PathBuf>,
     /// A task file (TOML) with the settings of the assignment, its keys: reference
-    /// (relative to the file), frontend, inputs, observe, engine, fuel, depth, max-len,
+    /// (relative to the file), frontend, inputs, observe, engine, unbounded, fuel, depth, max-len,
     /// array-base, stdin-len, init-inputs, timeout, group-timeout, max-runs, solver,
     /// solver-timeout, solver-rlimit, solver-work, portfolio, out-of-fuel, assume,
     /// assume-program, assume-fuel, input-format, link, termination,
