@@ -158,16 +158,21 @@ pub fn prove(
     if heads == [None, None] {
         return Outcome::Unknown("no loop was found on the probes".into());
     }
-    // In lockstep first; where one side goes round twice as often as the other on
-    // the probes (a loop unrolled by two), two of its trips against one of the other.
+    // Where one side goes round twice as often as the other on the probes (a loop
+    // unrolled by two), two of its trips against one of the other first (lockstep
+    // would then leave one side running alone for half of its trips); then lockstep.
     let ratio = trip_ratio(sides, heads, probes);
-    let mut first = None;
-    for legs in std::iter::once([1, 1]).chain((ratio != [1, 1]).then_some(ratio)) {
+    let mut first: Option<Outcome> = None;
+    let schedules = if ratio == [1, 1] { vec![[1, 1]] } else { vec![ratio, [1, 1]] };
+    for legs in schedules {
         let outcome = prove_scheduled(s, solver, sides, heads, legs, args, probes, observe, limits, stop, certify);
         if matches!(outcome, Outcome::Proved(_)) || stop() {
             return outcome;
         }
-        first.get_or_insert(outcome);
+        // A partial proof says more than none.
+        if first.is_none() || matches!(outcome, Outcome::Partial(_)) {
+            first = Some(outcome);
+        }
     }
     first.unwrap_or_else(|| Outcome::Unknown("no schedule was tried".into()))
 }
