@@ -93,12 +93,12 @@ pub fn compare(
         // of runs out of fuel leaves out those joined with shorter ones: its proof
         // does not show that every run ends.)
         Verdict::Equivalent(mut p) if p.engine == Engine::Concolic && p.out_of_fuel == (0, 0) => {
-            p.unbounded = Some(UnboundedProof {
+            p.unbounded = Some(Box::new(UnboundedProof {
                 method: "paths",
                 termination: "every-run-ends",
                 certificate: None,
                 certificate_files: None,
-            });
+            }));
             Verdict::Equivalent(p)
         }
         // Some runs were longer than the fuel: what the loop proof is for.
@@ -117,7 +117,7 @@ enum Attempt {
     /// The proof, with the solver chain that made it, what it asked, and the
     /// inputs' names.
     Proved {
-        proof: UnboundedProof,
+        proof: Box<UnboundedProof>,
         solver_name: String,
         solver: SolverStats,
         input_names: Vec<String>,
@@ -237,7 +237,7 @@ fn attempt(
             )?;
             Ok(match proof {
                 Some(proof) => Attempt::Proved {
-                    proof,
+                    proof: Box::new(proof),
                     solver_name: solver.describe(),
                     solver: solver.stats.clone(),
                     input_names: layout.names().to_vec(),

@@ -489,7 +489,7 @@ pub struct Proof {
     pub fuel: u64,
     /// With [`crate::Options::unbounded`]: how the claim for runs of any length was
     /// reached (then `fuel` bounds nothing).
-    pub unbounded: Option<crate::loop_proof::UnboundedProof>,
+    pub unbounded: Option<Box<crate::loop_proof::UnboundedProof>>,
 }
 
 /// The answer.

@@ -19,7 +19,7 @@ pub use super::explore::FunctionSide;
 pub use crate::loop_proof::{CertificateFiles, UnboundedProof};
 pub use super::gap::FunctionGap;
 use super::explore::{self, Code, End, Function, Gap, Limits, Paths};
-use super::induct::{self, Certificate, Outcome};
+use super::induct::{self, Outcome};
 use crate::error::Error;
 use crate::io::{InputLayout, InputSpec};
 use crate::solver::{build_chain, Answer, Solver, SolverConfig};
