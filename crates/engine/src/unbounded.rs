@@ -385,6 +385,47 @@ mod tests {
         explorer_agrees_with_the_emulator(&slow, 150);
     }
 
+    /// An input may arrive in `$30`: it wins over the stack pointer's initial value,
+    /// in the explorer as in the emulator.
+    #[test]
+    fn an_input_in_the_stack_register_wins_as_in_the_emulator() {
+        let program = tamarin_mips::asm::assemble("t.asm", "add $3, $30, $0\njr $31\n").unwrap();
+        let thirty = tamarin_mips::Reg::from_bits(30);
+        let code = Cs241Code {
+            program: program.clone(),
+            inputs: vec![tamarin_mips::Reg::from_bits(1), thirty],
+            termination: tamarin_mips::cpu::DEFAULT_TERMINATION,
+            observe_output: false,
+        };
+        let mut s = TermStore::new();
+        let args = [s.new_var("$1", 32), s.new_var("$30", 32)];
+        let mut solver = build_chain(&SolverConfig::default(), Default::default(), Vec::new());
+        let observe = [tamarin_mips::Reg::from_bits(3)];
+        let func = Function {
+            code: Code::Cs241(&code),
+            entry: 0,
+            args: &args,
+            observe: &observe,
+            zero_allowed: true,
+            cuts: &[],
+        };
+        let limits = Limits {
+            fuel: 10,
+            max_paths: 10,
+            max_targets: 4,
+        };
+        let paths = explore::explore(&mut s, &mut solver, &func, &limits, &|| false);
+        let [end] = &paths.ends[..] else { panic!("{:?}", paths.ends) };
+        let End::Returned(obs) = &end.end else { panic!("{end:?}") };
+        let values = [0u64, 77];
+        let mut m = Machine::new(&program, Config::with_fuel(10));
+        m.set_reg(thirty, 77);
+        assert_eq!(m.run(&mut NoTrace), Status::Done);
+        let want = m.regs().get(observe[0]);
+        assert_eq!(want, 77);
+        assert_eq!(Evaluator::new(&s, &values).eval(obs[0]) as u32, want);
+    }
+
     #[test]
     #[ignore = "minutes in a debug build: run with --ignored"]
     fn the_explorer_runs_every_cs241_example_as_the_emulator_does() {

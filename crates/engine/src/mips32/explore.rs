@@ -257,13 +257,15 @@ pub fn explore(
             regs[RA.index()] = s.word(RETURN_ADDRESS);
         }
         Code::Cs241(c) => {
+            // As the emulator sets a run up: `$30` and `$31` first, then the inputs
+            // (which may name them).
+            regs[30] = s.word(STACK_TOP);
+            regs[31] = s.word(c.termination);
             for (r, &a) in c.inputs.iter().zip(func.args) {
                 if r.index() != 0 {
                     regs[r.index() & 31] = a;
                 }
             }
-            regs[30] = s.word(STACK_TOP);
-            regs[31] = s.word(c.termination);
         }
     }
     let first = State {
