@@ -385,43 +385,62 @@ mod tests {
         explorer_agrees_with_the_emulator(&slow, 150);
     }
 
+    /// Every path of `program` with its inputs in `inputs` (each a fresh variable, in
+    /// order) within `fuel`, `$3` observed: the store the paths' terms live in, and
+    /// the paths.
+    fn explore_cs241(
+        program: &Program,
+        inputs: &[tamarin_mips::Reg],
+        fuel: u64,
+        max_paths: usize,
+    ) -> (TermStore, explore::Paths) {
+        let code = Cs241Code {
+            program: program.clone(),
+            inputs: inputs.to_vec(),
+            termination: tamarin_mips::cpu::DEFAULT_TERMINATION,
+            observe_output: false,
+        };
+        let mut s = TermStore::new();
+        let args: Vec<_> = inputs.iter().map(|r| s.new_var(&r.to_string(), 32)).collect();
+        let config = SolverConfig {
+            timeout: std::time::Duration::from_secs(1),
+            portfolio: Vec::new(),
+            ..SolverConfig::default()
+        };
+        let mut solver = build_chain(&config, Default::default(), Vec::new());
+        let func = Function {
+            code: Code::Cs241(&code),
+            entry: 0,
+            args: &args,
+            observe: &[RESULT],
+            zero_allowed: true,
+            cuts: &[],
+        };
+        let limits = Limits {
+            fuel,
+            max_paths,
+            max_targets: 64,
+        };
+        let paths = explore::explore(&mut s, &mut solver, &func, &limits, &|| false);
+        (s, paths)
+    }
+
+    const RESULT: tamarin_mips::Reg = tamarin_mips::Reg::from_bits(3);
+
     /// An input may arrive in `$30`: it wins over the stack pointer's initial value,
     /// in the explorer as in the emulator.
     #[test]
     fn an_input_in_the_stack_register_wins_as_in_the_emulator() {
         let program = tamarin_mips::asm::assemble("t.asm", "add $3, $30, $0\njr $31\n").unwrap();
         let thirty = tamarin_mips::Reg::from_bits(30);
-        let code = Cs241Code {
-            program: program.clone(),
-            inputs: vec![tamarin_mips::Reg::from_bits(1), thirty],
-            termination: tamarin_mips::cpu::DEFAULT_TERMINATION,
-            observe_output: false,
-        };
-        let mut s = TermStore::new();
-        let args = [s.new_var("$1", 32), s.new_var("$30", 32)];
-        let mut solver = build_chain(&SolverConfig::default(), Default::default(), Vec::new());
-        let observe = [tamarin_mips::Reg::from_bits(3)];
-        let func = Function {
-            code: Code::Cs241(&code),
-            entry: 0,
-            args: &args,
-            observe: &observe,
-            zero_allowed: true,
-            cuts: &[],
-        };
-        let limits = Limits {
-            fuel: 10,
-            max_paths: 10,
-            max_targets: 4,
-        };
-        let paths = explore::explore(&mut s, &mut solver, &func, &limits, &|| false);
+        let (s, paths) = explore_cs241(&program, &[tamarin_mips::Reg::from_bits(1), thirty], 10, 10);
         let [end] = &paths.ends[..] else { panic!("{:?}", paths.ends) };
         let End::Returned(obs) = &end.end else { panic!("{end:?}") };
         let values = [0u64, 77];
         let mut m = Machine::new(&program, Config::with_fuel(10));
         m.set_reg(thirty, 77);
         assert_eq!(m.run(&mut NoTrace), Status::Done);
-        let want = m.regs().get(observe[0]);
+        let want = m.regs().get(RESULT);
         assert_eq!(want, 77);
         assert_eq!(Evaluator::new(&s, &values).eval(obs[0]) as u32, want);
     }
@@ -457,35 +476,8 @@ mod tests {
         let mut checked = 0;
         for name in names {
             let program = example("proofs", &name);
-            let code = Cs241Code {
-                program: program.clone(),
-                inputs: vec![tamarin_mips::Reg::from_bits(1), tamarin_mips::Reg::from_bits(2)],
-                termination: tamarin_mips::cpu::DEFAULT_TERMINATION,
-                observe_output: false,
-            };
-            let mut s = TermStore::new();
-            let args = [s.new_var("$1", 32), s.new_var("$2", 32)];
-            let config = SolverConfig {
-                timeout: std::time::Duration::from_secs(1),
-                portfolio: Vec::new(),
-                ..SolverConfig::default()
-            };
-            let mut solver = build_chain(&config, Default::default(), Vec::new());
-            let observe = [tamarin_mips::Reg::from_bits(3)];
-            let func = Function {
-                code: Code::Cs241(&code),
-                entry: 0,
-                args: &args,
-                observe: &observe,
-                zero_allowed: true,
-                cuts: &[],
-            };
-            let limits = Limits {
-                fuel: FUEL,
-                max_paths: 400,
-                max_targets: 64,
-            };
-            let paths = explore::explore(&mut s, &mut solver, &func, &limits, &|| false);
+            let regs = [tamarin_mips::Reg::from_bits(1), tamarin_mips::Reg::from_bits(2)];
+            let (s, paths) = explore_cs241(&program, &regs, FUEL, 400);
             if paths.ends.iter().any(|e| matches!(e.end, End::Uncovered(_))) {
                 continue;
             }
@@ -505,7 +497,7 @@ mod tests {
                 assert_eq!(taken.len(), 1, "{name} on {input:?}: {taken:?}");
                 match (status, taken[0]) {
                     (Status::Done, End::Returned(obs)) => {
-                        assert_eq!(ev.eval(obs[0]) as u32, m.regs().get(observe[0]), "{name} {input:?}")
+                        assert_eq!(ev.eval(obs[0]) as u32, m.regs().get(RESULT), "{name} {input:?}")
                     }
                     (Status::Error(_), End::Fault(k)) => assert_eq!(*k, CS241_FAULT),
                     // The explorer counts a step less for a run that ends at the

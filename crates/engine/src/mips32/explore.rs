@@ -705,8 +705,12 @@ impl Explorer<'_, '_> {
                 if (0..4).any(|k| st.bytes.contains_key(&(pc + k))) {
                     return Err(End::Uncovered(Gap::Code));
                 }
-                let instr = tamarin_mips::isa::Instr::decode(c.initial_word(pc))
-                    .ok_or(End::Fault(CS241_FAULT))?;
+                // The program's words come decoded; memory past them reads zero.
+                let instr = match c.program.ops().get((pc >> 2) as usize) {
+                    Some(op) => *op,
+                    None => tamarin_mips::isa::Instr::decode(0),
+                }
+                .ok_or(End::Fault(CS241_FAULT))?;
                 Ok((cs241::effect(&mut *self.s, regs, pc, instr), false))
             }
         }
