@@ -117,6 +117,7 @@ fn compare_functions(args: &Args) -> Result<ExitCode, CliError> {
         "depth",
         "max_runs",
         "solver",
+        "dump_trace",
     ];
     if let Some(flag) = cs241.iter().find(|f| given.contains(**f)) {
         let file = super::program_name(&args.left);
@@ -138,6 +139,11 @@ fn compare_functions(args: &Args) -> Result<ExitCode, CliError> {
         vec![tamarin_mips::mips32::abi::V0]
     };
     let fuel = super::function::fuel_steps(&args.search.fuel)?;
+    let mut solver = function_solver(&args.search);
+    if let Some(dir) = &args.search.dump_smt {
+        super::search::prepare_dir(dir, "--dump-smt", args.search.force)?;
+        solver.dump_dir = Some(dir.clone());
+    }
     super::function::compare(super::function::CompareTask {
         left: &args.left,
         right,
@@ -148,7 +154,7 @@ fn compare_functions(args: &Args) -> Result<ExitCode, CliError> {
             .then(|| std::time::Duration::from_secs(args.search.timeout)),
         format: args.format,
         assume: &args.search.assume,
-        solver: function_solver(&args.search),
+        solver,
         engine: args.engine.engine(),
     })
 }

@@ -77,6 +77,10 @@ enum Rel {
     /// `a & 1 = b` for a constant `b`: a counter that steps by two stays even (or odd),
     /// which a loop unrolled by two needs to know that it cannot step over its bound.
     Parity,
+    /// `a - b <=u k`: `a` lies at most `k` above `b` (a bound rounded down to even,
+    /// `n - (n & ~1) <= 1`), which tells a loop unrolled by two how many trips are left
+    /// after its last whole round.
+    Within,
 }
 
 /// One candidate fact: `a rel b`, or `a = k * b + c` (`Rel::Lin`).
@@ -113,8 +117,14 @@ const MAX_SAMPLES: usize = 4_000;
 const SAMPLES_PER_PROBE: usize = 64;
 /// Most times the set of written words may grow before giving up.
 const MAX_RESTARTS: u32 = 6;
-/// Most time one query of the proof may take.
-const QUERY_TIME: std::time::Duration = std::time::Duration::from_secs(2);
+/// Most work one query of the proof may take, in Z3's resource units (about two
+/// seconds): a count, so that a proof comes out the same on any load.
+const QUERY_WORK: u32 = 4_000_000;
+/// Most time one query of the proof may take: a safety net behind [`QUERY_WORK`], and
+/// the limit of a solver that does not count its work.
+const QUERY_TIME: std::time::Duration = std::time::Duration::from_secs(10);
+/// The widest gap of a [`Rel::Within`] fact.
+const MAX_GAP: u32 = 3;
 /// Most measures tried for a side that runs alone.
 const MAX_MEASURES: usize = 400;
 /// Most rounds of pruning.
@@ -209,6 +219,9 @@ fn prove_scheduled(
             facts: BTreeMap::new(),
             fresh: BTreeMap::new(),
             grown: false,
+            drop_undecided: false,
+            deferred: false,
+            undecided: BTreeSet::new(),
             memories: sides.map(|f| match f.code {
                 Code::Mips32(image) => Some(Memory::new(image)),
                 Code::Cs241(_) => None,
@@ -297,6 +310,15 @@ struct Prover<'a, 'f> {
     /// The fresh input standing for each value of each place.
     fresh: BTreeMap<(Place, u16), Term>,
     grown: bool,
+    /// Whether a fact that the solver cannot settle is dropped (else the query is
+    /// deferred to a later round, see [`Prover::deferred`]).
+    drop_undecided: bool,
+    /// Whether a query of this round was left undecided and deferred: the round
+    /// proves nothing, however little it changed.
+    deferred: bool,
+    /// Queries the solver left undecided: asked again (the same terms, so the same
+    /// question), the answer would only cost the same time again.
+    undecided: BTreeSet<Vec<Term>>,
     /// Per side, a MIPS32 image's memory as a run starts (for the words a state did
     /// not write; a CS241 program's words are its own) and a machine for the sampling
     /// runs: made once, not per use.
@@ -336,6 +358,7 @@ impl Prover<'_, '_> {
                 return Run::Done(Outcome::Unknown("time".into()));
             }
             let mut changed = false;
+            self.deferred = false;
             let mut ends: Vec<(Option<Place>, Term, Term)> = Vec::new();
             // Per place where one side runs alone: its start and the trips back to it.
             let mut lone: Vec<LoneTrips> = Vec::new();
@@ -395,7 +418,10 @@ impl Prover<'_, '_> {
                     }
                 }
             }
-            if changed {
+            // An undecided query drops its facts only once the decided ones settled:
+            // facts that the others' pruning will make easy to keep are not lost.
+            if changed || self.deferred {
+                self.drop_undecided = !changed;
                 continue;
             }
             // The facts are inductive: every way to end must end alike.
@@ -481,11 +507,19 @@ impl Prover<'_, '_> {
         None
     }
 
-    /// One query of the proof, within [`QUERY_TIME`]: a fact the solver cannot settle
+    /// One query of the proof, within [`QUERY_WORK`]: a fact the solver cannot settle
     /// quickly is better dropped than waited for.
     fn ask(&mut self, q: &[Term]) -> Answer {
+        if self.undecided.contains(q) {
+            return Answer::Unknown("undecided before".into());
+        }
+        self.solver.limit_work(QUERY_WORK);
         self.solver.limit_time(QUERY_TIME);
-        self.solver.check(self.s, q)
+        let a = self.solver.check(self.s, q);
+        if matches!(a, Answer::Unknown(_)) {
+            self.undecided.insert(q.to_vec());
+        }
+        a
     }
 
     fn feasible(&mut self, q: &[Term]) -> Option<bool> {
@@ -523,10 +557,12 @@ impl Prover<'_, '_> {
 
     /// Facts among `facts` that the trip `guard` (to a state with `values`) may break:
     /// those a model of one broken shows broken, or none when the solver says no
-    /// trip breaks any. Where it cannot tell about a set, each half is asked in turn
-    /// (no trip breaks a set exactly when none breaks either half), and a single fact
-    /// it cannot tell about counts as broken: dropping a candidate only weakens the
-    /// invariant, which the next round checks again.
+    /// trip breaks any. Where it cannot tell about a set, the question waits for a
+    /// later round while other facts are still being dropped ([`Prover::deferred`]);
+    /// after that each half is asked in turn (no trip breaks a set exactly when none
+    /// breaks either half), and a single fact it cannot tell about counts as broken:
+    /// dropping a candidate only weakens the invariant, which the next round checks
+    /// again.
     fn broken_facts(
         &mut self,
         guard: Term,
@@ -556,6 +592,10 @@ impl Prover<'_, '_> {
                     return Err("a model of a broken fact broke none".into());
                 }
                 Ok(bad)
+            }
+            Answer::Unknown(_) if !self.drop_undecided => {
+                self.deferred = true;
+                Ok(Vec::new())
             }
             Answer::Unknown(_) if facts.len() == 1 || (self.stop)() => Ok(facts.to_vec()),
             Answer::Unknown(_) => {
@@ -604,6 +644,12 @@ impl Prover<'_, '_> {
                 let kb = self.s.bin(BinOp::Mul, k, b);
                 let sum = self.s.bin(BinOp::Add, kb, c);
                 self.s.eq(a, sum)
+            }
+            Rel::Within => {
+                let diff = self.s.bin(BinOp::Sub, a, b);
+                let k = self.s.word(f.k as u32);
+                let above = self.s.bin(BinOp::Ult, k, diff);
+                self.s.not(above)
             }
             Rel::Parity => {
                 let one = self.s.word(1);
@@ -711,6 +757,14 @@ impl Prover<'_, '_> {
                             facts.insert(Fact::cmp(rel, Operand::Value(a as u16), Operand::Value(b as u16)));
                         }
                     }
+                    if only_steps_by_two {
+                        if let Some(k) = small_gap(rows, a, b) {
+                            facts.insert(Fact {
+                                k,
+                                ..Fact::cmp(Rel::Within, Operand::Value(a as u16), Operand::Value(b as u16))
+                            });
+                        }
+                    }
                 }
             }
             // A small bound from the samples (a remainder, a flag): what a side's last
@@ -787,12 +841,18 @@ impl Prover<'_, '_> {
             let column: Vec<u32> = rows.iter().map(|r| r[i]).collect();
             by_column.entry(column).or_insert(i);
         }
+        // Values equal on every sample are one value here (their equality is a fact
+        // of its own): only the first of each stands in a linear fact.
+        let first_of_its_kind = |i: usize| {
+            let column: Vec<u32> = rows.iter().map(|r| r[i]).collect();
+            by_column.get(&column) == Some(&i)
+        };
         for &x in varying {
-            if x < inputs {
+            if x < inputs || !first_of_its_kind(x) {
                 continue;
             }
             for &y in varying {
-                if y == x {
+                if y == x || !first_of_its_kind(y) {
                     continue;
                 }
                 for k in factors(rows, x, y) {
@@ -822,6 +882,21 @@ impl Prover<'_, '_> {
                     });
                 }
             }
+        }
+        // `z = x - k * y` says no more than `x = k * y + z`, and its product of a
+        // negative factor is much harder for the solver to match against a program's
+        // shifts and sums: only the positive one is kept.
+        let rearranged: Vec<Fact> = facts
+            .iter()
+            .filter(|f| f.rel == Rel::Lin && f.k < 0)
+            .filter(|f| {
+                let Operand::Value(_) = f.c else { return false };
+                facts.contains(&Fact { rel: Rel::Lin, a: f.c, b: f.b, k: f.k.wrapping_neg(), c: f.a })
+            })
+            .copied()
+            .collect();
+        for f in rearranged {
+            facts.remove(&f);
         }
     }
 
@@ -1435,6 +1510,9 @@ impl Prover<'_, '_> {
         if f.rel == Rel::Lin {
             return format!("{} = {} * {} + {}", name(f.a), f.k, name(f.b), name(f.c));
         }
+        if f.rel == Rel::Within {
+            return format!("{} - {} <=u {}", name(f.a), name(f.b), f.k);
+        }
         if f.rel == Rel::Parity {
             let even = matches!(f.b, Operand::Const(0));
             return format!("{} is {}", name(f.a), if even { "even" } else { "odd" });
@@ -1449,7 +1527,7 @@ impl Prover<'_, '_> {
             Rel::Sle => "<=s",
             Rel::Ult => "<u",
             Rel::Ule => "<=u",
-            Rel::Lin | Rel::Mul | Rel::Parity => "=",
+            Rel::Lin | Rel::Mul | Rel::Parity | Rel::Within => "=",
         };
         format!("{} {rel} {}", name(f.a), name(f.b))
     }
@@ -1625,8 +1703,20 @@ fn holds(rel: Rel, a: u32, b: u32) -> bool {
         Rel::Ult => a < b,
         Rel::Ule => a <= b,
         Rel::Parity => a & 1 == b,
-        Rel::Lin | Rel::Mul => false,
+        Rel::Lin | Rel::Mul | Rel::Within => false,
     }
+}
+
+/// The largest gap `a - b` (wrapping) over the samples, where every gap is at most
+/// [`MAX_GAP`] and the gaps differ (a gap that never changes is a linear fact).
+fn small_gap(rows: &[Vec<u32>], a: usize, b: usize) -> Option<i32> {
+    let gaps: Vec<u32> = rows
+        .iter()
+        .map(|r| r.get(a).zip(r.get(b)).map(|(x, y)| x.wrapping_sub(*y)))
+        .collect::<Option<_>>()?;
+    let most = *gaps.iter().max()?;
+    let varies = gaps.iter().any(|&g| g != most);
+    (most <= MAX_GAP && varies).then_some(most as i32)
 }
 
 /// The heads of the loops that runs on `probes` go round: targets of branches and

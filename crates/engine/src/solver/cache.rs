@@ -81,7 +81,7 @@ impl<S: Solver> Solver for CachingSolver<S> {
     fn cache_hits(&self) -> u64 {
         self.hits + self.inner.cache_hits()
     }
-    pass_on!(limit_time, failure, describe, warnings, backend_work);
+    pass_on!(limit_time, limit_work, failure, describe, warnings, backend_work);
 }
 
 #[cfg(test)]

@@ -62,7 +62,7 @@ impl<S: Solver> Solver for DeadlineSolver<S> {
         }
         answer
     }
-    pass_on!(limit_time, failure, describe, cache_hits, warnings, backend_work);
+    pass_on!(limit_time, limit_work, failure, describe, cache_hits, warnings, backend_work);
 }
 
 #[cfg(test)]

@@ -28,7 +28,7 @@ impl<S: Solver> Solver for DomainSolver<S> {
         query.extend_from_slice(&self.domain);
         self.inner.check(store, &query)
     }
-    pass_on!(limit_time, failure, describe, cache_hits, warnings, backend_work);
+    pass_on!(limit_time, limit_work, failure, describe, cache_hits, warnings, backend_work);
 }
 
 #[cfg(test)]

@@ -58,5 +58,5 @@ impl<S: Solver> Solver for DumpingSolver<S> {
         }
         w
     }
-    pass_on!(limit_time, failure, describe, cache_hits, backend_work);
+    pass_on!(limit_time, limit_work, failure, describe, cache_hits, backend_work);
 }

@@ -148,7 +148,7 @@ impl<S: Solver> Solver for EliminatingSolver<S> {
             None => answer,
         }
     }
-    pass_on!(limit_time, failure, describe, cache_hits, warnings, backend_work);
+    pass_on!(limit_time, limit_work, failure, describe, cache_hits, warnings, backend_work);
 }
 
 #[cfg(test)]

@@ -15,6 +15,11 @@ macro_rules! pass_on {
             self.inner.limit_time(left)
         }
     };
+    (@ limit_work) => {
+        fn limit_work(&mut self, units: u32) {
+            self.inner.limit_work(units)
+        }
+    };
     (@ failure) => {
         fn failure(&self) -> Option<String> {
             self.inner.failure()
@@ -114,6 +119,12 @@ pub trait Solver {
     /// limit): a backend clamps its own per-query limit to it; wrappers pass it on.
     fn limit_time(&mut self, _left: Duration) {}
 
+    /// The next query may spend at most `units` of the backend's own count of work
+    /// (Z3's resource units), is not tried again with more, and is put to no solver
+    /// racing on the clock: a limit that meets a query the same way however loaded
+    /// the machine is. A backend without such a count keeps to its time limit only.
+    fn limit_work(&mut self, _units: u32) {}
+
     /// Queries answered by caches in this link or the links after it.
     fn cache_hits(&self) -> u64 {
         0
@@ -149,6 +160,9 @@ impl<S: Solver + ?Sized> Solver for Box<S> {
     }
     fn limit_time(&mut self, left: Duration) {
         (**self).limit_time(left)
+    }
+    fn limit_work(&mut self, units: u32) {
+        (**self).limit_work(units)
     }
     fn cache_hits(&self) -> u64 {
         (**self).cache_hits()
@@ -248,7 +262,7 @@ impl<S: Solver> Solver for CountingSolver<S> {
         self.stats.work = self.inner.backend_work();
         answer
     }
-    pass_on!(limit_time, failure, describe, warnings, backend_work);
+    pass_on!(limit_time, limit_work, failure, describe, warnings, backend_work);
 }
 
 /// What a query to a backend that does not measure its work counts as (a tenth of

@@ -32,6 +32,8 @@ pub struct PortfolioSolver<S> {
     timeout: Duration,
     /// What is left of the comparison's time for the current query.
     limit: Option<Duration>,
+    /// Whether the next query is held to a count of work ([`Solver::limit_work`]).
+    work_limited: bool,
     /// Queries the portfolio decided, by member.
     decided: Vec<u64>,
     /// Sat answers whose model did not satisfy the query.
@@ -51,6 +53,7 @@ impl<S: Solver> PortfolioSolver<S> {
             members,
             timeout,
             limit: None,
+            work_limited: false,
             bad_models: 0,
             stop: Stop::default(),
         }
@@ -137,10 +140,15 @@ impl<S: Solver> Solver for PortfolioSolver<S> {
     fn check(&mut self, store: &mut TermStore, assertions: &[Term]) -> Answer {
         let start = Instant::now();
         let limit = self.limit.take();
+        let counted = std::mem::take(&mut self.work_limited);
         let answer = self.inner.check(store, assertions);
         let Answer::Unknown(why) = answer else {
             return answer;
         };
+        // A race is won on the clock: a query held to a count of work is not raced.
+        if counted {
+            return Answer::Unknown(why);
+        }
         let left = limit.map_or(self.timeout, |l| l.saturating_sub(start.elapsed()));
         let budget = left.min(self.timeout);
         if self.members.is_empty() || budget < MIN_BUDGET {
@@ -156,6 +164,11 @@ impl<S: Solver> Solver for PortfolioSolver<S> {
         // Two limits on one query (a caller's and the deadline's): the shorter holds.
         self.limit = Some(self.limit.map_or(left, |l| l.min(left)));
         self.inner.limit_time(left);
+    }
+
+    fn limit_work(&mut self, units: u32) {
+        self.work_limited = true;
+        self.inner.limit_work(units);
     }
 
     fn describe(&self) -> String {

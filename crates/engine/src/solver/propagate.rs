@@ -167,7 +167,7 @@ impl<S: Solver> Solver for PropagatingSolver<S> {
             other => other,
         }
     }
-    pass_on!(limit_time, failure, describe, cache_hits, warnings, backend_work);
+    pass_on!(limit_time, limit_work, failure, describe, cache_hits, warnings, backend_work);
 }
 
 #[cfg(test)]

@@ -156,7 +156,7 @@ impl<S: Solver> Solver for SplittingSolver<S> {
         }
         Answer::Unsat
     }
-    pass_on!(limit_time, failure, describe, cache_hits, warnings, backend_work);
+    pass_on!(limit_time, limit_work, failure, describe, cache_hits, warnings, backend_work);
 }
 
 #[cfg(test)]

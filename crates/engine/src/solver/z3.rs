@@ -59,6 +59,9 @@ pub struct Z3Solver {
     limit: Option<Duration>,
     /// Z3's deterministic resource limit of a query's first try.
     rlimit: Option<u32>,
+    /// The next query's only resource limit, with no second try
+    /// ([`Solver::limit_work`]).
+    work_limit: Option<u32>,
     /// Whether a first try that ends unknown is tried again in a fresh solver with
     /// [`ESCALATION`] times the resource limit.
     escalate: bool,
@@ -181,6 +184,7 @@ impl Z3Solver {
             timeout,
             limit: None,
             rlimit: None,
+            work_limit: None,
             escalate: false,
             escalated: 0,
             invalid: std::cell::Cell::new(false),
@@ -370,7 +374,17 @@ impl Z3Solver {
                     BinOp::BvAnd => Bv(x.bvand(&y)),
                     BinOp::BvOr => Bv(x.bvor(&y)),
                     BinOp::BvXor => Bv(x.bvxor(&y)),
-                    BinOp::Shl => Bv(x.bvshl(&y)),
+                    // A shift by a constant is a product (`x << 2` is `x * 4`), which
+                    // Z3's rewriter adds up with the other products of a sum: a
+                    // strength-reduced `(x << 2) + x` then meets `x * 5` as the same
+                    // term, where bit-blasted adders would take a SAT solver minutes.
+                    BinOp::Shl => match store.as_const(b) {
+                        Some(k) if k > 0 && k < u64::from(store.width(b)) => {
+                            let factor = BV::from_u64(1u64 << k, store.width(b) as u32);
+                            Bv(x.bvmul(&factor))
+                        }
+                        _ => Bv(x.bvshl(&y)),
+                    },
                     BinOp::LShr => Bv(x.bvlshr(&y)),
                     BinOp::AShr => Bv(x.bvashr(&y)),
                     BinOp::Concat => Bv(x.concat(&y)),
@@ -455,6 +469,7 @@ impl Z3Solver {
 
         let timeout = self.query_timeout();
         self.limit = None;
+        let work_limit = self.work_limit.take();
         if self.budget_spent() {
             return Answer::Unknown(WORK_BUDGET_SPENT.into());
         }
@@ -481,13 +496,16 @@ impl Z3Solver {
         };
         // Without a resource limit the first try is bounded by a quarter of the time,
         // so that the second has some.
-        let first_timeout = match (self.escalate, self.rlimit) {
-            (true, None) => timeout / 4,
+        let first_timeout = match (self.escalate, self.rlimit, work_limit) {
+            (true, None, None) => timeout / 4,
             _ => timeout,
         };
-        let rlimit = self.clamped(self.rlimit);
+        let rlimit = self.clamped(work_limit.or(self.rlimit));
         let first = self.try_once(store, &conjuncts, incremental, first_timeout, rlimit);
-        if !matches!(first, Answer::Unknown(_)) {
+        if !matches!(first, Answer::Unknown(_)) || work_limit.is_some() {
+            if work_limit.is_some() && self.budget_spent() {
+                return Answer::Unknown(WORK_BUDGET_SPENT.into());
+            }
             return first;
         }
         if self.budget_spent() {
@@ -563,6 +581,10 @@ impl Solver for Z3Solver {
     fn limit_time(&mut self, left: Duration) {
         // Two limits on one query (a caller's and the deadline's): the shorter holds.
         self.limit = Some(self.limit.map_or(left, |l| l.min(left)));
+    }
+
+    fn limit_work(&mut self, units: u32) {
+        self.work_limit = Some(self.work_limit.map_or(units, |u| u.min(units)));
     }
 
     fn describe(&self) -> String {

@@ -145,6 +145,11 @@ pub fn execute(args: &Args) -> Result<ExitCode, CliError> {
         let what = format!("--{}", flag.replace('_', "-"));
         return Err(crate::cmd::function::wrong_kind(&file, true, &what));
     }
+    if args.search.dump_smt.is_some() || args.search.dump_trace {
+        return Err(CliError::Usage(
+            "--dump-smt and --dump-trace are for one comparison: use `tamarin compare`".into(),
+        ));
+    }
     let Some((reference_path, rest)) = args.paths.split_first() else {
         return Err(CliError::Usage(
             "give the reference and at least one submission".into(),
