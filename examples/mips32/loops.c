@@ -109,6 +109,14 @@ unsigned lockstep_sum(unsigned n, unsigned b) {
     return s;
 }
 
+/* The recurrence s = 3s + b, n times. */
+unsigned recurrence(unsigned n, unsigned b) {
+    unsigned s = 5;
+    for (unsigned i = 0; i < n; i++)
+        s = s * 3 + b;
+    return s;
+}
+
 /* The same recurrence unrolled by two: -O2 jumps back into the shared code after the
    loop when n < 2, a backward jump that is no loop. */
 unsigned unrolled_by_two(unsigned n, unsigned b) {

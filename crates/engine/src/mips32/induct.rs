@@ -117,9 +117,9 @@ const MAX_SAMPLES: usize = 4_000;
 const SAMPLES_PER_PROBE: usize = 64;
 /// Most times the set of written words may grow before giving up.
 const MAX_RESTARTS: u32 = 6;
-/// Most work one query of the proof may take, in Z3's resource units (about two
+/// Most work one query of the proof may take, in Z3's resource units (about four
 /// seconds): a count, so that a proof comes out the same on any load.
-const QUERY_WORK: u32 = 4_000_000;
+const QUERY_WORK: u32 = 8_000_000;
 /// Most time one query of the proof may take: a safety net behind [`QUERY_WORK`], and
 /// the limit of a solver that does not count its work.
 const QUERY_TIME: std::time::Duration = std::time::Duration::from_secs(10);
@@ -391,14 +391,10 @@ impl Prover<'_, '_> {
                                     post: values.clone(),
                                 });
                             }
-                            match self.feasible(&[step.guard]) {
-                                Some(false) => continue,
-                                Some(true) => {}
-                                None => {
-                                    return Run::Done(Outcome::Unknown(
-                                        "the solver could not decide a trip".into(),
-                                    ))
-                                }
+                            // A trip the solver cannot rule out is taken as possible:
+                            // its facts are then kept only where it keeps them.
+                            if self.feasible(&[step.guard]) == Some(false) {
+                                continue;
                             }
                             if alone == Some(place) {
                                 if let Some((_, _, again)) = lone.last_mut() {
@@ -734,8 +730,10 @@ impl Prover<'_, '_> {
             }
         }
         let varying: Vec<usize> = (0..n).filter(|&i| constant[i].is_none()).collect();
-        // Parity is a candidate only where a side goes round its loop more than once a
-        // step of the product (elsewhere it would only cost queries).
+        // A small bound read off the samples is a candidate only where a side goes
+        // round its loop more than once a step of the product (elsewhere it would only
+        // cost queries). Parity and small gaps are candidates everywhere: a loop
+        // unrolled by two against itself at another level runs in lockstep.
         let only_steps_by_two = self.legs != [1, 1];
         for (x, &i) in varying.iter().enumerate() {
             for &j in &varying[x + 1..] {
@@ -757,13 +755,11 @@ impl Prover<'_, '_> {
                             facts.insert(Fact::cmp(rel, Operand::Value(a as u16), Operand::Value(b as u16)));
                         }
                     }
-                    if only_steps_by_two {
-                        if let Some(k) = small_gap(rows, a, b) {
-                            facts.insert(Fact {
-                                k,
-                                ..Fact::cmp(Rel::Within, Operand::Value(a as u16), Operand::Value(b as u16))
-                            });
-                        }
+                    if let Some(k) = small_gap(rows, a, b) {
+                        facts.insert(Fact {
+                            k,
+                            ..Fact::cmp(Rel::Within, Operand::Value(a as u16), Operand::Value(b as u16))
+                        });
                     }
                 }
             }
@@ -775,7 +771,7 @@ impl Prover<'_, '_> {
                     facts.insert(Fact::cmp(Rel::Ule, Operand::Value(i as u16), Operand::Const(most)));
                 }
             }
-            if i >= inputs && only_steps_by_two {
+            if i >= inputs {
                 let low = rows[0][i] & 1;
                 if rows.iter().all(|r| r[i] & 1 == low) {
                     facts.insert(Fact::cmp(Rel::Parity, Operand::Value(i as u16), Operand::Const(low)));
@@ -847,6 +843,9 @@ impl Prover<'_, '_> {
             let column: Vec<u32> = rows.iter().map(|r| r[i]).collect();
             by_column.get(&column) == Some(&i)
         };
+        // A sum's addend is often an input (`s = 9 * s + b`): samples of different
+        // runs tell the factor once the input's step is taken out.
+        let addends: Vec<usize> = varying.iter().copied().filter(|&i| i < inputs).collect();
         for &x in varying {
             if x < inputs || !first_of_its_kind(x) {
                 continue;
@@ -855,7 +854,7 @@ impl Prover<'_, '_> {
                 if y == x || !first_of_its_kind(y) {
                     continue;
                 }
-                for k in factors(rows, x, y) {
+                for k in factors(rows, x, y, &addends) {
                     let residual: Vec<u32> = rows
                         .iter()
                         .map(|r| r[x].wrapping_sub((k as u32).wrapping_mul(r[y])))
@@ -1664,20 +1663,23 @@ struct SideRun {
 }
 
 /// The factors `k` (not 0, at most [`MAX_FACTOR`] in size) with `x = k * y + z` on
-/// two consecutive samples whose `y` differ, where the difference divides exactly
-/// (a few, since two samples may come from different runs).
-fn factors(rows: &[Vec<u32>], x: usize, y: usize) -> Vec<i32> {
+/// two consecutive samples whose `y` differ, where `z` is a constant or one of the
+/// values `addends` (a few, since two samples may come from different runs).
+fn factors(rows: &[Vec<u32>], x: usize, y: usize, addends: &[usize]) -> Vec<i32> {
     let mut out = Vec::new();
-    for pair in rows.windows(2) {
-        let dy = pair[1][y].wrapping_sub(pair[0][y]) as i32 as i64;
-        let dx = pair[1][x].wrapping_sub(pair[0][x]) as i32 as i64;
-        if dy == 0 || dx % dy != 0 {
+    let steps = rows.windows(2).flat_map(|pair| {
+        let dy = pair[1][y].wrapping_sub(pair[0][y]);
+        let dx = pair[1][x].wrapping_sub(pair[0][x]);
+        let dz = addends.iter().map(|&z| pair[1][z].wrapping_sub(pair[0][z]));
+        std::iter::once((dx, dy)).chain(dz.map(move |dz| (dx.wrapping_sub(dz), dy)))
+    });
+    for (dx, dy) in steps {
+        let Some(k) = modular_factor(dx, dy) else {
             continue;
-        }
-        let k = dx / dy;
+        };
         if k != 0 && k.abs() <= MAX_FACTOR && !out.contains(&(k as i32)) {
             out.push(k as i32);
-            if out.len() == 4 {
+            if out.len() == 6 {
                 break;
             }
         }
@@ -1694,6 +1696,31 @@ fn factors(rows: &[Vec<u32>], x: usize, y: usize) -> Vec<i32> {
 
 /// The largest factor of a linear fact.
 const MAX_FACTOR: i64 = 64;
+
+/// The smallest `k` (in size) with `dx = k * dy` modulo 2^32, if any: the step of a
+/// value that wraps (`s = 9 * s + b` over many trips) still tells its factor, where
+/// dividing the differences as integers would not.
+fn modular_factor(dx: u32, dy: u32) -> Option<i64> {
+    if dy == 0 {
+        return None;
+    }
+    let twos = dy.trailing_zeros();
+    if dx != 0 && dx.trailing_zeros() < twos {
+        return None;
+    }
+    let odd = dy >> twos;
+    // The inverse of an odd number modulo 2^32, by Newton's iteration (each doubles
+    // the bits that are right, from 3).
+    let mut inverse = odd;
+    for _ in 0..4 {
+        inverse = inverse.wrapping_mul(2u32.wrapping_sub(odd.wrapping_mul(inverse)));
+    }
+    // `k` is fixed modulo 2^(32 - twos): the representative nearest zero.
+    let bits = 32 - twos;
+    let modulus = 1i64 << bits;
+    let k = i64::from((dx >> twos).wrapping_mul(inverse)) & (modulus - 1);
+    Some(if k >= modulus / 2 { k - modulus } else { k })
+}
 
 fn holds(rel: Rel, a: u32, b: u32) -> bool {
     match rel {
@@ -1768,5 +1795,50 @@ pub(crate) mod planted {
 
     pub fn plant(bugs: u8) {
         BUGS.with(|b| b.set(bugs));
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use proptest::prelude::*;
+
+    proptest! {
+        /// Whatever the step and however far the value wrapped, the factor read off
+        /// is one that gives the step, and no larger than the one that made it.
+        #[test]
+        fn a_factor_is_read_off_a_wrapped_step(k in -MAX_FACTOR..=MAX_FACTOR, dy: u32) {
+            let dx = (k as i32 as u32).wrapping_mul(dy);
+            match modular_factor(dx, dy) {
+                None => prop_assert_eq!(dy, 0),
+                Some(found) => {
+                    prop_assert_eq!((found as i32 as u32).wrapping_mul(dy), dx);
+                    prop_assert!(found.abs() <= k.abs());
+                }
+            }
+        }
+
+        /// A step that no factor gives is not given one.
+        #[test]
+        fn no_factor_where_none_gives_the_step(dx: u32, dy: u32) {
+            if let Some(k) = modular_factor(dx, dy) {
+                prop_assert_eq!((k as i32 as u32).wrapping_mul(dy), dx);
+            }
+        }
+    }
+
+    #[test]
+    fn the_factor_of_a_sum_that_wrapped_many_times() {
+        // s = 9 * s + b: two samples many trips apart.
+        let (b, mut s) = (17u32, 39u32);
+        let before = s;
+        for _ in 0..40 {
+            s = s.wrapping_mul(9).wrapping_add(b);
+        }
+        let (x0, x1) = (before.wrapping_mul(9).wrapping_add(b), s.wrapping_mul(9).wrapping_add(b));
+        assert_eq!(modular_factor(x1.wrapping_sub(x0), s.wrapping_sub(before)), Some(9));
+        assert_eq!(modular_factor(6, 4), None);
+        assert_eq!(modular_factor(8, 4), Some(2));
+        assert_eq!(modular_factor(5, 0), None);
     }
 }

@@ -120,7 +120,8 @@ pub trait Solver {
     fn limit_time(&mut self, _left: Duration) {}
 
     /// The next query may spend at most `units` of the backend's own count of work
-    /// (Z3's resource units), is not tried again with more, and is put to no solver
+    /// (Z3's resource units), is asked of a fresh solver (not one that earlier
+    /// queries left state in), is not tried again with more, and is put to no solver
     /// racing on the clock: a limit that meets a query the same way however loaded
     /// the machine is. A backend without such a count keeps to its time limit only.
     fn limit_work(&mut self, _units: u32) {}

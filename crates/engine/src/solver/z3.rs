@@ -489,11 +489,15 @@ impl Z3Solver {
             debug_assert!(false, "an ill-sorted or unlowered term reached Z3");
             return Answer::Unknown(ILL_SORTED.into());
         };
-        let incremental = match self.mode {
-            Z3Mode::Fresh => false,
-            Z3Mode::Incremental => true,
-            Z3Mode::Auto => !store.has_arithmetic(assertions),
-        };
+        // A query held to a count of work is asked of a fresh solver: its answer then
+        // depends on the query alone, and the fresh solver's preprocessing settles
+        // in milliseconds what the shared one's assumptions may not in seconds.
+        let incremental = work_limit.is_none()
+            && match self.mode {
+                Z3Mode::Fresh => false,
+                Z3Mode::Incremental => true,
+                Z3Mode::Auto => !store.has_arithmetic(assertions),
+            };
         // Without a resource limit the first try is bounded by a quarter of the time,
         // so that the second has some.
         let first_timeout = match (self.escalate, self.rlimit, work_limit) {

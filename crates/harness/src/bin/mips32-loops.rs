@@ -5,7 +5,7 @@
 //!
 //! ```text
 //! cargo run --release -p tamarin-harness --bin mips32-loops -- --count 40 --seed 1 \
-//!     [--levels O0,O2] [--timeout 60] [--fuel 1000000000] [--no-qemu] [--summary FILE]
+//!     [--levels O0,O2] [--timeout 60] [--fuel 1000000000] [--no-qemu] [--summary FILE] [--work-dir DIR]
 //! ```
 //!
 //! Prints one line per pair and the totals per family. Exits 1 when a verdict is
@@ -46,6 +46,10 @@ struct Args {
     /// Write the totals to FILE, as JSON.
     #[arg(long, value_name = "FILE")]
     summary: Option<PathBuf>,
+    /// Keep the C sources and objects in DIR (to compare a pair again by hand)
+    /// instead of a temporary folder.
+    #[arg(long, value_name = "DIR")]
+    work_dir: Option<PathBuf>,
 }
 
 #[derive(Default)]
@@ -78,7 +82,7 @@ fn main() -> ExitCode {
         eprintln!("mips32-loops: --fuel must be at least 100000000");
         return ExitCode::from(2);
     }
-    let oracle = match Oracle::new(None) {
+    let oracle = match Oracle::new(args.work_dir.as_deref()) {
         Ok(o) => o,
         Err(e) => {
             eprintln!("mips32-loops: {e}");
