@@ -229,6 +229,55 @@ fn a_broken_elf_file_is_a_usage_error_naming_it() {
     }
 }
 
+/// `--dump-smt` writes the queries of a function comparison as it does for CS241
+/// programs (a folder in use is refused); `grade` of functions refuses it, as `grade`
+/// of programs does, instead of ignoring it.
+#[test]
+fn dump_smt_writes_a_function_comparisons_queries() {
+    let dir = tempfile::tempdir().unwrap();
+    let out = dir.path().join("queries");
+    let out_arg = out.to_str().unwrap();
+    let args = |dump: &str| {
+        vec![
+            "compare".to_string(),
+            format!("{EX}/divmod-O0.o"),
+            format!("{EX}/divmod-O2.o"),
+            "--function".into(),
+            "divmod".into(),
+            "--args".into(),
+            "2".into(),
+            "--dump-smt".into(),
+            dump.into(),
+        ]
+    };
+    let argv = args(out_arg);
+    let o = run(&argv.iter().map(String::as_str).collect::<Vec<_>>());
+    assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
+    let files: Vec<_> = std::fs::read_dir(&out).unwrap().flatten().collect();
+    assert!(!files.is_empty(), "no query was written");
+    let first = std::fs::read_to_string(files[0].path()).unwrap();
+    assert!(first.contains("(check-sat)"), "{first}");
+    let again = run(&argv.iter().map(String::as_str).collect::<Vec<_>>());
+    assert_eq!(again.status.code(), Some(2), "{}", stderr(&again));
+    assert!(stderr(&again).contains("not empty"), "{}", stderr(&again));
+
+    let graded = run(&[
+        "grade",
+        &format!("{EX}/class/reference.o"),
+        &format!("{EX}/class/submissions/alice.o"),
+        "--function",
+        "clamp",
+        "--dump-smt",
+        dir.path().join("graded").to_str().unwrap(),
+    ]);
+    assert_eq!(graded.status.code(), Some(2), "{}", stderr(&graded));
+    assert!(
+        stderr(&graded).contains("--dump-smt"),
+        "{}",
+        stderr(&graded)
+    );
+}
+
 #[test]
 fn compare_proves_a_function_equal_across_levels() {
     let o = run(&[

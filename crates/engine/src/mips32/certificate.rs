@@ -95,7 +95,10 @@ fn readme_text(c: &Certificate, title: &str, index: &[(String, &str, &str)]) -> 
         t,
         "Each .smt2 file is a standalone SMT-LIB 2 query (logic QF_BV) whose \
          unsatisfiability the proof\nrests on: every solver must answer `unsat` to each. \
-         Re-check them with\n\n    for f in DIR/*.smt2; do cvc5 \"$f\"; done\n"
+         Re-check them with\n\n    for f in DIR/*.smt2; do cvc5 \"$f\"; done\n\n\
+         A check over sums of products (a loop unrolled by two, a strength-reduced \
+         counter) that cvc5's\nbit-blasting does not settle quickly, its translation \
+         to integers does:\n\n    cvc5 --solve-bv-as-int=sum FILE\n"
     );
     let _ = writeln!(t, "The invariant (the inv.PLACE functions of the files):");
     for (place, facts) in &c.invariant {

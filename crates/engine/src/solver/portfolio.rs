@@ -240,6 +240,19 @@ mod tests {
         assert_eq!(p.decided().iter().map(|d| d.1).sum::<u64>(), 1);
     }
 
+    /// A query held to a count of work is not raced (a race is won on the clock);
+    /// the next one is.
+    #[test]
+    fn a_query_held_to_a_work_count_is_not_raced() {
+        let mut s = TermStore::new();
+        let q = query(&mut s);
+        let members = vec![fake("0", "unsat\n")];
+        let mut p = PortfolioSolver::new(GivesUp, members, Duration::from_secs(20));
+        p.limit_work(1_000);
+        assert_eq!(p.check(&mut s, &q), Answer::Unknown("rlimit".into()));
+        assert_eq!(p.check(&mut s, &q), Answer::Unsat);
+    }
+
     #[test]
     fn a_model_that_does_not_satisfy_the_query_is_not_believed() {
         // A planted bug: a member that answers sat with a wrong model.

@@ -378,12 +378,9 @@ impl Z3Solver {
                     // Z3's rewriter adds up with the other products of a sum: a
                     // strength-reduced `(x << 2) + x` then meets `x * 5` as the same
                     // term, where bit-blasted adders would take a SAT solver minutes.
-                    BinOp::Shl => match store.as_const(b) {
-                        Some(k) if k > 0 && k < u64::from(store.width(b)) => {
-                            let factor = BV::from_u64(1u64 << k, store.width(b) as u32);
-                            Bv(x.bvmul(&factor))
-                        }
-                        _ => Bv(x.bvshl(&y)),
+                    BinOp::Shl => match store.constant_shift(b) {
+                        Some((k, width)) => Bv(x.bvmul(BV::from_u64(1u64 << k, width as u32))),
+                        None => Bv(x.bvshl(&y)),
                     },
                     BinOp::LShr => Bv(x.bvlshr(&y)),
                     BinOp::AShr => Bv(x.bvashr(&y)),
@@ -741,6 +738,65 @@ mod tests {
         let mut ev = Evaluator::new(&s, &m.values);
         assert!(q.iter().all(|&c| ev.holds(c)), "{m:?}");
         assert_eq!(twice.escalated(), 1);
+    }
+
+    /// A query held to a count of work gets that count alone, and no second try:
+    /// the factoring that an escalated try decides stays unknown under 150,000 units
+    /// (with escalation on and a larger resource limit configured), is decided under
+    /// 5,000,000, and the limit holds for that one query only.
+    #[test]
+    fn a_work_limit_holds_for_one_query_without_a_second_try() {
+        let mut s = TermStore::new();
+        let q = factoring(&mut s);
+        let mut z3 = Z3Solver::new(Z3Mode::Auto, Duration::from_secs(600))
+            .with_resource_limit(Some(5_000_000))
+            .with_escalation(true);
+        z3.limit_work(150_000);
+        assert!(matches!(z3.check(&mut s, &q), Answer::Unknown(_)));
+        assert!(z3.backend_work() <= 150_000, "{}", z3.backend_work());
+        assert_eq!(z3.escalated(), 0);
+        assert!(matches!(z3.check(&mut s, &q), Answer::Sat(_)));
+        z3.limit_work(5_000_000);
+        assert!(matches!(z3.check(&mut s, &q), Answer::Sat(_)));
+    }
+
+    /// A shift by a constant reaches Z3 as a product; it must mean the same shift:
+    /// for every amount, `x << k` is `x * 2^k` on the values tried, and three trips
+    /// of a strength-reduced `s = (s << 2) + s + b` are `5 * s' + b` after two, for
+    /// every `s` and `b` (which Z3 proves at once by adding up products; as shifts, a
+    /// bit-blasted comparison of adders stays undecided for minutes).
+    #[test]
+    fn a_constant_shift_is_the_product_it_stands_for() {
+        let mut s = TermStore::new();
+        let x = s.new_var("x", 32);
+        let mut z3 = Z3Solver::new(Z3Mode::Fresh, Duration::from_secs(60));
+        for k in 0..40u32 {
+            for value in [0u32, 1, 0x8000_0001, 0xDEAD_BEEF, u32::MAX] {
+                let (v, by) = (s.word(value), s.word(k));
+                let shifted = s.bin(BinOp::Shl, x, by);
+                let expected = if k < 32 { value.wrapping_shl(k) } else { 0 };
+                let e = s.word(expected);
+                let pinned = s.eq(x, v);
+                let differs = s.eq(shifted, e);
+                let differs = s.not(differs);
+                assert_eq!(z3.check(&mut s, &[pinned, differs]), Answer::Unsat, "{value:#x} << {k}");
+            }
+        }
+        let (b, two, five) = (s.new_var("b", 32), s.word(2), s.word(5));
+        let trip = |s: &mut TermStore, v: Term| {
+            let by_four = s.bin(BinOp::Shl, v, two);
+            let sum = s.bin(BinOp::Add, by_four, v);
+            s.bin(BinOp::Add, sum, b)
+        };
+        let second = trip(&mut s, x);
+        let second = trip(&mut s, second);
+        let third = trip(&mut s, second);
+        let five_times = s.bin(BinOp::Mul, five, second);
+        let expected = s.bin(BinOp::Add, five_times, b);
+        let same = s.eq(third, expected);
+        let differs = s.not(same);
+        z3.limit_work(1_000_000);
+        assert_eq!(z3.check(&mut s, &[differs]), Answer::Unsat);
     }
 
     /// The work budget clamps each try and then refuses: a query that needs about

@@ -241,6 +241,15 @@ impl TermStore {
         self.width(t) == 0
     }
 
+    /// The amount and width of a shift by `by` when it is a constant that makes the
+    /// shift a product `x * 2^k` (`0 < k < width`): what a solver is given instead
+    /// of the shift, so that it adds it up with the other products of a sum.
+    pub fn constant_shift(&self, by: Term) -> Option<(u32, u8)> {
+        let width = self.width(by);
+        let k = self.as_const(by)?;
+        (k > 0 && k < u64::from(width) && width <= 64).then_some((k as u32, width))
+    }
+
     /// The constant value of `t`, if it is a constant (Booleans as 0/1).
     pub fn as_const(&self, t: Term) -> Option<u64> {
         match self.node(t) {

@@ -2,7 +2,7 @@
 
 use std::fmt::Write;
 
-use super::{lower_arrays, Node, Term, TermStore};
+use super::{lower_arrays, BinOp, Node, Term, TermStore};
 
 fn sort(store: &TermStore, t: Term) -> String {
     match store.width(t) {
@@ -188,6 +188,12 @@ fn node_text(store: &TermStore, t: Term, child: &dyn Fn(Term) -> String) -> Opti
         Node::Bool(_) | Node::Const { .. } | Node::Var { .. } => return None,
         Node::ConstArray(_) | Node::Store(..) | Node::Select(..) => return None,
         Node::Not(a) => format!("(not {})", child(a)),
+        // As in the Z3 lowering: a shift by a constant is written as its product, so
+        // that every solver adds it up with the other products of a sum.
+        Node::Bin(BinOp::Shl, a, b) if store.constant_shift(b).is_some() => {
+            let (k, width) = store.constant_shift(b).unwrap_or_default();
+            format!("(bvmul {} (_ bv{} {width}))", child(a), 1u64 << k)
+        }
         Node::Bin(op, a, b) => format!("({} {} {})", op.smtlib_name(), child(a), child(b)),
         Node::Extract { hi, lo, arg } => format!("((_ extract {hi} {lo}) {})", child(arg)),
         Node::SignExt { by, arg } => format!("((_ sign_extend {by}) {})", child(arg)),
