@@ -172,10 +172,45 @@ pub fn prove(
     // unrolled by two), two of its trips against one of the other first (lockstep
     // would then leave one side running alone for half of its trips); then lockstep.
     let ratio = trip_ratio(sides, heads, probes);
+    // One try with `legs` trips of each side's loop a step of the product.
+    let mut scheduled = |legs: [u32; 2]| -> Outcome {
+        let mut words: [BTreeSet<u32>; 2] = [BTreeSet::new(), BTreeSet::new()];
+        for _ in 0..=MAX_RESTARTS {
+            let mut p = Prover {
+                s: &mut *s,
+                solver: &mut *solver,
+                sides,
+                heads,
+                words: words.clone(),
+                legs,
+                args,
+                observe,
+                limits,
+                stop,
+                certify,
+                facts: BTreeMap::new(),
+                fresh: BTreeMap::new(),
+                grown: false,
+                drop_undecided: false,
+                deferred: false,
+                undecided: BTreeSet::new(),
+                memories: sides.map(|f| match f.code {
+                    Code::Mips32(image) => Some(Memory::new(image)),
+                    Code::Cs241(_) => None,
+                }),
+                machines: sides.map(|f| Sampler::new(f.code, SAMPLE_FUEL)),
+            };
+            match p.run(probes) {
+                Run::Done(outcome) => return outcome,
+                Run::Grown => words = p.words,
+            }
+        }
+        Outcome::Unknown("the loops write ever more memory".into())
+    };
     let mut first: Option<Outcome> = None;
     let schedules = if ratio == [1, 1] { vec![[1, 1]] } else { vec![ratio, [1, 1]] };
     for legs in schedules {
-        let outcome = prove_scheduled(s, solver, sides, heads, legs, args, probes, observe, limits, stop, certify);
+        let outcome = scheduled(legs);
         if matches!(outcome, Outcome::Proved(_)) || stop() {
             return outcome;
         }
@@ -185,55 +220,6 @@ pub fn prove(
         }
     }
     first.unwrap_or_else(|| Outcome::Unknown("no schedule was tried".into()))
-}
-
-/// [`prove`] with `legs` trips of each side's loop a step of the product.
-#[allow(clippy::too_many_arguments)]
-fn prove_scheduled(
-    s: &mut TermStore,
-    solver: &mut dyn Solver,
-    sides: [Side<'_>; 2],
-    heads: [Option<u32>; 2],
-    legs: [u32; 2],
-    args: &[Term],
-    probes: &[Vec<u32>],
-    observe: &[Reg],
-    limits: &Limits,
-    stop: &dyn Fn() -> bool,
-    certify: bool,
-) -> Outcome {
-    let mut words: [BTreeSet<u32>; 2] = [BTreeSet::new(), BTreeSet::new()];
-    for _ in 0..=MAX_RESTARTS {
-        let mut p = Prover {
-            s: &mut *s,
-            solver: &mut *solver,
-            sides,
-            heads,
-            words: words.clone(),
-            legs,
-            args,
-            observe,
-            limits,
-            stop,
-            certify,
-            facts: BTreeMap::new(),
-            fresh: BTreeMap::new(),
-            grown: false,
-            drop_undecided: false,
-            deferred: false,
-            undecided: BTreeSet::new(),
-            memories: sides.map(|f| match f.code {
-                Code::Mips32(image) => Some(Memory::new(image)),
-                Code::Cs241(_) => None,
-            }),
-            machines: sides.map(|f| Sampler::new(f.code, SAMPLE_FUEL)),
-        };
-        match p.run(probes) {
-            Run::Done(outcome) => return outcome,
-            Run::Grown => words = p.words,
-        }
-    }
-    Outcome::Unknown("the loops write ever more memory".into())
 }
 
 /// How many trips of each side's loop make one step of the product: `[2, 1]` when on
