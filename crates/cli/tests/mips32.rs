@@ -276,6 +276,14 @@ fn dump_smt_writes_a_function_comparisons_queries() {
         "{}",
         stderr(&graded)
     );
+
+    // --dump-trace prints CS241 traces: refused for functions, not ignored.
+    let mut traced = args(dir.path().join("traced").to_str().unwrap());
+    traced.truncate(7);
+    traced.push("--dump-trace".into());
+    let o = run(&traced.iter().map(String::as_str).collect::<Vec<_>>());
+    assert_eq!(o.status.code(), Some(2), "{}", stderr(&o));
+    assert!(stderr(&o).contains("--dump-trace"), "{}", stderr(&o));
 }
 
 #[test]

@@ -503,17 +503,14 @@ impl Z3Solver {
         };
         let rlimit = self.clamped(work_limit.or(self.rlimit));
         let first = self.try_once(store, &conjuncts, incremental, first_timeout, rlimit);
-        if !matches!(first, Answer::Unknown(_)) || work_limit.is_some() {
-            if work_limit.is_some() && self.budget_spent() {
-                return Answer::Unknown(WORK_BUDGET_SPENT.into());
-            }
+        if !matches!(first, Answer::Unknown(_)) {
             return first;
         }
         if self.budget_spent() {
             return Answer::Unknown(WORK_BUDGET_SPENT.into());
         }
         let left = timeout.saturating_sub(start.elapsed());
-        if !self.escalate || left < MIN_SECOND_TRY {
+        if !self.escalate || work_limit.is_some() || left < MIN_SECOND_TRY {
             return first;
         }
         let rlimit = self.clamped(self.rlimit.map(|r| r.saturating_mul(ESCALATION)));
