@@ -129,3 +129,67 @@ unsigned unrolled_by_two(unsigned n, unsigned b) {
         s = s * 3 + b;
     return s;
 }
+
+/* Two loops one after the other: the sum of i below n, then the bits of j below m
+   folded in. */
+unsigned two_loops(unsigned n, unsigned m) {
+    unsigned s = 0;
+    for (unsigned i = 0; i < n; i++)
+        s += i;
+    for (unsigned j = 0; j < m; j++)
+        s ^= j;
+    return s;
+}
+
+/* The same, its second loop counting down. */
+unsigned two_loops_down(unsigned n, unsigned m) {
+    unsigned s = 0;
+    for (unsigned i = 0; i < n; i++)
+        s += i;
+    for (unsigned j = m; j != 0; j--)
+        s ^= m - j;
+    return s;
+}
+
+/* Like two_loops, but a second loop of more than 3,000,000 trips folds in one more. */
+unsigned two_loops_needle(unsigned n, unsigned m) {
+    unsigned s = 0;
+    for (unsigned i = 0; i < n; i++)
+        s += i;
+    for (unsigned j = 0; j < m; j++)
+        s ^= j + (j == 3000000);
+    return s;
+}
+
+/* A loop inside a loop: the sum of i ^ j over i below n and j below m. */
+unsigned nested(unsigned n, unsigned m) {
+    unsigned s = 0;
+    for (unsigned i = 0; i < n; i++)
+        for (unsigned j = 0; j < m; j++)
+            s += i ^ j;
+    return s;
+}
+
+/* The same, its inner loop counting down. */
+unsigned nested_down(unsigned n, unsigned m) {
+    unsigned s = 0;
+    for (unsigned i = 0; i < n; i++)
+        for (unsigned j = m; j != 0; j--)
+            s += i ^ (m - j);
+    return s;
+}
+
+/* Returns 0, but runs forever on an odd n: its outer loop steps over n. Each trip of
+   the inner loop ends, and the outer loop never comes back to its head without
+   going through the inner one (build it at -O0). */
+unsigned spin_outer_on_odd(unsigned n, unsigned m) {
+    unsigned s = 0;
+    for (unsigned i = 0; i != n; i += 2) {
+        unsigned j = 0;
+        do {
+            s += m;
+            j++;
+        } while (j < 3);
+    }
+    return s - s;
+}

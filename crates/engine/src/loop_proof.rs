@@ -8,8 +8,8 @@ use crate::term::{Definition, Formula};
 /// The invariant that was found: at each place of the product, the facts kept.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct Certificate {
-    /// The loop heads of the left and right function.
-    pub heads: (Option<u32>, Option<u32>),
+    /// The loop heads of the left and right function, lowest address first.
+    pub heads: [Vec<u32>; 2],
     /// Each place and its facts, written out.
     pub invariant: Vec<(String, Vec<String>)>,
     /// Each place and the facts that tie the two sides together (or a side's

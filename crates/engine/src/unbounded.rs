@@ -329,6 +329,31 @@ mod tests {
     }
 
     #[test]
+    fn nested_loops_counting_the_other_way_are_proved_head_by_head() {
+        // The outer counters meet only through `i = -j + $1 - 1` at the inner heads.
+        let (l, r) = (example("loops", "nested.asm"), example("loops", "nested-down.asm"));
+        for (n, m) in [(0u32, 0u32), (0, 9), (9, 0), (1, 1), (3, 7), (700, 900), (2, 2_000_000)] {
+            let run = |p: &Program| {
+                let mut machine = Machine::new(p, Config::with_fuel(20_000_000));
+                machine.set_reg(tamarin_mips::Reg::from_bits(1), n);
+                machine.set_reg(tamarin_mips::Reg::from_bits(2), m);
+                let status = machine.run(&mut NoTrace);
+                (status, machine.regs().get(tamarin_mips::Reg::from_bits(3)))
+            };
+            let (a, b) = (run(&l), run(&r));
+            assert_eq!(a, (Status::Done, n.wrapping_mul(m)), "n = {n}, m = {m}");
+            assert_eq!(a, b, "n = {n}, m = {m}");
+        }
+        let Verdict::Equivalent(p) = verdict("nested.asm", "nested-down.asm", 0) else {
+            panic!("not proved");
+        };
+        let c = p.unbounded.unwrap().certificate.unwrap();
+        assert_eq!((c.heads[0].len(), c.heads[1].len()), (2, 2));
+        let inner = &c.invariant.iter().find(|(place, _)| place == "head2/head2").unwrap().1;
+        assert!(inner.iter().any(|f| f.ends_with("+ $1 + -1")), "{inner:?}");
+    }
+
+    #[test]
     fn a_loop_against_itself_unrolled_by_two_is_proved() {
         check_long_runs("up.asm", "unrolled.asm");
         let Verdict::Equivalent(p) = verdict("up.asm", "unrolled.asm", 0) else {

@@ -186,6 +186,57 @@ fn a_difference_after_three_million_trips_is_never_proved() {
 }
 
 #[test]
+fn loops_one_after_the_other_are_proved_head_by_head() {
+    // Each side's two loops meet the other's at their heads in turn; the second loop
+    // counts down on the right.
+    let (o0, o2) = (load("loops-O0.o"), load("loops-O2.o"));
+    for (l, r) in [
+        (side(&o0, "two_loops"), side(&o2, "two_loops_down")),
+        (side(&o2, "two_loops"), side(&o0, "two_loops_down")),
+    ] {
+        let report = unbounded(l, r);
+        assert_proved(&report);
+        let proof = report.unbounded.as_ref().unwrap();
+        let heads = &proof.certificate.as_ref().unwrap().heads;
+        assert_eq!((heads[0].len(), heads[1].len()), (2, 2), "{heads:x?}");
+        check_long_runs(l, r);
+    }
+}
+
+#[test]
+fn nested_loops_are_proved_against_loops_merged_into_one() {
+    // -O2 runs both loops of `nested` through one head: the -O0 side's outer head has
+    // no partner, and there it takes its trip while the other side waits.
+    let (o0, o2) = (load("loops-O0.o"), load("loops-O2.o"));
+    for (l, r) in [
+        (side(&o0, "nested"), side(&o2, "nested")),
+        (side(&o2, "nested_down"), side(&o0, "nested")),
+        (side(&o0, "nested"), side(&o0, "nested_down")),
+    ] {
+        assert_proved(&unbounded(l, r));
+        check_long_runs(l, r);
+    }
+}
+
+#[test]
+fn a_difference_in_a_second_loop_after_three_million_trips_is_never_proved() {
+    let (o0, o2) = (load("loops-O0.o"), load("loops-O2.o"));
+    for (l, r) in [
+        (side(&o0, "two_loops"), side(&o2, "two_loops_needle")),
+        (side(&o2, "two_loops_needle"), side(&o0, "two_loops")),
+    ] {
+        let report = unbounded(l, r);
+        assert!(
+            !matches!(report.verdict, FunctionVerdict::Equivalent),
+            "{:?}",
+            report.verdict
+        );
+        let (a, b) = outputs(l, r, [2, 3_000_005], 200_000_000).unwrap();
+        assert_ne!(a, b);
+    }
+}
+
+#[test]
 fn without_unbounded_a_long_loop_stays_bounded() {
     let (o0, o2) = (load("loops-O0.o"), load("loops-O2.o"));
     let opts = FunctionOptions {
@@ -260,6 +311,9 @@ fn a_certificate_of_each_kind_of_proof_is_unsat_for_cvc5_and_z3() {
         ("affine_sum", "affine_sum", false),
         ("count_up", "count_up", true),
         ("recurrence", "unrolled_by_two", false),
+        // A place where one side waits while the other takes a trip of its outer loop
+        // (and, where the right returns at once, the left runs alone to its end).
+        ("nested", "nested", true),
     ] {
         let dir = tempfile::tempdir().unwrap();
         let mut solver = tamarin::SolverConfig::default();
@@ -270,7 +324,6 @@ fn a_certificate_of_each_kind_of_proof_is_unsat_for_cvc5_and_z3() {
             fuel: 5_000,
             solver,
             certificate: Some(dir.path().join("cert")),
-
             ..FunctionOptions::default()
         };
         let report = compare_functions(side(&o0, f), side(&o2, g), &opts).unwrap();

@@ -88,8 +88,8 @@ fn readme_text(c: &Certificate, title: &str, index: &[(String, &str, &str)]) -> 
     let _ = writeln!(
         t,
         "Loop heads: left {}, right {}.\n",
-        head(c.heads.0),
-        head(c.heads.1)
+        head(&c.heads[0]),
+        head(&c.heads[1])
     );
     let _ = writeln!(
         t,
@@ -135,15 +135,20 @@ fn json_text(c: &Certificate, title: &str, index: &[(String, &str, &str)]) -> St
         "{{\n  \"proof\": {},\n  \"logic\": \"QF_BV\",\n  \"heads\": {{\"left\": {}, \"right\": {}}},\n  \
          \"invariant\": {{\n{}\n  }},\n  \"checks\": [\n{}\n  ]\n}}\n",
         quote(title),
-        quote(&head(c.heads.0)),
-        quote(&head(c.heads.1)),
+        quote(&head(&c.heads[0])),
+        quote(&head(&c.heads[1])),
         invariant.join(",\n"),
         checks.join(",\n")
     )
 }
 
-fn head(h: Option<u32>) -> String {
-    h.map_or("none".into(), |a| format!("0x{a:08x}"))
+/// A side's loop heads: `none`, or their addresses joined by commas.
+fn head(heads: &[u32]) -> String {
+    if heads.is_empty() {
+        return "none".into();
+    }
+    let each: Vec<String> = heads.iter().map(|a| format!("0x{a:08x}")).collect();
+    each.join(", ")
 }
 
 /// A JSON string.

@@ -765,6 +765,22 @@ mod loop_proof_tests {
         assert_eq!(planted, FunctionVerdict::Equivalent);
     }
 
+    #[test]
+    fn a_side_alone_that_goes_round_two_loops_leaves_termination_unproved() {
+        // Every trip of the inner loop and every stay at one head ends, but the outer
+        // loop runs forever on an odd bound, always through the inner one.
+        let o0 = load("loops-O0.o");
+        let honest = verdict(&o0, "spin_outer_on_odd", "zero", 0);
+        match &honest {
+            FunctionVerdict::PossiblyEquivalent(gaps) => {
+                assert!(gaps.contains(&super::FunctionGap::Termination), "{gaps:?}")
+            }
+            other => panic!("{other:?}"),
+        }
+        let planted = verdict(&o0, "spin_outer_on_odd", "zero", planted::LONE_CYCLES);
+        assert_eq!(planted, FunctionVerdict::Equivalent);
+    }
+
     /// The answer to each SMT-LIB file of a certificate folder, by cvc5 where it is
     /// installed (else by the in-process Z3), in file order.
     fn recheck(dir: &Path) -> Vec<(String, String)> {

@@ -49,8 +49,21 @@ pub enum Outcome {
 /// Where one side of the product is.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash)]
 enum At {
-    Head,
+    /// At the loop head of this index (lowest address first).
+    Head(u8),
     Returned,
+}
+
+impl At {
+    fn is_head(self) -> bool {
+        matches!(self, At::Head(_))
+    }
+}
+
+/// Whether both sides are at loop heads: a step of the product from there is a
+/// lockstep one (each side takes its trips), elsewhere one side runs alone.
+fn both_at_heads(place: Place) -> bool {
+    place.0.is_head() && place.1.is_head()
 }
 
 /// A place of the product: where each side is.
@@ -83,7 +96,7 @@ enum Rel {
     Within,
 }
 
-/// One candidate fact: `a rel b`, or `a = k * b + c` (`Rel::Lin`).
+/// One candidate fact: `a rel b`, or `a = k * b + c + d` (`Rel::Lin`).
 #[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash)]
 struct Fact {
     rel: Rel,
@@ -92,6 +105,9 @@ struct Fact {
     /// For `Rel::Lin`: the factor and the addend; for `Rel::Mul`, `k` is the addend.
     k: i32,
     c: Operand,
+    /// For `Rel::Lin` with a value `c`: a constant added too (`i = -j + n - 1`, of
+    /// two counters that meet in the middle of a trip).
+    d: i32,
 }
 
 impl Fact {
@@ -102,6 +118,7 @@ impl Fact {
             b,
             k: 0,
             c: Operand::Const(0),
+            d: 0,
         }
     }
 }
@@ -132,6 +149,9 @@ const MAX_ROUNDS: u32 = 64;
 
 /// The registers a head state is described by: `$1`..`$31`, then `hi` and `lo`.
 const REG_LOCATIONS: usize = 33;
+/// Most loops a side (loops one after the other, or nested, synchronised at their
+/// heads).
+const MAX_HEADS: usize = 4;
 
 /// Tries to prove `left` and `right` alike for runs of any length.
 ///
@@ -153,25 +173,29 @@ pub fn prove(
     certify: bool,
 ) -> Outcome {
     let sides = [left, right];
-    let mut heads = [None, None];
+    let mut heads: [Vec<u32>; 2] = [Vec::new(), Vec::new()];
     for (k, side) in sides.iter().enumerate() {
         let found = loop_heads(*side, probes);
-        if found.len() > 1 {
+        if found.len() > MAX_HEADS {
             return Outcome::Unknown(format!(
-                "the {} function has {} loops; one loop a side is supported",
+                "the {} function has {} loops; at most {MAX_HEADS} a side are supported",
                 ["left", "right"][k],
                 found.len()
             ));
         }
-        heads[k] = found.first().copied();
+        heads[k] = found;
     }
-    if heads == [None, None] {
+    if heads.iter().all(Vec::is_empty) {
         return Outcome::Unknown("no loop was found on the probes".into());
     }
     // Where one side goes round twice as often as the other on the probes (a loop
     // unrolled by two), two of its trips against one of the other first (lockstep
     // would then leave one side running alone for half of its trips); then lockstep.
-    let ratio = trip_ratio(sides, heads, probes);
+    let ratio = match (heads[0].as_slice(), heads[1].as_slice()) {
+        (&[lh], &[rh]) => trip_ratio(sides, [lh, rh], probes),
+        _ => [1, 1],
+    };
+    let waits = unpartnered_heads(sides, &heads, probes);
     // One try with `legs` trips of each side's loop a step of the product.
     let mut scheduled = |legs: [u32; 2]| -> Outcome {
         let mut words: [BTreeSet<u32>; 2] = [BTreeSet::new(), BTreeSet::new()];
@@ -180,7 +204,8 @@ pub fn prove(
                 s: &mut *s,
                 solver: &mut *solver,
                 sides,
-                heads,
+                heads: heads.clone(),
+                waits: waits.clone(),
                 words: words.clone(),
                 legs,
                 args,
@@ -222,13 +247,63 @@ pub fn prove(
     first.unwrap_or_else(|| Outcome::Unknown("no schedule was tried".into()))
 }
 
+/// Per side and head, whether no head of the other side is visited as often on every
+/// probe that returns on both sides: a head without a partner (the outer loop of
+/// nested loops against code whose loops were merged into one) is where its side
+/// runs on alone while the other waits. With no such probes, every head has one.
+fn unpartnered_heads(sides: [Side<'_>; 2], heads: &[Vec<u32>; 2], probes: &[Vec<u32>]) -> [Vec<bool>; 2] {
+    let mut waits = heads.clone().map(|h| vec![false; h.len()]);
+    if heads.iter().any(Vec::is_empty) || heads[0].len() == heads[1].len() && heads[0].len() == 1 {
+        return waits;
+    }
+    let mut machines = sides.map(|f| Sampler::new(f.code, SAMPLE_FUEL));
+    // Per probe that returned on both sides, each head's visits.
+    let mut counts: [Vec<Vec<u64>>; 2] = [Vec::new(), Vec::new()];
+    for probe in probes.iter().take(SAMPLE_PROBES) {
+        let mut visits = heads.clone().map(|h| vec![0u64; h.len()]);
+        let mut returned = [false; 2];
+        for k in 0..2 {
+            let m = &mut machines[k];
+            m.start(sides[k], probe);
+            while m.steps() < SAMPLE_FUEL {
+                match m.step() {
+                    Stepped::Running => {
+                        let pc = m.pc();
+                        if let Some(i) = heads[k].iter().position(|&h| h == pc) {
+                            visits[k][i] += 1;
+                        }
+                    }
+                    Stepped::Returned => {
+                        returned[k] = true;
+                        break;
+                    }
+                    Stepped::Ended => break,
+                }
+            }
+        }
+        if returned == [true, true] {
+            for k in 0..2 {
+                counts[k].push(std::mem::take(&mut visits[k]));
+            }
+        }
+    }
+    if counts[0].len() < 3 {
+        return waits;
+    }
+    for (k, own) in waits.iter_mut().enumerate() {
+        for (i, waits) in own.iter_mut().enumerate() {
+            let partnered = (0..heads[1 - k].len())
+                .any(|j| counts[k].iter().zip(&counts[1 - k]).all(|(a, b)| a.get(i) == b.get(j)));
+            *waits = !partnered;
+        }
+    }
+    waits
+}
+
 /// How many trips of each side's loop make one step of the product: `[2, 1]` when on
 /// every probe that goes round both loops a few times the left goes round about
 /// twice as often as the right, `[1, 2]` the other way round, else `[1, 1]`.
-fn trip_ratio(sides: [Side<'_>; 2], heads: [Option<u32>; 2], probes: &[Vec<u32>]) -> [u32; 2] {
-    let (Some(lh), Some(rh)) = (heads[0], heads[1]) else {
-        return [1, 1];
-    };
+fn trip_ratio(sides: [Side<'_>; 2], [lh, rh]: [u32; 2], probes: &[Vec<u32>]) -> [u32; 2] {
     let mut machines = sides.map(|f| Sampler::new(f.code, SAMPLE_FUEL));
     let mut votes = [0u32; 3];
     for probe in probes.iter().take(SAMPLE_PROBES) {
@@ -279,7 +354,12 @@ struct Prover<'a, 'f> {
     s: &'a mut TermStore,
     solver: &'a mut dyn Solver,
     sides: [Side<'f>; 2],
-    heads: [Option<u32>; 2],
+    /// Per side, its loop heads, lowest address first (`At::Head(i)` is the i-th).
+    heads: [Vec<u32>; 2],
+    /// Per side and head, whether the head has no partner on the other side (see
+    /// [`unpartnered_heads`]): at such a head a side goes on alone while the other,
+    /// at a head with a partner, waits.
+    waits: [Vec<bool>; 2],
     /// Per side, the aligned words that describe a state at its head.
     words: [BTreeSet<u32>; 2],
     /// Per side, the trips of its loop in one step of the product from both heads
@@ -348,8 +428,13 @@ impl Prover<'_, '_> {
             let mut ends: Vec<(Option<Place>, Term, Term)> = Vec::new();
             // Per place where one side runs alone: its start and the trips back to it.
             let mut lone: Vec<LoneTrips> = Vec::new();
+            // Trips from one such place to another (a side alone going from one of
+            // its loops to the next).
+            let mut lone_moves: BTreeSet<(Place, Place)> = BTreeSet::new();
             // Every trip of the round, feasible or not: the obligations of consecution.
             let mut trips: Vec<Trip> = Vec::new();
+            // Each trip the solver did not rule out: from where to where.
+            let mut arrows: BTreeSet<(Option<Place>, Place)> = BTreeSet::new();
             let mut sources: Vec<Option<Place>> = vec![None];
             sources.extend(self.facts.keys().map(|&p| Some(p)));
             for from in sources {
@@ -357,7 +442,7 @@ impl Prover<'_, '_> {
                     Ok(steps) => steps,
                     Err(why) => return Run::Done(Outcome::Unknown(why)),
                 };
-                let alone = from.filter(|&p| p != (At::Head, At::Head));
+                let alone = from.filter(|&p| self.movers(p) != [true, true]);
                 if let Some(place) = alone {
                     lone.push((place, pre.clone(), Vec::new()));
                 }
@@ -382,10 +467,13 @@ impl Prover<'_, '_> {
                             if self.feasible(&[step.guard]) == Some(false) {
                                 continue;
                             }
+                            arrows.insert((from, place));
                             if alone == Some(place) {
                                 if let Some((_, _, again)) = lone.last_mut() {
                                     again.push((step.guard, values.clone()));
                                 }
+                            } else if let Some(from) = alone {
+                                lone_moves.insert((from, place));
                             }
                             if !self.facts.contains_key(&place) {
                                 let initial = self.initial_facts(place, &samples, &values);
@@ -406,6 +494,16 @@ impl Prover<'_, '_> {
                 self.drop_undecided = !changed;
                 continue;
             }
+            // A place that an earlier round reached (with a trip the solver could not
+            // rule out then) may be out of reach with the final facts: no run gets
+            // there, and how it would end does not matter.
+            let reached = reachable(&arrows);
+            let live = |p: &Option<Place>| p.is_none_or(|p| reached.contains(&p));
+            self.facts.retain(|p, _| reached.contains(p));
+            ends.retain(|(from, _, _)| live(from));
+            trips.retain(|t| live(&t.from));
+            lone.retain(|(p, _, _)| reached.contains(p));
+            lone_moves.retain(|(p, _)| reached.contains(p));
             // The facts are inductive: every way to end must end alike.
             for (_, guard, differ) in &ends {
                 match self.ask( &[*guard, *differ]) {
@@ -423,7 +521,7 @@ impl Prover<'_, '_> {
                     }
                 }
             }
-            let measures = self.lone_trips_end(&lone);
+            let measures = self.lone_trips_end(&lone, &lone_moves);
             let mut certificate = self.certificate(rounds);
             if self.certify {
                 certificate.obligations = self.obligations(&trips, &ends, measures.as_deref());
@@ -441,11 +539,27 @@ impl Prover<'_, '_> {
     /// pruning, whose facts are the final ones) decreases one measure (a value, or
     /// the difference of two, read as unsigned: it cannot decrease forever). Then
     /// every run of the product that does not end is one where both loop on together.
-    /// The measure of each place with such trips, or `None`.
-    fn lone_trips_end(&mut self, lone: &[LoneTrips]) -> Option<Vec<(Place, Measure)>> {
+    /// With several loops, a side alone must also never come back to a place it left
+    /// (`moves` between places has no cycle): it then stays at each place for finitely
+    /// many trips, and visits each at most once. The measure of each place with trips
+    /// back to itself, or `None`.
+    fn lone_trips_end(
+        &mut self,
+        lone: &[LoneTrips],
+        moves: &BTreeSet<(Place, Place)>,
+    ) -> Option<Vec<(Place, Measure)>> {
         #[cfg(test)]
         if planted::has(planted::LONE_TRIPS_END) {
             return Some(Vec::new());
+        }
+        #[allow(unused_mut)]
+        let mut cycles = has_cycle(moves);
+        #[cfg(test)]
+        if planted::has(planted::LONE_CYCLES) {
+            cycles = false;
+        }
+        if cycles {
+            return None;
         }
         let mut out = Vec::new();
         for (place, pre, again) in lone {
@@ -624,7 +738,11 @@ impl Prover<'_, '_> {
                 let k = self.s.word(f.k as u32);
                 let c = self.operand(f.c, values);
                 let kb = self.s.bin(BinOp::Mul, k, b);
-                let sum = self.s.bin(BinOp::Add, kb, c);
+                let mut sum = self.s.bin(BinOp::Add, kb, c);
+                if f.d != 0 {
+                    let d = self.s.word(f.d as u32);
+                    sum = self.s.bin(BinOp::Add, sum, d);
+                }
                 self.s.eq(a, sum)
             }
             Rel::Within => {
@@ -644,7 +762,7 @@ impl Prover<'_, '_> {
     /// How many values a side contributes at a place.
     fn width(&self, side: usize, at: At) -> usize {
         match at {
-            At::Head => REG_LOCATIONS + self.words[side].len(),
+            At::Head(_) => REG_LOCATIONS + self.words[side].len(),
             At::Returned => self.observe.len(),
         }
     }
@@ -703,8 +821,8 @@ impl Prover<'_, '_> {
         // A value constant in every sample may still vary: its equality with the
         // same location of the other side is a candidate too (weaker than both
         // constants, so it can outlive them).
-        if place == (At::Head, At::Head) {
-            let l = self.width(0, At::Head);
+        if both_at_heads(place) {
+            let l = self.width(0, place.0);
             for k in 0..REG_LOCATIONS {
                 let (i, j) = (inputs + k, inputs + l + k);
                 if j < n
@@ -721,6 +839,7 @@ impl Prover<'_, '_> {
         // cost queries). Parity and small gaps are candidates everywhere: a loop
         // unrolled by two against itself at another level runs in lockstep.
         let only_steps_by_two = self.legs != [1, 1];
+        let waiting = both_at_heads(place) && self.movers(place) != [true, true];
         for (x, &i) in varying.iter().enumerate() {
             for &j in &varying[x + 1..] {
                 if j < inputs {
@@ -762,6 +881,12 @@ impl Prover<'_, '_> {
                 if rows.iter().all(|r| r[i] & 1 == low) {
                     facts.insert(Fact::cmp(Rel::Parity, Operand::Value(i as u16), Operand::Const(low)));
                 }
+            }
+            // Not zero (an input too), where one side waits at a head for the other:
+            // that the waiting side's loop was entered says that a bound is not
+            // zero, and so that the other side enters its inner loop too.
+            if waiting && rows.iter().all(|r| r[i] != 0) {
+                facts.insert(Fact::cmp(Rel::Ult, Operand::Const(0), Operand::Value(i as u16)));
             }
             if i >= inputs {
                 for rel in [Rel::Slt, Rel::Sle] {
@@ -806,6 +931,7 @@ impl Prover<'_, '_> {
                             b: Operand::Value(y as u16),
                             k: addend as i32,
                             c: Operand::Value(z as u16),
+                            d: 0,
                         });
                     }
                 }
@@ -845,16 +971,18 @@ impl Prover<'_, '_> {
                         .iter()
                         .map(|r| r[x].wrapping_sub((k as u32).wrapping_mul(r[y])))
                         .collect();
-                    let z = if residual.iter().all(|&v| v == residual[0]) {
+                    let (z, d) = if residual.iter().all(|&v| v == residual[0]) {
                         if k == 1 && residual[0] == 0 {
                             continue;
                         }
-                        Operand::Const(residual[0])
+                        (Operand::Const(residual[0]), 0)
                     } else if let Some(&z) = by_column.get(&residual) {
                         if z == x || z == y {
                             continue;
                         }
-                        Operand::Value(z as u16)
+                        (Operand::Value(z as u16), 0)
+                    } else if let Some((z, d)) = offset_column(rows, &residual, &addends) {
+                        (Operand::Value(z as u16), d)
                     } else {
                         continue;
                     };
@@ -864,6 +992,7 @@ impl Prover<'_, '_> {
                         b: Operand::Value(y as u16),
                         k,
                         c: z,
+                        d,
                     });
                 }
             }
@@ -873,10 +1002,10 @@ impl Prover<'_, '_> {
         // shifts and sums: only the positive one is kept.
         let rearranged: Vec<Fact> = facts
             .iter()
-            .filter(|f| f.rel == Rel::Lin && f.k < 0)
+            .filter(|f| f.rel == Rel::Lin && f.k < 0 && f.d == 0)
             .filter(|f| {
                 let Operand::Value(_) = f.c else { return false };
-                facts.contains(&Fact { rel: Rel::Lin, a: f.c, b: f.b, k: f.k.wrapping_neg(), c: f.a })
+                facts.contains(&Fact { rel: Rel::Lin, a: f.c, b: f.b, k: f.k.wrapping_neg(), c: f.a, d: 0 })
             })
             .copied()
             .collect();
@@ -950,9 +1079,10 @@ impl Prover<'_, '_> {
         (values, assume)
     }
 
-    /// A side's head state from its part of `values` (which starts at `from`).
-    fn head_snapshot(&mut self, side: usize, values: &[Term], from: usize) -> Option<Snapshot> {
-        let head = self.heads[side]?;
+    /// A side's state at its head `index` from its part of `values` (which starts at
+    /// `from`).
+    fn head_snapshot(&mut self, side: usize, index: u8, values: &[Term], from: usize) -> Option<Snapshot> {
+        let head = *self.heads[side].get(usize::from(index))?;
         let zero = self.s.word(0);
         let mut regs = [zero; 32];
         regs[1..32].copy_from_slice(values.get(from..from + 31)?);
@@ -977,7 +1107,7 @@ impl Prover<'_, '_> {
     fn steps_from(&mut self, from: Option<Place>) -> Result<(Vec<Term>, Vec<Step>), String> {
         let inputs = self.args.len();
         let mut pre = Vec::new();
-        let (starts, assume, frozen): ([Option<Snapshot>; 2], Vec<Term>, [Vec<Term>; 2]) = match from {
+        let (mut starts, assume, frozen): ([Option<Snapshot>; 2], Vec<Term>, [Vec<Term>; 2]) = match from {
             None => ([None, None], Vec::new(), [Vec::new(), Vec::new()]),
             Some(place) => {
                 let (values, assume) = self.havoc(place);
@@ -986,9 +1116,9 @@ impl Prover<'_, '_> {
                 let mut frozen = [Vec::new(), Vec::new()];
                 for (side, at, from) in [(0, place.0, inputs), (1, place.1, inputs + lw)] {
                     match at {
-                        At::Head => {
+                        At::Head(index) => {
                             starts[side] = Some(
-                                self.head_snapshot(side, &values, from)
+                                self.head_snapshot(side, index, &values, from)
                                     .ok_or("a head state could not be built")?,
                             )
                         }
@@ -1001,18 +1131,20 @@ impl Prover<'_, '_> {
                 (starts, assume, frozen)
             }
         };
+        let movers = from.map_or([true, true], |p| self.movers(p));
         let mut per_side: Vec<Vec<(Term, SideEnd)>> = Vec::with_capacity(2);
         for side in 0..2 {
-            let running = match from {
-                None => true,
-                Some(place) => [place.0, place.1][side] == At::Head,
-            };
-            if !running {
+            if !movers[side] {
                 let t = self.s.bool(true);
-                per_side.push(vec![(t, SideEnd::Returned(frozen[side].clone()))]);
+                // A side that waits at its head stays there, its state unchanged.
+                let stays = match starts[side].take() {
+                    Some(snap) => SideEnd::Head(Box::new(snap)),
+                    None => SideEnd::Returned(frozen[side].clone()),
+                };
+                per_side.push(vec![(t, stays)]);
                 continue;
             }
-            let cuts: Vec<u32> = self.heads[side].into_iter().collect();
+            let cuts: Vec<u32> = self.heads[side].clone();
             let func = Function {
                 code: self.sides[side].code,
                 entry: self.sides[side].entry,
@@ -1035,7 +1167,11 @@ impl Prover<'_, '_> {
             };
             // From both heads, a side that goes round twice a step of the product
             // runs its second trip from each head its first one reached.
-            let legs = if from == Some((At::Head, At::Head)) { self.legs[side] } else { 1 };
+            let legs = if from.is_some_and(both_at_heads) && movers == [true, true] {
+                self.legs[side]
+            } else {
+                1
+            };
             let mut ends = Vec::with_capacity(paths.ends.len());
             let mut todo: Vec<(explore::PathEnd, u32)> =
                 paths.ends.into_iter().map(|e| (e, 1)).collect();
@@ -1094,12 +1230,12 @@ impl Prover<'_, '_> {
                     (SideEnd::Fault(_), _) | (_, SideEnd::Fault(_)) => Target::Ends(self.s.bool(true)),
                     (l, r) => {
                         let mut values = self.args.to_vec();
-                        let mut place = (At::Head, At::Head);
+                        let mut place = (At::Returned, At::Returned);
                         for (side, end) in [(0, l), (1, r)] {
                             let at = match end {
                                 SideEnd::Head(snap) => {
                                     values.extend(self.head_values(side, snap));
-                                    At::Head
+                                    self.head_at(side, snap.pc)?
                                 }
                                 SideEnd::Returned(obs) => {
                                     values.extend(obs.iter().copied());
@@ -1120,6 +1256,33 @@ impl Prover<'_, '_> {
             }
         }
         Ok((pre, out))
+    }
+
+    /// Which sides take a trip in a step of the product from `place`: both from two
+    /// heads, unless one of them has no partner and the other has (then that side
+    /// alone); a side that has returned never.
+    fn movers(&self, place: Place) -> [bool; 2] {
+        let waits = |side: usize, at: At| match at {
+            At::Head(i) => self.waits[side].get(usize::from(i)).copied().unwrap_or(false),
+            At::Returned => false,
+        };
+        match place {
+            (At::Head(i), At::Head(j)) => match [waits(0, At::Head(i)), waits(1, At::Head(j))] {
+                [true, false] => [true, false],
+                [false, true] => [false, true],
+                _ => [true, true],
+            },
+            (a, b) => [a.is_head(), b.is_head()],
+        }
+    }
+
+    /// Which of a side's heads a trip that was cut at `pc` reached.
+    fn head_at(&self, side: usize, pc: u32) -> Result<At, String> {
+        let index = self.heads[side].iter().position(|&h| h == pc);
+        match index.and_then(|i| u8::try_from(i).ok()) {
+            Some(i) => Ok(At::Head(i)),
+            None => Err(format!("a trip was cut at {pc:#x}, which is not a loop head")),
+        }
     }
 
     /// The values describing a side's head state: registers, `hi`, `lo`, then the
@@ -1152,12 +1315,12 @@ impl Prover<'_, '_> {
             let mut at = [0usize; 2];
             loop {
                 let mut row: Vec<u32> = probe.clone();
-                let mut place = (At::Head, At::Head);
+                let mut place = (At::Returned, At::Returned);
                 let mut known = true;
                 for (side, run) in runs.iter().enumerate() {
-                    let here = if let Some(v) = run.visits.get(at[side]) {
+                    let here = if let Some((head, v)) = run.visits.get(at[side]) {
                         row.extend(v);
-                        At::Head
+                        At::Head(*head)
                     } else if let Some(obs) = &run.returned {
                         row.extend(obs);
                         At::Returned
@@ -1182,12 +1345,12 @@ impl Prover<'_, '_> {
                 }
                 // The product's schedule: from both heads each side goes round its
                 // number of trips; alone, one.
-                match place {
-                    (At::Head, At::Head) => {
+                match self.movers(place) {
+                    [true, true] => {
                         at[0] += self.legs[0] as usize;
                         at[1] += self.legs[1] as usize;
                     }
-                    (At::Head, At::Returned) => at[0] += 1,
+                    [true, false] => at[0] += 1,
                     _ => at[1] += 1,
                 }
             }
@@ -1209,8 +1372,10 @@ impl Prover<'_, '_> {
                 Stepped::Ended => break,
                 Stepped::Running => {}
             }
-            if Some(m.pc()) == self.heads[side] {
-                visits.push(m.state(self.words[side].iter().copied()));
+            let pc = m.pc();
+            if let Some(head) = self.heads[side].iter().position(|&h| h == pc) {
+                let head = u8::try_from(head).unwrap_or(u8::MAX);
+                visits.push((head, m.state(self.words[side].iter().copied())));
             }
         }
         SideRun { visits, returned }
@@ -1241,7 +1406,7 @@ impl Prover<'_, '_> {
             relations.push((name, key));
         }
         Certificate {
-            heads: (self.heads[0], self.heads[1]),
+            heads: self.heads.clone(),
             invariant,
             relations,
             rounds,
@@ -1385,7 +1550,7 @@ impl Prover<'_, '_> {
                     format!(
                         "every {} trip from {} that satisfies its invariant and reaches {} \
                          satisfies the invariant there",
-                        if p == (At::Head, At::Head) { "lockstep" } else { "lone" },
+                        if self.movers(p) == [true, true] { "lockstep" } else { "lone" },
                         place_text(p),
                         place_text(to)
                     ),
@@ -1493,7 +1658,10 @@ impl Prover<'_, '_> {
             Operand::Value(i) => self.value_name(place, i as usize),
         };
         if f.rel == Rel::Lin {
-            return format!("{} = {} * {} + {}", name(f.a), f.k, name(f.b), name(f.c));
+            return match f.d {
+                0 => format!("{} = {} * {} + {}", name(f.a), f.k, name(f.b), name(f.c)),
+                d => format!("{} = {} * {} + {} + {d}", name(f.a), f.k, name(f.b), name(f.c)),
+            };
         }
         if f.rel == Rel::Within {
             return format!("{} - {} <=u {}", name(f.a), name(f.b), f.k);
@@ -1550,10 +1718,10 @@ impl Prover<'_, '_> {
         let who = ["left", "right"][side];
         match at {
             At::Returned => format!("{who}.{}", self.observe.get(k).map_or("?".into(), |r| self.reg_name(*r))),
-            At::Head if k < 31 => format!("{who}.{}", self.reg_name(Reg::from_bits(k as u32 + 1))),
-            At::Head if k == 31 => format!("{who}.hi"),
-            At::Head if k == 32 => format!("{who}.lo"),
-            At::Head => {
+            At::Head(_) if k < 31 => format!("{who}.{}", self.reg_name(Reg::from_bits(k as u32 + 1))),
+            At::Head(_) if k == 31 => format!("{who}.hi"),
+            At::Head(_) if k == 32 => format!("{who}.lo"),
+            At::Head(_) => {
                 let a = self.words[side].iter().nth(k - REG_LOCATIONS).copied().unwrap_or(0);
                 format!("{who}.mem[{a:#x}]")
             }
@@ -1598,14 +1766,63 @@ fn replace_terms(f: &Formula, terms: &mut impl Iterator<Item = Term>) -> Formula
     }
 }
 
-fn at_name(at: At) -> &'static str {
+/// `head` for a side's first (or only) loop head, `head2` for its second, ….
+fn at_name(at: At) -> String {
     match at {
-        At::Head => "head",
-        At::Returned => "returned",
+        At::Head(0) => "head".into(),
+        At::Head(i) => format!("head{}", u32::from(i) + 1),
+        At::Returned => "returned".into(),
     }
 }
 
 type Samples = BTreeMap<Place, Vec<Vec<u32>>>;
+
+/// The places that `arrows` lead to from the entry (`None`), step by step.
+fn reachable(arrows: &BTreeSet<(Option<Place>, Place)>) -> BTreeSet<Place> {
+    let mut out: BTreeSet<Place> = BTreeSet::new();
+    let mut todo: Vec<Option<Place>> = vec![None];
+    while let Some(from) = todo.pop() {
+        for &(_, to) in arrows.range((from, (At::Head(0), At::Head(0)))..).take_while(|a| a.0 == from) {
+            if out.insert(to) {
+                todo.push(Some(to));
+            }
+        }
+    }
+    out
+}
+
+/// The most a [`Rel::Lin`] fact's constant `d` may be, either way.
+const MAX_OFFSET: i32 = 8;
+
+/// An input among `inputs` whose column, plus a small constant, is `column` on every
+/// sample: the input and the constant.
+fn offset_column(rows: &[Vec<u32>], column: &[u32], inputs: &[usize]) -> Option<(usize, i32)> {
+    let first = rows.first()?;
+    inputs.iter().find_map(|&z| {
+        let d = column.first()?.wrapping_sub(*first.get(z)?) as i32;
+        let fits = (-MAX_OFFSET..=MAX_OFFSET).contains(&d) && d != 0;
+        let every = rows.iter().zip(column).all(|(r, &c)| r.get(z).is_some_and(|&v| c.wrapping_sub(v) as i32 == d));
+        (fits && every).then_some((z, d))
+    })
+}
+
+/// Whether the directed graph of `edges` has a cycle (of two or more places).
+fn has_cycle(edges: &BTreeSet<(Place, Place)>) -> bool {
+    // Take away places that nothing leads to, until none are left or all that are
+    // left lie on or behind a cycle.
+    let mut left: BTreeSet<(Place, Place)> = edges.iter().filter(|(a, b)| a != b).copied().collect();
+    loop {
+        let sources: BTreeSet<Place> = left
+            .iter()
+            .map(|e| e.0)
+            .filter(|p| !left.iter().any(|e| e.1 == *p))
+            .collect();
+        if sources.is_empty() {
+            return !left.is_empty();
+        }
+        left.retain(|e| !sources.contains(&e.0));
+    }
+}
 
 /// A place where one side runs alone: the place, the values it starts from, and each
 /// feasible trip back to it (its guard and the values after it).
@@ -1644,7 +1861,8 @@ struct Trip {
 }
 
 struct SideRun {
-    visits: Vec<Vec<u32>>,
+    /// Each visit of a loop head: which head, and the state there.
+    visits: Vec<(u8, Vec<u32>)>,
     returned: Option<Vec<u32>>,
 }
 
@@ -1770,6 +1988,8 @@ pub(crate) mod planted {
     /// A fact no state satisfies, added to the first place's invariant in the
     /// certificate only (the proof itself is not changed).
     pub const FALSE_FACT: u8 = 4;
+    /// A side alone that goes from one loop to another and back is taken to end.
+    pub const LONE_CYCLES: u8 = 8;
 
     thread_local! {
         static BUGS: Cell<u8> = const { Cell::new(0) };
@@ -1788,6 +2008,51 @@ pub(crate) mod planted {
 mod tests {
     use super::*;
     use proptest::prelude::*;
+
+    const HH: Place = (At::Head(0), At::Head(0));
+    const H2H: Place = (At::Head(1), At::Head(0));
+    const HR: Place = (At::Head(0), At::Returned);
+    const H2R: Place = (At::Head(1), At::Returned);
+
+    #[test]
+    fn places_reached_are_those_the_arrows_lead_to_from_the_entry() {
+        let arrows: BTreeSet<(Option<Place>, Place)> =
+            [(None, HH), (Some(HH), H2H), (Some(H2H), HH), (Some(HR), H2R)].into();
+        // `HR` was reached in an earlier round only: nothing leads there now.
+        assert_eq!(reachable(&arrows), [HH, H2H].into());
+        assert!(reachable(&BTreeSet::new()).is_empty());
+    }
+
+    #[test]
+    fn a_side_alone_that_comes_back_to_a_place_it_left_is_a_cycle() {
+        let one_way: BTreeSet<(Place, Place)> = [(HR, H2R), (HR, HR), (H2R, H2R)].into();
+        assert!(!has_cycle(&one_way));
+        let round: BTreeSet<(Place, Place)> = [(HR, H2R), (H2R, HR)].into();
+        assert!(has_cycle(&round));
+        // A way into the cycle from outside it does not hide it.
+        let behind: BTreeSet<(Place, Place)> = [(HH, HR), (HR, H2R), (H2R, HR)].into();
+        assert!(has_cycle(&behind));
+    }
+
+    #[test]
+    fn an_offset_column_is_an_input_and_a_small_constant() {
+        // Columns: input 0, input 1, then a value one below input 1.
+        let rows = vec![vec![5, 10, 9], vec![6, 20, 19], vec![7, 0, u32::MAX]];
+        let column: Vec<u32> = rows.iter().map(|r| r[2]).collect();
+        assert_eq!(offset_column(&rows, &column, &[0, 1]), Some((1, -1)));
+        // Equal to an input is no offset (that is an equality), and a far one none.
+        let same: Vec<u32> = rows.iter().map(|r| r[1]).collect();
+        assert_eq!(offset_column(&rows, &same, &[1]), None);
+        let far: Vec<u32> = rows.iter().map(|r| r[1].wrapping_add(100)).collect();
+        assert_eq!(offset_column(&rows, &far, &[0, 1]), None);
+    }
+
+    #[test]
+    fn places_are_named_by_head() {
+        assert_eq!(place_slug(HH), "head-head");
+        assert_eq!(place_slug(H2R), "head2-returned");
+        assert_eq!(place_text(H2H), "head2/head");
+    }
 
     proptest! {
         /// Whatever the step and however far the value wrapped, the factor read off
