@@ -863,7 +863,10 @@ mod tests {
         ] {
             let image = load(object);
             for (name, sym) in image.functions() {
-                let covered = check(&image, name, sym.addr, 600);
+                // Loops inside loops that -O2 runs through one head merge into
+                // terms that grow fast with the fuel: fewer steps tell as much.
+                let fuel = if name.starts_with("nested") { 150 } else { 600 };
+                let covered = check(&image, name, sym.addr, fuel);
                 assert!(covered > 0, "{object} {name}: no run covered");
             }
         }

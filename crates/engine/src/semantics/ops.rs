@@ -164,7 +164,10 @@ macro_rules! term_ops {
                     (s.zero_ext(32, ta), s.zero_ext(32, tb))
                 };
                 let p = s.bin(BinOp::Mul, wa, wb);
-                let (hi, lo) = (s.extract(63, 32, p), s.extract(31, 0, p));
+                // The low word of a product is the product of the low words, signed
+                // or not: written so, `mult` and `multu` (and `mul`) meet in `lo`
+                // without the solver relating two 64-bit multipliers.
+                let (hi, lo) = (s.extract(63, 32, p), s.bin(BinOp::Mul, ta, tb));
                 (Domain::value(self, hi), Domain::value(self, lo))
             }
             fn divide(&mut self, signed: bool, a: Self::V, b: Self::V) -> (Self::V, Self::V) {

@@ -46,7 +46,7 @@ pub struct LoopPair {
 }
 
 /// The families, in the order [`loop_pairs`] cycles through them.
-pub const FAMILIES: [&str; 8] = [
+pub const FAMILIES: [&str; 10] = [
     "lockstep",
     "strength-reduced",
     "opposite",
@@ -55,6 +55,8 @@ pub const FAMILIES: [&str; 8] = [
     "division-by-subtraction",
     "needle",
     "late-flag",
+    "two-loops",
+    "nested",
 ];
 
 fn func(body: &str) -> String {
@@ -148,6 +150,27 @@ fn make(family: &'static str, rng: &mut Rng) -> LoopPair {
                 "    unsigned s = {c};\n    for (unsigned i = 0; i < n; i++) {{\n        s += {k} * i + b;\n        if (i == {needle}u)\n            s ^= 1;\n    }}\n    return s;"
             )),
             Expect::DiffersAfter(needle),
+        ),
+        // Two loops one after the other, the second counting the other way.
+        "two-loops" => (
+            func(&format!(
+                "    unsigned s = {c};\n    for (unsigned i = 0; i < n; i++)\n        s += {k} * i + b;\n    for (unsigned j = 0; j < n; j++)\n        s ^= j + {d};\n    return s;"
+            )),
+            func(&format!(
+                "    unsigned s = {c};\n    for (unsigned i = 0; i < n; i++)\n        s += b + {k} * i;\n    for (unsigned j = n; j != 0; j--)\n        s ^= n - j + {d};\n    return s;"
+            )),
+            Expect::Equal,
+        ),
+        // A loop inside a loop (at most four inner trips, so that the long runs stay
+        // within the fuel), the inner one counting the other way.
+        "nested" => (
+            func(&format!(
+                "    unsigned s = {c}, m = (b & 3) + 1;\n    for (unsigned i = 0; i < n; i++)\n        for (unsigned j = 0; j < m; j++)\n            s += (i ^ j) * {k};\n    return s;"
+            )),
+            func(&format!(
+                "    unsigned s = {c}, m = (b & 3) + 1;\n    for (unsigned i = 0; i < n; i++)\n        for (unsigned j = m; j != 0; j--)\n            s += (i ^ (m - j)) * {k};\n    return s;"
+            )),
+            Expect::Equal,
         ),
         _ => (
             func(&format!(
