@@ -191,11 +191,14 @@ pub fn prove(
     // Where one side goes round twice as often as the other on the probes (a loop
     // unrolled by two), two of its trips against one of the other first (lockstep
     // would then leave one side running alone for half of its trips); then lockstep.
-    let ratio = match (heads[0].as_slice(), heads[1].as_slice()) {
-        (&[lh], &[rh]) => trip_ratio(sides, [lh, rh], probes),
+    // Both sides' visits of their heads on the probes: they pair heads, and show a
+    // loop unrolled by two. With no loop on one side, there is nothing to pair.
+    let visits = if heads.iter().any(Vec::is_empty) { Vec::new() } else { head_visits(sides, &heads, probes) };
+    let ratio = match (heads[0].len(), heads[1].len()) {
+        (1, 1) => trip_ratio(&visits),
         _ => [1, 1],
     };
-    let waits = unpartnered_heads(sides, &heads, probes);
+    let waits = unpartnered_heads(&heads, &visits);
     // One try with `legs` trips of each side's loop a step of the product.
     let mut scheduled = |legs: [u32; 2]| -> Outcome {
         let mut words: [BTreeSet<u32>; 2] = [BTreeSet::new(), BTreeSet::new()];
@@ -247,18 +250,12 @@ pub fn prove(
     first.unwrap_or_else(|| Outcome::Unknown("no schedule was tried".into()))
 }
 
-/// Per side and head, whether no head of the other side is visited as often on every
-/// probe that returns on both sides: a head without a partner (the outer loop of
-/// nested loops against code whose loops were merged into one) is where its side
-/// runs on alone while the other waits. With no such probes, every head has one.
-fn unpartnered_heads(sides: [Side<'_>; 2], heads: &[Vec<u32>; 2], probes: &[Vec<u32>]) -> [Vec<bool>; 2] {
-    let mut waits = heads.clone().map(|h| vec![false; h.len()]);
-    if heads.iter().any(Vec::is_empty) || heads[0].len() == heads[1].len() && heads[0].len() == 1 {
-        return waits;
-    }
+/// Per probe whose runs return on both sides within the sampling fuel (only whole
+/// runs tell: a run cut by the fuel goes round as often as the fuel allows), how often
+/// each side visits each of its heads.
+fn head_visits(sides: [Side<'_>; 2], heads: &[Vec<u32>; 2], probes: &[Vec<u32>]) -> Vec<[Vec<u64>; 2]> {
     let mut machines = sides.map(|f| Sampler::new(f.code, SAMPLE_FUEL));
-    // Per probe that returned on both sides, each head's visits.
-    let mut counts: [Vec<Vec<u64>>; 2] = [Vec::new(), Vec::new()];
+    let mut out = Vec::new();
     for probe in probes.iter().take(SAMPLE_PROBES) {
         let mut visits = heads.clone().map(|h| vec![0u64; h.len()]);
         let mut returned = [false; 2];
@@ -282,50 +279,43 @@ fn unpartnered_heads(sides: [Side<'_>; 2], heads: &[Vec<u32>; 2], probes: &[Vec<
             }
         }
         if returned == [true, true] {
-            for k in 0..2 {
-                counts[k].push(std::mem::take(&mut visits[k]));
-            }
+            out.push(visits);
         }
     }
-    if counts[0].len() < 3 {
+    out
+}
+
+/// Per side and head, whether no head of the other side is visited as often on every
+/// probe of `visits` ([`head_visits`]): a head without a partner (the outer loop of
+/// nested loops against code whose loops were merged into one) is where its side
+/// runs on alone while the other waits. With fewer than three such probes, every
+/// head has one.
+fn unpartnered_heads(heads: &[Vec<u32>; 2], visits: &[[Vec<u64>; 2]]) -> [Vec<bool>; 2] {
+    let mut waits = heads.clone().map(|h| vec![false; h.len()]);
+    if visits.len() < 3 {
         return waits;
     }
     for (k, own) in waits.iter_mut().enumerate() {
         for (i, waits) in own.iter_mut().enumerate() {
             let partnered = (0..heads[1 - k].len())
-                .any(|j| counts[k].iter().zip(&counts[1 - k]).all(|(a, b)| a.get(i) == b.get(j)));
+                .any(|j| visits.iter().all(|v| v[k].get(i) == v[1 - k].get(j)));
             *waits = !partnered;
         }
     }
     waits
 }
 
-/// How many trips of each side's loop make one step of the product: `[2, 1]` when on
-/// every probe that goes round both loops a few times the left goes round about
-/// twice as often as the right, `[1, 2]` the other way round, else `[1, 1]`.
-fn trip_ratio(sides: [Side<'_>; 2], [lh, rh]: [u32; 2], probes: &[Vec<u32>]) -> [u32; 2] {
-    let mut machines = sides.map(|f| Sampler::new(f.code, SAMPLE_FUEL));
+/// How many trips of each side's loop make one step of the product (one loop a
+/// side): `[2, 1]` when on every probe of `visits` ([`head_visits`]) that goes round
+/// both loops a few times the left goes round about twice as often as the right,
+/// `[1, 2]` the other way round, else `[1, 1]`.
+fn trip_ratio(visits: &[[Vec<u64>; 2]]) -> [u32; 2] {
     let mut votes = [0u32; 3];
-    for probe in probes.iter().take(SAMPLE_PROBES) {
-        let mut visits = [0u64; 2];
-        let mut returned = [false; 2];
-        for (k, head) in [lh, rh].into_iter().enumerate() {
-            let m = &mut machines[k];
-            m.start(sides[k], probe);
-            while m.steps() < SAMPLE_FUEL {
-                match m.step() {
-                    Stepped::Running => visits[k] += u64::from(m.pc() == head),
-                    Stepped::Returned => {
-                        returned[k] = true;
-                        break;
-                    }
-                    Stepped::Ended => break,
-                }
-            }
-        }
-        // Only whole runs tell: runs cut by the fuel go round as often as it allows.
-        let [l, r] = visits;
-        if l < 4 || r < 4 || returned != [true, true] {
+    for [l, r] in visits {
+        let (Some(&l), Some(&r)) = (l.first(), r.first()) else {
+            continue;
+        };
+        if l < 4 || r < 4 {
             continue;
         }
         let vote = if l.abs_diff(2 * r) <= 2 {
