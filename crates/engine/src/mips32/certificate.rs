@@ -167,3 +167,15 @@ fn quote(s: &str) -> String {
     out.push('"');
     out
 }
+
+#[cfg(test)]
+mod tests {
+    use super::head;
+
+    #[test]
+    fn a_sides_heads_are_written_joined_by_commas() {
+        assert_eq!(head(&[]), "none");
+        assert_eq!(head(&[0x40_0010]), "0x00400010");
+        assert_eq!(head(&[0x40_0010, 0x40_0018]), "0x00400010, 0x00400018");
+    }
+}
