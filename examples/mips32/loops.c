@@ -193,3 +193,50 @@ unsigned spin_outer_on_odd(unsigned n, unsigned m) {
     }
     return s - s;
 }
+
+/* n, one at a time, plus b. */
+unsigned by_ones(unsigned n, unsigned b) {
+    unsigned r = 0;
+    for (unsigned k = n; k != 0; k--)
+        r++;
+    return r + b;
+}
+
+/* The same, eight at a time and then one at a time: its loops go round n / 8 and
+   n % 8 times, in no fixed ratio to the n trips of by_ones (build both at -O0: -O2
+   computes the counts without a loop). */
+unsigned by_eights(unsigned n, unsigned b) {
+    unsigned r = 0, k = n;
+    while (k >= 8) {
+        k -= 8;
+        r += 8;
+    }
+    while (k != 0) {
+        k--;
+        r++;
+    }
+    return r + b;
+}
+
+/* Like by_eights, but one more on trip 3,000,001 of its first loop (an n of at
+   least 24,000,016). */
+unsigned by_eights_needle(unsigned n, unsigned b) {
+    unsigned r = 0, k = n;
+    while (k >= 8) {
+        k -= 8;
+        r += 8 + (r == 24000000);
+    }
+    while (k != 0) {
+        k--;
+        r++;
+    }
+    return r + b;
+}
+
+/* Like by_ones, but traps (a division by zero) once n is 1000 or more. */
+unsigned by_ones_trap(unsigned n, unsigned b) {
+    unsigned r = 0;
+    for (unsigned k = n; k != 0; k--)
+        r++;
+    return (r + b) / (r < 1000);
+}

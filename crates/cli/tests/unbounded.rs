@@ -67,6 +67,30 @@ fn compare_unbounded_proves_counters_in_opposite_directions() {
 }
 
 #[test]
+fn loops_in_no_fixed_ratio_are_proved_one_run_after_the_other() {
+    // One loop of $1 trips against two of $1 / 8 and $1 % 8 trips.
+    let (ones, eights) = ("examples/loops/by-ones.asm", "examples/loops/by-eights.asm");
+    let o = run(&["compare", ones, eights, "--unbounded"]);
+    assert_eq!(o.status.code(), Some(0), "{}", stdout(&o));
+    let text = stdout(&o);
+    assert!(text.contains("one run after the other"), "{text}");
+    // What the left returned, tied to the inputs while the right runs.
+    assert!(
+        text.contains("at returned/head2: left.$3 = 1 * $1 + $2"),
+        "{text}"
+    );
+    let o = run(&["compare", eights, ones, "--unbounded", "--format", "json"]);
+    let report = json(&o);
+    assert_valid(&validator("compare"), &report, "compare --unbounded");
+    assert_eq!(report["verdict"], "equivalent", "{report}");
+    assert_eq!(report["proof"]["termination"], "ranking");
+    assert!(
+        report["proof"]["invariant"]["head2/start"].is_array(),
+        "{report}"
+    );
+}
+
+#[test]
 fn a_loop_free_pair_is_proved_by_its_paths() {
     let a = root().join("examples/grading/reference.asm");
     let a = a.to_str().unwrap();

@@ -104,7 +104,7 @@ pub use io::{
 pub use mips32::{
     compare_functions, explain_functions, CertificateFiles, FunctionCounterexample,
     FunctionExplanation, FunctionGap, FunctionOptions, FunctionReport, FunctionRun, FunctionSide,
-    FunctionTrace, FunctionVerdict, TraceStep, UnboundedProof,
+    FunctionTrace, FunctionVerdict, Schedule, TraceStep, UnboundedProof,
 };
 pub use notes::NOTE_FUEL;
 pub use options::{deterministic_work, Options, DETERMINISTIC_WORK_PER_SECOND};

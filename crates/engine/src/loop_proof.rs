@@ -10,6 +10,8 @@ use crate::term::{Definition, Formula};
 pub struct Certificate {
     /// The loop heads of the left and right function, lowest address first.
     pub heads: [Vec<u32>; 2],
+    /// How the two runs were put side by side.
+    pub schedule: Schedule,
     /// Each place and its facts, written out.
     pub invariant: Vec<(String, Vec<String>)>,
     /// Each place and the facts that tie the two sides together (or a side's
@@ -20,6 +22,39 @@ pub struct Certificate {
     /// What the proof rests on, as queries a solver must find unsatisfiable (in terms
     /// of the store the proof ran in; see [`super::certificate`]).
     pub obligations: Obligations,
+}
+
+/// How a loop proof puts the two runs side by side (its product program).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Schedule {
+    /// Trips of both sides' loops together (a side may wait at a head, or run on
+    /// alone once the other has returned).
+    Lockstep,
+    /// The left runs to its end while the right waits at its entry, then the right
+    /// runs: each side's facts are tied to the inputs, the right's also to what the
+    /// left returned. Every loop must then be shown to end.
+    OneAfterTheOther,
+}
+
+impl Schedule {
+    pub fn name(self) -> &'static str {
+        match self {
+            Schedule::Lockstep => "lockstep",
+            Schedule::OneAfterTheOther => "one-after-the-other",
+        }
+    }
+}
+
+impl Certificate {
+    /// What a full proof says about termination: `lockstep` (both end or neither
+    /// does) or, one run after the other, `ranking` (a measure decreases on every
+    /// trip of every loop of both sides: both always end).
+    pub fn termination(&self) -> &'static str {
+        match self.schedule {
+            Schedule::Lockstep => "lockstep",
+            Schedule::OneAfterTheOther => "ranking",
+        }
+    }
 }
 
 /// The queries whose unsatisfiability a loop proof rests on: those of its last round
@@ -75,7 +110,8 @@ pub struct UnboundedProof {
     /// `lockstep-induction` (an inductive invariant at the loop heads).
     pub method: &'static str,
     /// `every-run-ends` (no run is longer than the fuel), `lockstep` (the loops run
-    /// the same number of trips: both end or neither does) or `not-proved`.
+    /// the same number of trips: both end or neither does), `ranking` (every loop of
+    /// both sides ends: [`Certificate::termination`]) or `not-proved`.
     pub termination: &'static str,
     /// The invariant, for `lockstep-induction` (its obligations, which are in terms
     /// of the comparison's own store, are left out of a report: they are in

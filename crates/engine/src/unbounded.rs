@@ -224,7 +224,7 @@ fn attempt(
         Outcome::Proved(c) => {
             let mut proof = Some(UnboundedProof {
                 method: "lockstep-induction",
-                termination: "lockstep",
+                termination: c.termination(),
                 certificate: Some(c),
                 certificate_files: None,
             });

@@ -212,6 +212,31 @@ fn a_difference_in_a_second_loop_after_three_million_trips_is_never_proved() {
     );
 }
 
+#[test]
+fn loops_in_no_fixed_ratio_are_proved_one_after_the_other() {
+    // n trips one at a time against n / 8 and n % 8 trips of two loops: no head of
+    // one side goes round in step with a head of the other. The left runs to its
+    // end first; every loop is shown to end.
+    let o0 = load("loops-O0.o");
+    let (l, r) = (side(&o0, "by_ones"), side(&o0, "by_eights"));
+    let report = unbounded(l, r);
+    assert_proved(&report);
+    let proof = report.unbounded.as_ref().unwrap();
+    assert_eq!(proof.termination, "ranking");
+    let certificate = proof.certificate.as_ref().unwrap();
+    assert_eq!(certificate.schedule, tamarin::Schedule::OneAfterTheOther);
+    let places: Vec<&str> = certificate
+        .invariant
+        .iter()
+        .map(|(p, _)| p.as_str())
+        .collect();
+    assert!(
+        places.contains(&"head/start") && places.contains(&"returned/head2"),
+        "{places:?}"
+    );
+    check_long_runs(l, r);
+}
+
 /// Every pairing of levels and sides that the tests above leave out: a campaign of
 /// its own (minutes in a debug build), run in release by `.ci/run`.
 #[test]
@@ -225,9 +250,28 @@ fn every_other_pairing_of_levels_is_proved_or_kept_unproved() {
         (side(&o2, "nested_down"), side(&o0, "nested")),
         (side(&o0, "nested"), side(&o0, "nested_down")),
         (side(&o2, "nested"), side(&o2, "nested_down")),
+        (side(&o0, "by_eights"), side(&o0, "by_ones")),
+        (side(&o2, "by_eights"), side(&o0, "by_ones")),
     ] {
         proved_and_held(l, r);
     }
+    // A needle in the first of two loops that meet the other side's loop in no fixed
+    // ratio: never proved. The machine shows it against by_eights (the same count as
+    // by_ones, proved above) in fewer steps than by_ones would take.
+    let needle = unbounded(side(&o0, "by_ones"), side(&o0, "by_eights_needle"));
+    assert!(
+        !matches!(needle.verdict, FunctionVerdict::Equivalent),
+        "{:?}",
+        needle.verdict
+    );
+    let (a, b) = outputs(
+        side(&o2, "by_eights"),
+        side(&o2, "by_eights_needle"),
+        [24_000_016, 0],
+        200_000_000,
+    )
+    .unwrap();
+    assert_ne!(a, b);
     for (l, r, args) in [
         (
             side(&o0, "count_up"),
@@ -340,9 +384,12 @@ fn a_certificate_of_each_kind_of_proof_is_unsat_for_cvc5_and_z3() {
     ] {
         certified(&o0, &o2, f, g, lone);
     }
+    // One run after the other (both at -O0: -O2 counts without a loop), where every
+    // loop's measure is a check of its own.
+    certified(&o0, &o0, "by_ones", "by_eights", true);
 }
 
-/// Proves `f` at -O0 against `g` at -O2 with a certificate, and re-checks every file
+/// Proves `f` of `o0` (-O0) against `g` of `o2` (-O2) with a certificate, and re-checks every file
 /// of it; `lone`: whether a side runs alone to its end (a termination check).
 fn certified(o0: &Image, o2: &Image, f: &str, g: &str, lone: bool) {
     let dir = tempfile::tempdir().unwrap();

@@ -378,7 +378,7 @@ pub struct ProofJson {
     /// followed) or `lockstep-induction` (an inductive invariant at the loop heads).
     #[serde(skip_serializing_if = "Option::is_none")]
     pub method: Option<&'static str>,
-    /// For runs of any length: `every-run-ends` or `lockstep`.
+    /// For runs of any length: `every-run-ends`, `lockstep` or `ranking`.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub termination: Option<&'static str>,
     /// The invariant at each place of the two runs (loop proofs only).

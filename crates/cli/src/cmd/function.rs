@@ -500,10 +500,13 @@ fn unbounded_text(
     inputs: &str,
     elapsed: std::time::Duration,
 ) -> String {
-    let how = match u.method {
-        "paths" => "every run returns or faults within the fuel, and all were followed".to_string(),
-        _ => "an inductive invariant at the loop heads: both run forever or both end alike"
-            .to_string(),
+    let how = match (u.method, u.termination) {
+        ("paths", _) => "every run returns or faults within the fuel, and all were followed",
+        (_, "ranking") => {
+            "one run after the other, an inductive invariant at the loop heads and a \
+             decreasing measure for every loop: both end, and alike"
+        }
+        _ => "an inductive invariant at the loop heads: both run forever or both end alike",
     };
     let mut t = format!(
         "equivalent: for every input{inputs}, runs of any length ({how}; {:.2} s)\n",
@@ -516,8 +519,12 @@ fn unbounded_text(
 /// The text of an `equivalent` of two CS241 programs for runs of any length: `for
 /// every {inputs}`, what agrees (`observed`), how, and the invariant.
 pub(crate) fn unbounded_claim(u: &tamarin::UnboundedProof, inputs: &str, observed: &str) -> String {
-    let how = match u.method {
-        "paths" => "every run of both programs ends within the fuel, and all were followed",
+    let how = match (u.method, u.termination) {
+        ("paths", _) => "every run of both programs ends within the fuel, and all were followed",
+        (_, "ranking") => {
+            "one run after the other, an inductive invariant at the loop heads and a \
+             decreasing measure for every loop: both end, and alike"
+        }
         _ => "an inductive invariant at the loop heads: both run forever, or both end alike",
     };
     let mut t = format!(

@@ -87,9 +87,10 @@ fn readme_text(c: &Certificate, title: &str, index: &[(String, &str, &str)]) -> 
     let _ = writeln!(t, "Certificate of a loop proof by tamarin: {title}\n");
     let _ = writeln!(
         t,
-        "Loop heads: left {}, right {}.\n",
+        "Loop heads: left {}, right {}. Schedule: {}.\n",
         head(&c.heads[0]),
-        head(&c.heads[1])
+        head(&c.heads[1]),
+        c.schedule.name()
     );
     let _ = writeln!(
         t,
@@ -133,10 +134,11 @@ fn json_text(c: &Certificate, title: &str, index: &[(String, &str, &str)]) -> St
         .collect();
     format!(
         "{{\n  \"proof\": {},\n  \"logic\": \"QF_BV\",\n  \"heads\": {{\"left\": {}, \"right\": {}}},\n  \
-         \"invariant\": {{\n{}\n  }},\n  \"checks\": [\n{}\n  ]\n}}\n",
+         \"schedule\": {},\n  \"invariant\": {{\n{}\n  }},\n  \"checks\": [\n{}\n  ]\n}}\n",
         quote(title),
         quote(&head(&c.heads[0])),
         quote(&head(&c.heads[1])),
+        quote(c.schedule.name()),
         invariant.join(",\n"),
         checks.join(",\n")
     )

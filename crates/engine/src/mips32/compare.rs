@@ -239,7 +239,7 @@ pub fn compare_functions(
         if let Outcome::Proved(certificate) = outcome {
             let mut proof = Some(UnboundedProof {
                 method: "lockstep-induction",
-                termination: "lockstep",
+                termination: certificate.termination(),
                 certificate: Some(certificate),
                 certificate_files: None,
             });
@@ -439,7 +439,7 @@ fn unbounded_verdict(
                 }
                 Outcome::Proved(certificate) => Some(UnboundedProof {
                     method: "lockstep-induction",
-                    termination: "lockstep",
+                    termination: certificate.termination(),
                     certificate: Some(certificate),
                     certificate_files: None,
                 }),
@@ -466,6 +466,7 @@ pub(crate) fn write_certificate(
     if let Some(dir) = dir {
         let title = match proof.termination {
             "lockstep" => format!("both {subject} run forever or both end alike, on every input"),
+            "ranking" => format!("both {subject} end, and alike, on every input"),
             _ => format!("whenever both {subject} end, they end alike (termination not claimed)"),
         };
         let checks = super::certificate::write(s, certificate, domain, dir, &title).map_err(
@@ -778,6 +779,18 @@ mod loop_proof_tests {
             other => panic!("{other:?}"),
         }
         let planted = verdict(&o0, "spin_outer_on_odd", "zero", planted::LONE_CYCLES);
+        assert_eq!(planted, FunctionVerdict::Equivalent);
+    }
+
+    #[test]
+    fn a_fault_before_the_other_side_has_started_is_never_taken_as_alike() {
+        // Loops in no fixed ratio, proved one after the other; by_ones_trap traps
+        // once n is 1000 or more, past this fuel, while by_eights returns.
+        let o0 = load("loops-O0.o");
+        assert_eq!(verdict(&o0, "by_ones", "by_eights", 0), FunctionVerdict::Equivalent);
+        let honest = verdict(&o0, "by_ones_trap", "by_eights", 0);
+        assert!(!matches!(honest, FunctionVerdict::Equivalent), "{honest:?}");
+        let planted = verdict(&o0, "by_ones_trap", "by_eights", planted::FAULT_BEFORE_START);
         assert_eq!(planted, FunctionVerdict::Equivalent);
     }
 

@@ -1,21 +1,24 @@
-//! Proofs for runs of any length: two functions with one loop each, run in lockstep
-//! one trip of each loop at a time, related at their loop heads by an invariant that
-//! is checked to be inductive.
+//! Proofs for runs of any length: two functions, each with up to [`MAX_HEADS`] loops,
+//! run side by side as one product program, related at its places by an invariant
+//! that is checked to be inductive.
 //!
-//! The product of the two runs is in one of three places: both at their loop heads,
-//! or one at its head while the other has returned (its observed values kept). From
-//! the entry both sides run to their first head or return; from "both at heads" both
-//! run one trip; from "one at its head" that side alone runs one trip. Candidate
+//! A place says where each side is ([`At`]): at one of its loop heads, returned (its
+//! observed values kept), or, one run after the other, not started yet. Under
+//! lockstep, from the entry both sides run to their first head or return; from two
+//! heads both take a trip (or one, while the other waits at a head that has no
+//! partner); from one head that side runs alone. One run after the other, the left
+//! runs to its end while the right waits at its entry, then the right runs. Candidate
 //! facts for each place (equalities between the two sides' registers, stack words,
-//! inputs and constants; signed and unsigned order against inputs, zero and the same
-//! side's values) are drawn from concrete runs that follow the same schedule, and
-//! pruned Houdini-style: a fact that some trip from a state satisfying the others
-//! does not keep is dropped, until every trip keeps every fact left. Then every way
-//! both can end (a return or a fault) must end alike, which the solver must confirm.
+//! inputs and constants; order, linear and product relations) are drawn from
+//! concrete runs that follow the same schedule, and pruned Houdini-style: a fact that
+//! some trip from a state satisfying the others does not keep is dropped, until
+//! every trip keeps every fact left. Then every way both can end (a return or a
+//! fault) must end alike, which the solver must confirm.
 //!
 //! What that proves: for every input, either both run forever in lockstep, or both
-//! end alike. When a side that runs on alone may take a second trip, the proof is
-//! only partial (equal whenever both end): see [`Outcome::Partial`].
+//! end alike. When a side that runs on alone may take a trip back to where it was
+//! without a measure that decreases, the proof is only partial (equal whenever both
+//! end): see [`Outcome::Partial`].
 //!
 //! Soundness rests on three things, each checked here and not assumed: a state at a
 //! head is described by registers, `hi`/`lo` and the words of a closed set of written
@@ -31,7 +34,7 @@ use tamarin_mips::Reg;
 
 use super::explore::{self, Code, End, Function, Limits, Paths, Side, Snapshot};
 use super::sampler::{self, Sampler, Stepped};
-pub use crate::loop_proof::{Certificate, Check, CheckKind, Obligations};
+pub use crate::loop_proof::{Certificate, Check, CheckKind, Obligations, Schedule};
 use crate::solver::{Answer, Solver};
 use crate::term::{BinOp, Definition, Evaluator, Formula, Term, TermStore};
 
@@ -52,6 +55,9 @@ enum At {
     /// At the loop head of this index (lowest address first).
     Head(u8),
     Returned,
+    /// Not started yet: under a schedule of one side after the other, the right
+    /// waits at its entry (its state is the inputs) until the left has returned.
+    Start,
 }
 
 impl At {
@@ -199,8 +205,9 @@ pub fn prove(
         _ => [1, 1],
     };
     let waits = unpartnered_heads(&heads, &visits);
-    // One try with `legs` trips of each side's loop a step of the product.
-    let mut scheduled = |legs: [u32; 2]| -> Outcome {
+    // One try with `legs` trips of each side's loop a step of the product, or with
+    // one side after the other.
+    let mut scheduled = |legs: [u32; 2], sequential: bool| -> Outcome {
         let mut words: [BTreeSet<u32>; 2] = [BTreeSet::new(), BTreeSet::new()];
         for _ in 0..=MAX_RESTARTS {
             let mut p = Prover {
@@ -211,6 +218,7 @@ pub fn prove(
                 waits: waits.clone(),
                 words: words.clone(),
                 legs,
+                sequential,
                 args,
                 observe,
                 limits,
@@ -236,9 +244,18 @@ pub fn prove(
         Outcome::Unknown("the loops write ever more memory".into())
     };
     let mut first: Option<Outcome> = None;
-    let schedules = if ratio == [1, 1] { vec![[1, 1]] } else { vec![ratio, [1, 1]] };
-    for legs in schedules {
-        let outcome = scheduled(legs);
+    let mut schedules = if ratio == [1, 1] { vec![([1, 1], false)] } else { vec![(ratio, false), ([1, 1], false)] };
+    // Loops that meet in no fixed ratio (one by ones against one by eights and one
+    // for the rest): the left to its end first, each side's facts tied to the inputs
+    // and then to what the left returned. Only where both sides loop: with no loop
+    // on one side, lockstep already runs the other alone. First where no two heads
+    // go round about as often on the probes (lockstep would fail, and take the time).
+    if heads.iter().all(|h| !h.is_empty()) {
+        let at = if in_step(&heads, &visits) { schedules.len() } else { 0 };
+        schedules.insert(at, ([1, 1], true));
+    }
+    for (legs, sequential) in schedules {
+        let outcome = scheduled(legs, sequential);
         if matches!(outcome, Outcome::Proved(_)) || stop() {
             return outcome;
         }
@@ -305,6 +322,26 @@ fn unpartnered_heads(heads: &[Vec<u32>; 2], visits: &[[Vec<u64>; 2]]) -> [Vec<bo
     waits
 }
 
+/// Whether some head of the left and some head of the right go round about as often
+/// on every probe of `visits` ([`head_visits`]), or one about twice as often as the
+/// other: the loops may then meet in lockstep. With fewer than three probes, they may.
+fn in_step(heads: &[Vec<u32>; 2], visits: &[[Vec<u64>; 2]]) -> bool {
+    if visits.len() < 3 {
+        return true;
+    }
+    let close = |a: u64, b: u64| {
+        a.abs_diff(b) <= 2 + a.max(b) / 8 || a.abs_diff(2 * b) <= 2 || b.abs_diff(2 * a) <= 2
+    };
+    (0..heads[0].len()).any(|i| {
+        (0..heads[1].len()).any(|j| {
+            visits.iter().all(|v| match (v[0].get(i), v[1].get(j)) {
+                (Some(&a), Some(&b)) => close(a, b),
+                _ => false,
+            })
+        })
+    })
+}
+
 /// How many trips of each side's loop make one step of the product (one loop a
 /// side): `[2, 1]` when on every probe of `visits` ([`head_visits`]) that goes round
 /// both loops a few times the left goes round about twice as often as the right,
@@ -355,6 +392,9 @@ struct Prover<'a, 'f> {
     /// Per side, the trips of its loop in one step of the product from both heads
     /// (1 and 1 in lockstep; 2 and 1 against a loop unrolled by two).
     legs: [u32; 2],
+    /// Whether the schedule is one side after the other: the left runs to its end
+    /// while the right waits at its entry ([`At::Start`]), then the right runs.
+    sequential: bool,
     args: &'a [Term],
     observe: &'a [Reg],
     limits: &'a Limits,
@@ -385,6 +425,8 @@ struct Prover<'a, 'f> {
 /// Where one side's trip ended.
 enum SideEnd {
     Head(Box<Snapshot>),
+    /// A side that has not started (and did not in this step).
+    Start,
     Returned(Vec<Term>),
     Fault(tamarin_mips::mips32::cpu::FaultKind),
 }
@@ -432,7 +474,7 @@ impl Prover<'_, '_> {
                     Ok(steps) => steps,
                     Err(why) => return Run::Done(Outcome::Unknown(why)),
                 };
-                let alone = from.filter(|&p| self.movers(p) != [true, true]);
+                let alone = from.filter(|&p| self.movers(Some(p)) != [true, true]);
                 if let Some(place) = alone {
                     lone.push((place, pre.clone(), Vec::new()));
                 }
@@ -568,9 +610,10 @@ impl Prover<'_, '_> {
         let moving: Vec<usize> = (0..n)
             .filter(|&i| again.iter().any(|(_, post)| post.get(i) != pre.get(i)))
             .collect();
-        let mut measures: Vec<Measure> = Vec::new();
+        // A value alone first (a counter down to zero), then differences (a counter
+        // up to a bound): each try is a query per trip.
+        let mut measures: Vec<Measure> = moving.iter().map(|&i| (i, None)).collect();
         for &i in &moving {
-            measures.push((i, None));
             for j in 0..n {
                 if j != i {
                     measures.push((j, Some(i)));
@@ -754,6 +797,7 @@ impl Prover<'_, '_> {
         match at {
             At::Head(_) => REG_LOCATIONS + self.words[side].len(),
             At::Returned => self.observe.len(),
+            At::Start => 0,
         }
     }
 
@@ -829,7 +873,8 @@ impl Prover<'_, '_> {
         // cost queries). Parity and small gaps are candidates everywhere: a loop
         // unrolled by two against itself at another level runs in lockstep.
         let only_steps_by_two = self.legs != [1, 1];
-        let waiting = both_at_heads(place) && self.movers(place) != [true, true];
+        let alone = self.movers(Some(place)) != [true, true];
+        let waiting = both_at_heads(place) && alone;
         for (x, &i) in varying.iter().enumerate() {
             for &j in &varying[x + 1..] {
                 if j < inputs {
@@ -864,6 +909,15 @@ impl Prover<'_, '_> {
                 let most = rows.iter().map(|r| r[i]).max().unwrap_or(0);
                 if most < 256 {
                     facts.insert(Fact::cmp(Rel::Ule, Operand::Value(i as u16), Operand::Const(most)));
+                }
+            }
+            // A small least value where a side runs alone: a counter that steps down
+            // by eight is at least eight at the head of its loop, which its measure
+            // needs (else the step could wrap).
+            if i >= inputs && alone {
+                let least = rows.iter().map(|r| r[i]).min().unwrap_or(0);
+                if (1..=256).contains(&least) {
+                    facts.insert(Fact::cmp(Rel::Ule, Operand::Const(least), Operand::Value(i as u16)));
                 }
             }
             if i >= inputs {
@@ -999,7 +1053,17 @@ impl Prover<'_, '_> {
             })
             .copied()
             .collect();
-        for f in rearranged {
+        // `x = 1 * y + z` and `x = 1 * z + y` are one fact: the first is kept.
+        let swapped: Vec<Fact> = facts
+            .iter()
+            .filter(|f| f.rel == Rel::Lin && f.k == 1 && f.d == 0)
+            .filter(|f| match f.c {
+                Operand::Value(_) => f.c < f.b && facts.contains(&Fact { b: f.c, c: f.b, ..**f }),
+                Operand::Const(_) => false,
+            })
+            .copied()
+            .collect();
+        for f in rearranged.into_iter().chain(swapped) {
             facts.remove(&f);
         }
     }
@@ -1115,20 +1179,27 @@ impl Prover<'_, '_> {
                         At::Returned => {
                             frozen[side] = values[from..from + self.observe.len()].to_vec()
                         }
+                        At::Start => {}
                     }
                 }
                 pre = values;
                 (starts, assume, frozen)
             }
         };
-        let movers = from.map_or([true, true], |p| self.movers(p));
+        let movers = self.movers(from);
         let mut per_side: Vec<Vec<(Term, SideEnd)>> = Vec::with_capacity(2);
         for side in 0..2 {
             if !movers[side] {
                 let t = self.s.bool(true);
-                // A side that waits at its head stays there, its state unchanged.
+                // A side that waits at its head (or entry) stays there, its state
+                // unchanged.
+                let not_started = match from {
+                    None => true,
+                    Some(p) => [p.0, p.1][side] == At::Start,
+                };
                 let stays = match starts[side].take() {
                     Some(snap) => SideEnd::Head(Box::new(snap)),
+                    None if not_started => SideEnd::Start,
                     None => SideEnd::Returned(frozen[side].clone()),
                 };
                 per_side.push(vec![(t, stays)]);
@@ -1217,6 +1288,12 @@ impl Prover<'_, '_> {
                         Target::Ends(self.s.or_all(ne))
                     }
                     (SideEnd::Fault(a), SideEnd::Fault(b)) => Target::Ends(self.s.bool(a != b)),
+                    #[cfg(test)]
+                    (SideEnd::Fault(_), SideEnd::Start) if planted::has(planted::FAULT_BEFORE_START) => {
+                        Target::Ends(self.s.bool(false))
+                    }
+                    // A fault before the other side has started must not happen: how
+                    // the other would end is not known here.
                     (SideEnd::Fault(_), _) | (_, SideEnd::Fault(_)) => Target::Ends(self.s.bool(true)),
                     (l, r) => {
                         let mut values = self.args.to_vec();
@@ -1232,6 +1309,7 @@ impl Prover<'_, '_> {
                                     At::Returned
                                 }
                                 SideEnd::Fault(_) => At::Returned,
+                                SideEnd::Start => At::Start,
                             };
                             if side == 0 {
                                 place.0 = at;
@@ -1248,21 +1326,26 @@ impl Prover<'_, '_> {
         Ok((pre, out))
     }
 
-    /// Which sides take a trip in a step of the product from `place`: both from two
-    /// heads, unless one of them has no partner and the other has (then that side
-    /// alone); a side that has returned never.
-    fn movers(&self, place: Place) -> [bool; 2] {
+    /// Which sides take a trip in a step of the product from `place` (the entry when
+    /// `None`): both from two heads, unless one of them has no partner and the other
+    /// has (then that side alone); a side that has returned never; a side that has
+    /// not started once the other has returned, and only then.
+    fn movers(&self, place: Option<Place>) -> [bool; 2] {
         let waits = |side: usize, at: At| match at {
             At::Head(i) => self.waits[side].get(usize::from(i)).copied().unwrap_or(false),
-            At::Returned => false,
+            At::Returned | At::Start => false,
         };
         match place {
-            (At::Head(i), At::Head(j)) => match [waits(0, At::Head(i)), waits(1, At::Head(j))] {
+            None if self.sequential => [true, false],
+            None => [true, true],
+            Some((At::Head(i), At::Head(j))) => match [waits(0, At::Head(i)), waits(1, At::Head(j))] {
                 [true, false] => [true, false],
                 [false, true] => [false, true],
                 _ => [true, true],
             },
-            (a, b) => [a.is_head(), b.is_head()],
+            Some((At::Returned, At::Start)) => [false, true],
+            Some((At::Start, At::Returned)) => [true, false],
+            Some((a, b)) => [a.is_head(), b.is_head()],
         }
     }
 
@@ -1303,12 +1386,17 @@ impl Prover<'_, '_> {
             let mut given: BTreeMap<Place, usize> = BTreeMap::new();
             // Which visit of its head each side is at.
             let mut at = [0usize; 2];
+            // Whether the right has started: under a schedule of one side after the
+            // other, once the left has returned.
+            let mut started = !self.sequential;
             loop {
                 let mut row: Vec<u32> = probe.clone();
                 let mut place = (At::Returned, At::Returned);
                 let mut known = true;
                 for (side, run) in runs.iter().enumerate() {
-                    let here = if let Some((head, v)) = run.visits.get(at[side]) {
+                    let here = if side == 1 && !started {
+                        At::Start
+                    } else if let Some((head, v)) = run.visits.get(at[side]) {
                         row.extend(v);
                         At::Head(*head)
                     } else if let Some(obs) = &run.returned {
@@ -1335,7 +1423,8 @@ impl Prover<'_, '_> {
                 }
                 // The product's schedule: from both heads each side goes round its
                 // number of trips; alone, one.
-                match self.movers(place) {
+                match self.movers(Some(place)) {
+                    _ if place == (At::Returned, At::Start) => started = true,
                     [true, true] => {
                         at[0] += self.legs[0] as usize;
                         at[1] += self.legs[1] as usize;
@@ -1397,6 +1486,7 @@ impl Prover<'_, '_> {
         }
         Certificate {
             heads: self.heads.clone(),
+            schedule: if self.sequential { Schedule::OneAfterTheOther } else { Schedule::Lockstep },
             invariant,
             relations,
             rounds,
@@ -1540,7 +1630,7 @@ impl Prover<'_, '_> {
                     format!(
                         "every {} trip from {} that satisfies its invariant and reaches {} \
                          satisfies the invariant there",
-                        if self.movers(p) == [true, true] { "lockstep" } else { "lone" },
+                        if self.movers(Some(p)) == [true, true] { "lockstep" } else { "lone" },
                         place_text(p),
                         place_text(to)
                     ),
@@ -1708,6 +1798,7 @@ impl Prover<'_, '_> {
         let who = ["left", "right"][side];
         match at {
             At::Returned => format!("{who}.{}", self.observe.get(k).map_or("?".into(), |r| self.reg_name(*r))),
+            At::Start => format!("{who}.?"),
             At::Head(_) if k < 31 => format!("{who}.{}", self.reg_name(Reg::from_bits(k as u32 + 1))),
             At::Head(_) if k == 31 => format!("{who}.hi"),
             At::Head(_) if k == 32 => format!("{who}.lo"),
@@ -1762,6 +1853,7 @@ fn at_name(at: At) -> String {
         At::Head(0) => "head".into(),
         At::Head(i) => format!("head{}", u32::from(i) + 1),
         At::Returned => "returned".into(),
+        At::Start => "start".into(),
     }
 }
 
@@ -1772,7 +1864,7 @@ fn reachable(arrows: &BTreeSet<(Option<Place>, Place)>) -> BTreeSet<Place> {
     let mut out: BTreeSet<Place> = BTreeSet::new();
     let mut todo: Vec<Option<Place>> = vec![None];
     while let Some(from) = todo.pop() {
-        for &(_, to) in arrows.range((from, (At::Head(0), At::Head(0)))..).take_while(|a| a.0 == from) {
+        for &(_, to) in arrows.iter().filter(|a| a.0 == from) {
             if out.insert(to) {
                 todo.push(Some(to));
             }
@@ -1980,6 +2072,9 @@ pub(crate) mod planted {
     pub const FALSE_FACT: u8 = 4;
     /// A side alone that goes from one loop to another and back is taken to end.
     pub const LONE_CYCLES: u8 = 8;
+    /// Under a schedule of one side after the other, a left that faults before the
+    /// right has started is taken to end alike with it.
+    pub const FAULT_BEFORE_START: u8 = 16;
 
     thread_local! {
         static BUGS: Cell<u8> = const { Cell::new(0) };
@@ -2022,6 +2117,28 @@ mod tests {
         // A way into the cycle from outside it does not hide it.
         let behind: BTreeSet<(Place, Place)> = [(HH, HR), (HR, H2R), (H2R, HR)].into();
         assert!(has_cycle(&behind));
+    }
+
+    #[test]
+    fn heads_in_step_go_round_about_as_often_or_twice_as_often() {
+        let heads = [vec![0x10], vec![0x20, 0x30]];
+        let probe = |l: u64, r: [u64; 2]| [vec![l], r.to_vec()];
+        // By ones against by eights and the rest: n + 1 against n / 8 + 1, n % 8 + 1.
+        let chunks: Vec<_> = [100u64, 37, 64].iter().map(|&n| probe(n + 1, [n / 8 + 1, n % 8 + 1])).collect();
+        assert!(!in_step(&heads, &chunks));
+        // Off by one (a rotated loop), or twice as often (unrolled by two): in step.
+        let rotated: Vec<_> = [100u64, 37, 64].iter().map(|&n| probe(n + 1, [n, 1])).collect();
+        assert!(in_step(&heads, &rotated));
+        let unrolled: Vec<_> = [100u64, 37, 64].iter().map(|&n| probe(n, [n / 2, 1])).collect();
+        assert!(in_step(&heads, &unrolled));
+        // Too few probes tell nothing: lockstep first, as before.
+        assert!(in_step(&heads, &chunks[..2]));
+    }
+
+    #[test]
+    fn a_start_place_is_named_for_its_files() {
+        assert_eq!(place_slug((At::Head(0), At::Start)), "head-start");
+        assert_eq!(place_text((At::Returned, At::Start)), "returned/start");
     }
 
     #[test]

@@ -17,5 +17,5 @@ pub use compare::{
     compare_functions, FunctionCounterexample, FunctionGap, FunctionOptions, FunctionReport,
     FunctionRun, FunctionSide, FunctionVerdict, UnboundedProof, CertificateFiles,
 };
-pub use induct::{Certificate, Check, CheckKind, Obligations};
+pub use induct::{Certificate, Check, CheckKind, Obligations, Schedule};
 pub use explain::{explain_functions, FunctionExplanation, FunctionTrace, TraceStep};

@@ -7,8 +7,9 @@
 //! The families are those a proof for runs of any length must handle or refuse:
 //! lockstep loops (one strength-reduced by hand), counters running in opposite
 //! directions, a loop against its closed form, a loop against itself unrolled by two,
-//! division by repeated subtraction against `/`, and two kinds of needle that differ
-//! only after millions of trips. Checks:
+//! division by repeated subtraction against `/`, two kinds of needle that differ
+//! only after millions of trips, two loops one after the other, nested loops, and
+//! loops that meet in no fixed ratio (a count by ones against one in chunks). Checks:
 //!
 //! - `equivalent`: both sides run on long inputs (trip counts up to about eleven
 //!   million) under our emulator with at least 10^8 steps of fuel and under qemu; any
@@ -46,7 +47,7 @@ pub struct LoopPair {
 }
 
 /// The families, in the order [`loop_pairs`] cycles through them.
-pub const FAMILIES: [&str; 10] = [
+pub const FAMILIES: [&str; 11] = [
     "lockstep",
     "strength-reduced",
     "opposite",
@@ -57,6 +58,7 @@ pub const FAMILIES: [&str; 10] = [
     "late-flag",
     "two-loops",
     "nested",
+    "in-chunks",
 ];
 
 fn func(body: &str) -> String {
@@ -172,6 +174,21 @@ fn make(family: &'static str, rng: &mut Rng) -> LoopPair {
             )),
             Expect::Equal,
         ),
+        // A count one at a time against one `w` at a time and then one at a time:
+        // loops that meet in no fixed ratio (-O2 counts without a loop; -O0 and -O1
+        // keep them).
+        "in-chunks" => {
+            let w = rng.below(15) as u32 + 2;
+            (
+                func(&format!(
+                    "    unsigned s = 0;\n    for (unsigned j = n; j != 0; j--)\n        s++;\n    return s * {k} + b;"
+                )),
+                func(&format!(
+                    "    unsigned s = 0, j = n;\n    while (j >= {w}) {{\n        j -= {w};\n        s += {w};\n    }}\n    while (j != 0) {{\n        j--;\n        s++;\n    }}\n    return s * {k} + b;"
+                )),
+                Expect::Equal,
+            )
+        }
         _ => (
             func(&format!(
                 "    unsigned s = {c};\n    for (unsigned i = 0; i < n; i++)\n        s += {k};\n    return s;"
