@@ -494,20 +494,30 @@ fn reason_text(g: &tamarin::FunctionGap, fuel: u64) -> String {
     }
 }
 
+/// How a claim for runs of any length was proved, for its text: `by_paths` when every
+/// run ended within the fuel, else the loop proof's schedule and what it says of
+/// termination.
+fn how_proved(u: &tamarin::UnboundedProof, by_paths: &'static str) -> &'static str {
+    match (u.method, u.termination) {
+        ("paths", _) => by_paths,
+        (_, "ranking") => {
+            "one run after the other, an inductive invariant at the loop heads and a \
+             decreasing measure for every loop: both end, and alike"
+        }
+        _ => "an inductive invariant at the loop heads: both run forever, or both end alike",
+    }
+}
+
 /// The text of an `equivalent` for runs of any length, with the invariant.
 fn unbounded_text(
     u: &tamarin::UnboundedProof,
     inputs: &str,
     elapsed: std::time::Duration,
 ) -> String {
-    let how = match (u.method, u.termination) {
-        ("paths", _) => "every run returns or faults within the fuel, and all were followed",
-        (_, "ranking") => {
-            "one run after the other, an inductive invariant at the loop heads and a \
-             decreasing measure for every loop: both end, and alike"
-        }
-        _ => "an inductive invariant at the loop heads: both run forever or both end alike",
-    };
+    let how = how_proved(
+        u,
+        "every run returns or faults within the fuel, and all were followed",
+    );
     let mut t = format!(
         "equivalent: for every input{inputs}, runs of any length ({how}; {:.2} s)\n",
         elapsed.as_secs_f64()
@@ -519,14 +529,10 @@ fn unbounded_text(
 /// The text of an `equivalent` of two CS241 programs for runs of any length: `for
 /// every {inputs}`, what agrees (`observed`), how, and the invariant.
 pub(crate) fn unbounded_claim(u: &tamarin::UnboundedProof, inputs: &str, observed: &str) -> String {
-    let how = match (u.method, u.termination) {
-        ("paths", _) => "every run of both programs ends within the fuel, and all were followed",
-        (_, "ranking") => {
-            "one run after the other, an inductive invariant at the loop heads and a \
-             decreasing measure for every loop: both end, and alike"
-        }
-        _ => "an inductive invariant at the loop heads: both run forever, or both end alike",
-    };
+    let how = how_proved(
+        u,
+        "every run of both programs ends within the fuel, and all were followed",
+    );
     let mut t = format!(
         "equivalent: for every {inputs}, runs of any length: the programs agree on {observed} \
          whenever they end ({how})\n"
