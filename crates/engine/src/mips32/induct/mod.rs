@@ -32,6 +32,13 @@ use std::collections::{BTreeMap, BTreeSet};
 use tamarin_mips::mips32::memory::Memory;
 use tamarin_mips::Reg;
 
+mod columns;
+mod places;
+mod schedule;
+
+use self::columns::{factors, holds, offset_column, small_gap};
+use self::places::{at_name, both_at_heads, has_cycle, invariant_name, place_slug, place_text, reachable};
+use self::schedule::{head_visits, in_step, loop_heads, trip_ratio, unpartnered_heads};
 use super::explore::{self, Code, End, Function, Limits, Paths, Side, Snapshot};
 use super::sampler::{self, Sampler, Stepped};
 pub use crate::loop_proof::{Certificate, Check, CheckKind, Obligations, Schedule};
@@ -64,12 +71,6 @@ impl At {
     fn is_head(self) -> bool {
         matches!(self, At::Head(_))
     }
-}
-
-/// Whether both sides are at loop heads: a step of the product from there is a
-/// lockstep one (each side takes its trips), elsewhere one side runs alone.
-fn both_at_heads(place: Place) -> bool {
-    place.0.is_head() && place.1.is_head()
 }
 
 /// A place of the product: where each side is.
@@ -265,110 +266,6 @@ pub fn prove(
         }
     }
     first.unwrap_or_else(|| Outcome::Unknown("no schedule was tried".into()))
-}
-
-/// Per probe whose runs return on both sides within the sampling fuel (only whole
-/// runs tell: a run cut by the fuel goes round as often as the fuel allows), how often
-/// each side visits each of its heads.
-fn head_visits(sides: [Side<'_>; 2], heads: &[Vec<u32>; 2], probes: &[Vec<u32>]) -> Vec<[Vec<u64>; 2]> {
-    let mut machines = sides.map(|f| Sampler::new(f.code, SAMPLE_FUEL));
-    let mut out = Vec::new();
-    for probe in probes.iter().take(SAMPLE_PROBES) {
-        let mut visits = heads.clone().map(|h| vec![0u64; h.len()]);
-        let mut returned = [false; 2];
-        for k in 0..2 {
-            let m = &mut machines[k];
-            m.start(sides[k], probe);
-            while m.steps() < SAMPLE_FUEL {
-                match m.step() {
-                    Stepped::Running => {
-                        let pc = m.pc();
-                        if let Some(i) = heads[k].iter().position(|&h| h == pc) {
-                            visits[k][i] += 1;
-                        }
-                    }
-                    Stepped::Returned => {
-                        returned[k] = true;
-                        break;
-                    }
-                    Stepped::Ended => break,
-                }
-            }
-        }
-        if returned == [true, true] {
-            out.push(visits);
-        }
-    }
-    out
-}
-
-/// Per side and head, whether no head of the other side is visited as often on every
-/// probe of `visits` ([`head_visits`]): a head without a partner (the outer loop of
-/// nested loops against code whose loops were merged into one) is where its side
-/// runs on alone while the other waits. With fewer than three such probes, every
-/// head has one.
-fn unpartnered_heads(heads: &[Vec<u32>; 2], visits: &[[Vec<u64>; 2]]) -> [Vec<bool>; 2] {
-    let mut waits = heads.clone().map(|h| vec![false; h.len()]);
-    if visits.len() < 3 {
-        return waits;
-    }
-    for (k, own) in waits.iter_mut().enumerate() {
-        for (i, waits) in own.iter_mut().enumerate() {
-            let partnered = (0..heads[1 - k].len())
-                .any(|j| visits.iter().all(|v| v[k].get(i) == v[1 - k].get(j)));
-            *waits = !partnered;
-        }
-    }
-    waits
-}
-
-/// Whether some head of the left and some head of the right go round about as often
-/// on every probe of `visits` ([`head_visits`]), or one about twice as often as the
-/// other: the loops may then meet in lockstep. With fewer than three probes, they may.
-fn in_step(heads: &[Vec<u32>; 2], visits: &[[Vec<u64>; 2]]) -> bool {
-    if visits.len() < 3 {
-        return true;
-    }
-    let close = |a: u64, b: u64| {
-        a.abs_diff(b) <= 2 + a.max(b) / 8 || a.abs_diff(2 * b) <= 2 || b.abs_diff(2 * a) <= 2
-    };
-    (0..heads[0].len()).any(|i| {
-        (0..heads[1].len()).any(|j| {
-            visits.iter().all(|v| match (v[0].get(i), v[1].get(j)) {
-                (Some(&a), Some(&b)) => close(a, b),
-                _ => false,
-            })
-        })
-    })
-}
-
-/// How many trips of each side's loop make one step of the product (one loop a
-/// side): `[2, 1]` when on every probe of `visits` ([`head_visits`]) that goes round
-/// both loops a few times the left goes round about twice as often as the right,
-/// `[1, 2]` the other way round, else `[1, 1]`.
-fn trip_ratio(visits: &[[Vec<u64>; 2]]) -> [u32; 2] {
-    let mut votes = [0u32; 3];
-    for [l, r] in visits {
-        let (Some(&l), Some(&r)) = (l.first(), r.first()) else {
-            continue;
-        };
-        if l < 4 || r < 4 {
-            continue;
-        }
-        let vote = if l.abs_diff(2 * r) <= 2 {
-            0
-        } else if r.abs_diff(2 * l) <= 2 {
-            1
-        } else {
-            2
-        };
-        votes[vote] += 1;
-    }
-    match votes {
-        [n, 0, 0] if n >= 3 => [2, 1],
-        [0, n, 0] if n >= 3 => [1, 2],
-        _ => [1, 1],
-    }
 }
 
 enum Run {
@@ -1811,20 +1708,6 @@ impl Prover<'_, '_> {
 }
 
 
-/// A place in a file name: `head-returned`.
-fn place_slug(place: Place) -> String {
-    format!("{}-{}", at_name(place.0), at_name(place.1))
-}
-
-/// A place for people: `head/returned`.
-fn place_text(place: Place) -> String {
-    format!("{}/{}", at_name(place.0), at_name(place.1))
-}
-
-fn invariant_name(place: Place) -> String {
-    format!("inv.{}", place_slug(place))
-}
-
 /// The terms of a formula, in order.
 fn collect_terms(f: &Formula, out: &mut Vec<Term>) {
     match f {
@@ -1847,64 +1730,7 @@ fn replace_terms(f: &Formula, terms: &mut impl Iterator<Item = Term>) -> Formula
     }
 }
 
-/// `head` for a side's first (or only) loop head, `head2` for its second, ….
-fn at_name(at: At) -> String {
-    match at {
-        At::Head(0) => "head".into(),
-        At::Head(i) => format!("head{}", u32::from(i) + 1),
-        At::Returned => "returned".into(),
-        At::Start => "start".into(),
-    }
-}
-
 type Samples = BTreeMap<Place, Vec<Vec<u32>>>;
-
-/// The places that `arrows` lead to from the entry (`None`), step by step.
-fn reachable(arrows: &BTreeSet<(Option<Place>, Place)>) -> BTreeSet<Place> {
-    let mut out: BTreeSet<Place> = BTreeSet::new();
-    let mut todo: Vec<Option<Place>> = vec![None];
-    while let Some(from) = todo.pop() {
-        for &(_, to) in arrows.iter().filter(|a| a.0 == from) {
-            if out.insert(to) {
-                todo.push(Some(to));
-            }
-        }
-    }
-    out
-}
-
-/// The most a [`Rel::Lin`] fact's constant `d` may be, either way.
-const MAX_OFFSET: i32 = 8;
-
-/// An input among `inputs` whose column, plus a small constant, is `column` on every
-/// sample: the input and the constant.
-fn offset_column(rows: &[Vec<u32>], column: &[u32], inputs: &[usize]) -> Option<(usize, i32)> {
-    let first = rows.first()?;
-    inputs.iter().find_map(|&z| {
-        let d = column.first()?.wrapping_sub(*first.get(z)?) as i32;
-        let fits = (-MAX_OFFSET..=MAX_OFFSET).contains(&d) && d != 0;
-        let every = rows.iter().zip(column).all(|(r, &c)| r.get(z).is_some_and(|&v| c.wrapping_sub(v) as i32 == d));
-        (fits && every).then_some((z, d))
-    })
-}
-
-/// Whether the directed graph of `edges` has a cycle (of two or more places).
-fn has_cycle(edges: &BTreeSet<(Place, Place)>) -> bool {
-    // Take away places that nothing leads to, until none are left or all that are
-    // left lie on or behind a cycle.
-    let mut left: BTreeSet<(Place, Place)> = edges.iter().filter(|(a, b)| a != b).copied().collect();
-    loop {
-        let sources: BTreeSet<Place> = left
-            .iter()
-            .map(|e| e.0)
-            .filter(|p| !left.iter().any(|e| e.1 == *p))
-            .collect();
-        if sources.is_empty() {
-            return !left.is_empty();
-        }
-        left.retain(|e| !sources.contains(&e.0));
-    }
-}
 
 /// A place where one side runs alone: the place, the values it starts from, and each
 /// feasible trip back to it (its guard and the values after it).
@@ -1948,117 +1774,6 @@ struct SideRun {
     returned: Option<Vec<u32>>,
 }
 
-/// The factors `k` (not 0, at most [`MAX_FACTOR`] in size) with `x = k * y + z` on
-/// two consecutive samples whose `y` differ, where `z` is a constant or one of the
-/// values `addends` (a few, since two samples may come from different runs).
-fn factors(rows: &[Vec<u32>], x: usize, y: usize, addends: &[usize]) -> Vec<i32> {
-    let mut out = Vec::new();
-    let steps = rows.windows(2).flat_map(|pair| {
-        let dy = pair[1][y].wrapping_sub(pair[0][y]);
-        let dx = pair[1][x].wrapping_sub(pair[0][x]);
-        let dz = addends.iter().map(|&z| pair[1][z].wrapping_sub(pair[0][z]));
-        std::iter::once((dx, dy)).chain(dz.map(move |dz| (dx.wrapping_sub(dz), dy)))
-    });
-    for (dx, dy) in steps {
-        let Some(k) = modular_factor(dx, dy) else {
-            continue;
-        };
-        if k != 0 && k.abs() <= MAX_FACTOR && !out.contains(&(k as i32)) {
-            out.push(k as i32);
-            if out.len() == 6 {
-                break;
-            }
-        }
-    }
-    // Samples of different runs rarely give the factor of a value fixed per run (a
-    // loop's bound `5 * n + c`): small factors are tried too.
-    for k in -8..=8 {
-        if k != 0 && !out.contains(&k) {
-            out.push(k);
-        }
-    }
-    out
-}
-
-/// The largest factor of a linear fact.
-const MAX_FACTOR: i64 = 64;
-
-/// The smallest `k` (in size) with `dx = k * dy` modulo 2^32, if any: the step of a
-/// value that wraps (`s = 9 * s + b` over many trips) still tells its factor, where
-/// dividing the differences as integers would not.
-fn modular_factor(dx: u32, dy: u32) -> Option<i64> {
-    if dy == 0 {
-        return None;
-    }
-    let twos = dy.trailing_zeros();
-    if dx != 0 && dx.trailing_zeros() < twos {
-        return None;
-    }
-    let odd = dy >> twos;
-    // The inverse of an odd number modulo 2^32, by Newton's iteration (each doubles
-    // the bits that are right, from 3).
-    let mut inverse = odd;
-    for _ in 0..4 {
-        inverse = inverse.wrapping_mul(2u32.wrapping_sub(odd.wrapping_mul(inverse)));
-    }
-    // `k` is fixed modulo 2^(32 - twos): the representative nearest zero.
-    let bits = 32 - twos;
-    let modulus = 1i64 << bits;
-    let k = i64::from((dx >> twos).wrapping_mul(inverse)) & (modulus - 1);
-    Some(if k >= modulus / 2 { k - modulus } else { k })
-}
-
-fn holds(rel: Rel, a: u32, b: u32) -> bool {
-    match rel {
-        Rel::Eq => a == b,
-        Rel::Slt => (a as i32) < (b as i32),
-        Rel::Sle => (a as i32) <= (b as i32),
-        Rel::Ult => a < b,
-        Rel::Ule => a <= b,
-        Rel::Parity => a & 1 == b,
-        Rel::Lin | Rel::Mul | Rel::Within => false,
-    }
-}
-
-/// The largest gap `a - b` (wrapping) over the samples, where every gap is at most
-/// [`MAX_GAP`] and the gaps differ (a gap that never changes is a linear fact).
-fn small_gap(rows: &[Vec<u32>], a: usize, b: usize) -> Option<i32> {
-    let gaps: Vec<u32> = rows
-        .iter()
-        .map(|r| r.get(a).zip(r.get(b)).map(|(x, y)| x.wrapping_sub(*y)))
-        .collect::<Option<_>>()?;
-    let most = *gaps.iter().max()?;
-    let varies = gaps.iter().any(|&g| g != most);
-    (most <= MAX_GAP && varies).then_some(most as i32)
-}
-
-/// The heads of the loops that runs on `probes` go round: targets of branches and
-/// `j` that go backwards (calls and returns are not loops).
-fn loop_heads(side: Side<'_>, probes: &[Vec<u32>]) -> Vec<u32> {
-    let mut heads = BTreeSet::new();
-    let mut m = Sampler::new(side.code, SAMPLE_FUEL);
-    let mut seen = rustc_hash::FxHashSet::default();
-    for probe in probes.iter().take(SAMPLE_PROBES) {
-        m.start(side, probe);
-        seen.clear();
-        while m.steps() < SAMPLE_FUEL {
-            let pc = m.pc();
-            seen.insert(pc);
-            let jump = m.static_jump(pc);
-            if m.step() != Stepped::Running {
-                break;
-            }
-            let next = m.pc();
-            // A branch back to code this run has already been through: a jump back
-            // into shared code that the run reaches for the first time is no loop.
-            if jump == Some(next) && next <= pc && seen.contains(&next) {
-                heads.insert(next);
-            }
-        }
-    }
-    heads.into_iter().collect()
-}
-
 /// Bugs planted in the checker, to show that the tests below catch them (this
 /// thread's proofs only).
 #[cfg(test)]
@@ -2091,6 +1806,7 @@ pub(crate) mod planted {
 
 #[cfg(test)]
 mod tests {
+    use super::columns::{modular_factor, MAX_FACTOR};
     use super::*;
     use proptest::prelude::*;
 
