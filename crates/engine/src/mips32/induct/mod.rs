@@ -249,11 +249,16 @@ pub fn prove(
     // Loops that meet in no fixed ratio (one by ones against one by eights and one
     // for the rest): the left to its end first, each side's facts tied to the inputs
     // and then to what the left returned. Only where both sides loop: with no loop
-    // on one side, lockstep already runs the other alone. First where no two heads
-    // go round about as often on the probes (lockstep would fail, and take the time).
+    // on one side, lockstep already runs the other alone. Where no two heads go round
+    // about as often on the probes, only this: lockstep would leave one side running
+    // alone for most of its trips after the other returned, which needs the same
+    // facts of the inputs, and would spend the time failing first.
     if heads.iter().all(|h| !h.is_empty()) {
-        let at = if in_step(&heads, &visits) { schedules.len() } else { 0 };
-        schedules.insert(at, ([1, 1], true));
+        if in_step(&heads, &visits) {
+            schedules.push(([1, 1], true));
+        } else {
+            schedules = vec![([1, 1], true)];
+        }
     }
     for (legs, sequential) in schedules {
         let outcome = scheduled(legs, sequential);
