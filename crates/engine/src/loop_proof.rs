@@ -121,6 +121,19 @@ pub struct UnboundedProof {
     pub certificate_files: Option<CertificateFiles>,
 }
 
+impl UnboundedProof {
+    /// A loop proof's claim: full (`termination` as its schedule says) or, where a
+    /// side alone may run on, partial (`not-proved`).
+    pub fn induction(certificate: Certificate, full: bool) -> UnboundedProof {
+        UnboundedProof {
+            method: "lockstep-induction",
+            termination: if full { certificate.termination() } else { "not-proved" },
+            certificate: Some(certificate),
+            certificate_files: None,
+        }
+    }
+}
+
 /// A certificate written to a folder.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct CertificateFiles {

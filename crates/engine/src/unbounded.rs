@@ -222,12 +222,7 @@ fn attempt(
     );
     match outcome {
         Outcome::Proved(c) => {
-            let mut proof = Some(UnboundedProof {
-                method: "lockstep-induction",
-                termination: c.termination(),
-                certificate: Some(c),
-                certificate_files: None,
-            });
+            let mut proof = Some(UnboundedProof::induction(c, true));
             write_certificate(
                 &mut s,
                 &domain,

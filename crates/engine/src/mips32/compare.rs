@@ -237,12 +237,7 @@ pub fn compare_functions(
             opts.certificate.is_some(),
         );
         if let Outcome::Proved(certificate) = outcome {
-            let mut proof = Some(UnboundedProof {
-                method: "lockstep-induction",
-                termination: certificate.termination(),
-                certificate: Some(certificate),
-                certificate_files: None,
-            });
+            let mut proof = Some(UnboundedProof::induction(certificate, true));
             write_certificate(&mut s, &domain, opts.certificate.as_deref(), "functions", &mut proof)?;
             return Ok(FunctionReport {
                 verdict: FunctionVerdict::Equivalent,
@@ -426,23 +421,13 @@ fn unbounded_verdict(
             let proof = match outcome {
                 Outcome::Partial(certificate) => {
                     gaps.push(FunctionGap::Termination);
-                    Some(UnboundedProof {
-                        method: "lockstep-induction",
-                        termination: "not-proved",
-                        certificate: Some(certificate),
-                        certificate_files: None,
-                    })
+                    Some(UnboundedProof::induction(certificate, false))
                 }
                 Outcome::Unknown(why) => {
                     gaps.push(FunctionGap::Invariant(why));
                     None
                 }
-                Outcome::Proved(certificate) => Some(UnboundedProof {
-                    method: "lockstep-induction",
-                    termination: certificate.termination(),
-                    certificate: Some(certificate),
-                    certificate_files: None,
-                }),
+                Outcome::Proved(certificate) => Some(UnboundedProof::induction(certificate, true)),
             };
             (FunctionVerdict::PossiblyEquivalent(finish(gaps)), proof)
         }

@@ -208,7 +208,7 @@ pub fn prove(
     let waits = unpartnered_heads(&heads, &visits);
     // One try with `legs` trips of each side's loop a step of the product, or with
     // one side after the other.
-    let mut scheduled = |legs: [u32; 2], sequential: bool| -> Outcome {
+    let mut scheduled = |legs: [u32; 2], schedule: Schedule| -> Outcome {
         let mut words: [BTreeSet<u32>; 2] = [BTreeSet::new(), BTreeSet::new()];
         for _ in 0..=MAX_RESTARTS {
             let mut p = Prover {
@@ -219,7 +219,7 @@ pub fn prove(
                 waits: waits.clone(),
                 words: words.clone(),
                 legs,
-                sequential,
+                schedule,
                 args,
                 observe,
                 limits,
@@ -245,7 +245,8 @@ pub fn prove(
         Outcome::Unknown("the loops write ever more memory".into())
     };
     let mut first: Option<Outcome> = None;
-    let mut schedules = if ratio == [1, 1] { vec![([1, 1], false)] } else { vec![(ratio, false), ([1, 1], false)] };
+    let lockstep = Schedule::Lockstep;
+    let mut schedules = if ratio == [1, 1] { vec![([1, 1], lockstep)] } else { vec![(ratio, lockstep), ([1, 1], lockstep)] };
     // Loops that meet in no fixed ratio (one by ones against one by eights and one
     // for the rest): the left to its end first, each side's facts tied to the inputs
     // and then to what the left returned. Only where both sides loop: with no loop
@@ -254,14 +255,15 @@ pub fn prove(
     // alone for most of its trips after the other returned, which needs the same
     // facts of the inputs, and would spend the time failing first.
     if heads.iter().all(|h| !h.is_empty()) {
+        let one_after_the_other = ([1, 1], Schedule::OneAfterTheOther);
         if in_step(&heads, &visits) {
-            schedules.push(([1, 1], true));
+            schedules.push(one_after_the_other);
         } else {
-            schedules = vec![([1, 1], true)];
+            schedules = vec![one_after_the_other];
         }
     }
-    for (legs, sequential) in schedules {
-        let outcome = scheduled(legs, sequential);
+    for (legs, schedule) in schedules {
+        let outcome = scheduled(legs, schedule);
         if matches!(outcome, Outcome::Proved(_)) || stop() {
             return outcome;
         }
@@ -294,9 +296,9 @@ struct Prover<'a, 'f> {
     /// Per side, the trips of its loop in one step of the product from both heads
     /// (1 and 1 in lockstep; 2 and 1 against a loop unrolled by two).
     legs: [u32; 2],
-    /// Whether the schedule is one side after the other: the left runs to its end
-    /// while the right waits at its entry ([`At::Start`]), then the right runs.
-    sequential: bool,
+    /// How the two runs go side by side: in lockstep, or one after the other (the
+    /// left runs to its end while the right waits at its entry, [`At::Start`]).
+    schedule: Schedule,
     args: &'a [Term],
     observe: &'a [Reg],
     limits: &'a Limits,
@@ -1095,14 +1097,11 @@ impl Prover<'_, '_> {
                 let t = self.s.bool(true);
                 // A side that waits at its head (or entry) stays there, its state
                 // unchanged.
-                let not_started = match from {
-                    None => true,
-                    Some(p) => [p.0, p.1][side] == At::Start,
-                };
-                let stays = match starts[side].take() {
-                    Some(snap) => SideEnd::Head(Box::new(snap)),
-                    None if not_started => SideEnd::Start,
-                    None => SideEnd::Returned(frozen[side].clone()),
+                let at = from.map_or(At::Start, |p| [p.0, p.1][side]);
+                let stays = match (starts[side].take(), at) {
+                    (Some(snap), _) => SideEnd::Head(Box::new(snap)),
+                    (None, At::Start) => SideEnd::Start,
+                    (None, _) => SideEnd::Returned(frozen[side].clone()),
                 };
                 per_side.push(vec![(t, stays)]);
                 continue;
@@ -1238,7 +1237,7 @@ impl Prover<'_, '_> {
             At::Returned | At::Start => false,
         };
         match place {
-            None if self.sequential => [true, false],
+            None if self.schedule == Schedule::OneAfterTheOther => [true, false],
             None => [true, true],
             Some((At::Head(i), At::Head(j))) => match [waits(0, At::Head(i)), waits(1, At::Head(j))] {
                 [true, false] => [true, false],
@@ -1290,7 +1289,7 @@ impl Prover<'_, '_> {
             let mut at = [0usize; 2];
             // Whether the right has started: under a schedule of one side after the
             // other, once the left has returned.
-            let mut started = !self.sequential;
+            let mut started = self.schedule == Schedule::Lockstep;
             loop {
                 let mut row: Vec<u32> = probe.clone();
                 let mut place = (At::Returned, At::Returned);
@@ -1388,7 +1387,7 @@ impl Prover<'_, '_> {
         }
         Certificate {
             heads: self.heads.clone(),
-            schedule: if self.sequential { Schedule::OneAfterTheOther } else { Schedule::Lockstep },
+            schedule: self.schedule,
             invariant,
             relations,
             rounds,

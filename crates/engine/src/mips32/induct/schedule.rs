@@ -55,12 +55,20 @@ pub(super) fn unpartnered_heads(heads: &[Vec<u32>; 2], visits: &[[Vec<u64>; 2]])
     }
     for (k, own) in waits.iter_mut().enumerate() {
         for (i, waits) in own.iter_mut().enumerate() {
-            let partnered = (0..heads[1 - k].len())
-                .any(|j| visits.iter().all(|v| v[k].get(i) == v[1 - k].get(j)));
+            let partnered = (0..heads[1 - k].len()).any(|j| on_every_probe(visits, k, i, j, |a, b| a == b));
             *waits = !partnered;
         }
     }
     waits
+}
+
+/// Whether head `i` of side `k` and head `j` of the other side are visited as `pair`
+/// wants (this side's count, the other's) on every probe of `visits`.
+fn on_every_probe(visits: &[[Vec<u64>; 2]], k: usize, i: usize, j: usize, pair: impl Fn(u64, u64) -> bool) -> bool {
+    visits.iter().all(|v| match (v[k].get(i), v[1 - k].get(j)) {
+        (Some(&a), Some(&b)) => pair(a, b),
+        _ => false,
+    })
 }
 
 /// Whether some head of the left and some head of the right go round about as often
@@ -73,14 +81,7 @@ pub(super) fn in_step(heads: &[Vec<u32>; 2], visits: &[[Vec<u64>; 2]]) -> bool {
     let close = |a: u64, b: u64| {
         a.abs_diff(b) <= 2 + a.max(b) / 8 || a.abs_diff(2 * b) <= 2 || b.abs_diff(2 * a) <= 2
     };
-    (0..heads[0].len()).any(|i| {
-        (0..heads[1].len()).any(|j| {
-            visits.iter().all(|v| match (v[0].get(i), v[1].get(j)) {
-                (Some(&a), Some(&b)) => close(a, b),
-                _ => false,
-            })
-        })
-    })
+    (0..heads[0].len()).any(|i| (0..heads[1].len()).any(|j| on_every_probe(visits, 0, i, j, close)))
 }
 
 /// How many trips of each side's loop make one step of the product (one loop a
