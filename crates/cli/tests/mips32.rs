@@ -1004,6 +1004,34 @@ fn the_function_reports_follow_their_schemas() {
 }
 
 #[test]
+fn loops_in_no_fixed_ratio_report_ranking_termination() {
+    // One run after the other: every loop of both ends, which the JSON says.
+    let o0 = format!("{EX}/loops-O0.o");
+    let o = run(&[
+        "compare",
+        &o0,
+        &o0,
+        "--function",
+        "by_ones",
+        "--right-function",
+        "by_eights",
+        "--args",
+        "2",
+        "--unbounded",
+        "--format",
+        "json",
+    ]);
+    assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
+    let report = json(&o);
+    assert_valid(&validator("compare-function"), &report, "by_ones/by_eights");
+    assert_eq!(report["proof"]["termination"], "ranking");
+    assert!(
+        report["proof"]["invariant"]["head/start"].is_array(),
+        "{report}"
+    );
+}
+
+#[test]
 fn compare_unbounded_proves_loops_for_runs_of_any_length() {
     let (o0, o2) = (format!("{EX}/loops-O0.o"), format!("{EX}/loops-O2.o"));
     let o = run(&[

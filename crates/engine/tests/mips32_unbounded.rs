@@ -428,6 +428,18 @@ fn certified(o0: &Image, o2: &Image, f: &str, g: &str, lone: bool) {
         assert_eq!(*z3, z3::SatResult::Unsat, "{f}: Z3 on {name}");
     }
     let index = std::fs::read_to_string(written.dir.join("certificate.json")).unwrap();
+    let schedule = report
+        .unbounded
+        .as_ref()
+        .unwrap()
+        .certificate
+        .as_ref()
+        .unwrap()
+        .schedule;
+    assert!(
+        index.contains(&format!("\"schedule\": \"{}\"", schedule.name())),
+        "{index}"
+    );
     for (name, _, _) in &answers {
         assert!(
             index.contains(name.as_str()),
