@@ -49,6 +49,7 @@ macro_rules! pass_on {
 
 mod cache;
 mod deadline;
+mod integer;
 mod domain;
 mod dump;
 mod order;
@@ -65,6 +66,7 @@ pub use self::deadline::{DeadlineSolver, INTERRUPTED, TIME_LIMIT_PASSED};
 pub use self::domain::DomainSolver;
 pub use self::dump::DumpingSolver;
 pub use self::eliminate::EliminatingSolver;
+pub use self::integer::check_in_integers;
 pub use self::order::OrderSolver;
 pub use self::portfolio::PortfolioSolver;
 pub use self::process::ProcessSolver;

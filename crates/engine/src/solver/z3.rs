@@ -607,7 +607,7 @@ impl Solver for Z3Solver {
 }
 
 /// A new Z3 context, as the `z3` crate makes its thread-local one.
-fn fresh_context() -> Option<z3::Context> {
+pub(super) fn fresh_context() -> Option<z3::Context> {
     // SAFETY: the configuration is deleted once the context is made from it, and the
     // new context is handed to `Context`, which owns it from then on (and deletes it
     // when its last user is dropped).
@@ -622,7 +622,7 @@ fn fresh_context() -> Option<z3::Context> {
 }
 
 /// Runs `work` with `ctx` as this thread's Z3 context, then restores the one before.
-fn in_context<R>(ctx: &z3::Context, work: impl FnOnce() -> R) -> R {
+pub(super) fn in_context<R>(ctx: &z3::Context, work: impl FnOnce() -> R) -> R {
     /// `with_z3_context` asks for a closure it could send to another thread; it runs
     /// it on this one, where everything it touches lives.
     struct SameThread<T>(T);

@@ -10,6 +10,7 @@
 pub mod arc;
 mod eval;
 mod extremum;
+pub(crate) mod lift;
 mod lower;
 mod normalize;
 use normalize::Normalized;
@@ -17,6 +18,7 @@ mod print;
 mod smtlib;
 
 pub use eval::{eval, Compiled, Evaluator};
+pub use lift::{integer_script, Names};
 pub use lower::{lower_arrays, ArrayLowering};
 pub use print::Readable;
 pub use smtlib::{

@@ -69,7 +69,7 @@ pub enum Formula {
 }
 
 impl Formula {
-    fn terms(&self, out: &mut Vec<Term>) {
+    pub(super) fn terms(&self, out: &mut Vec<Term>) {
         match self {
             Formula::Term(t) => out.push(*t),
             Formula::Call(_, args) => out.extend(args),
@@ -80,21 +80,30 @@ impl Formula {
 
     /// The text, with the terms taken in order from `lowered`.
     fn text(&self, store: &TermStore, lowered: &mut impl Iterator<Item = Term>) -> String {
-        let mut next = || lowered.next().map_or("false".to_string(), |t| atom(store, t));
+        self.text_with(lowered, &mut |t| atom(store, t))
+    }
+
+    /// The text, with the terms taken in order from `lowered` and written by `atom`.
+    pub(super) fn text_with(
+        &self,
+        lowered: &mut dyn Iterator<Item = Term>,
+        atom: &mut dyn FnMut(Term) -> String,
+    ) -> String {
+        let mut next = |lowered: &mut dyn Iterator<Item = Term>| lowered.next().map_or("false".to_string(), &mut *atom);
         match self {
-            Formula::Term(_) => next(),
+            Formula::Term(_) => next(lowered),
             Formula::Call(name, args) if args.is_empty() => symbol(name),
             Formula::Call(name, args) => {
-                let args: Vec<String> = args.iter().map(|_| next()).collect();
+                let args: Vec<String> = args.iter().map(|_| next(lowered)).collect();
                 format!("({} {})", symbol(name), args.join(" "))
             }
-            Formula::Not(f) => format!("(not {})", f.text(store, lowered)),
+            Formula::Not(f) => format!("(not {})", f.text_with(lowered, atom)),
             Formula::And(fs) | Formula::Or(fs) if fs.is_empty() => {
                 (matches!(self, Formula::And(_))).to_string()
             }
             Formula::And(fs) | Formula::Or(fs) => {
                 let op = if matches!(self, Formula::And(_)) { "and" } else { "or" };
-                let parts: Vec<String> = fs.iter().map(|f| f.text(store, lowered)).collect();
+                let parts: Vec<String> = fs.iter().map(|f| f.text_with(lowered, atom)).collect();
                 format!("({op} {})", parts.join(" "))
             }
         }

@@ -1,0 +1,215 @@
+//! A query asked in integers ([`crate::term::integer_script`]): for nonlinear checks
+//! that bit-blasting leaves undecided (products of unknowns, quotients, facts that
+//! hold without wrap-around).
+//!
+//! `unsat` of the integer query is `unsat` of the original (the translation allows
+//! every behaviour of the machine). A model is kept only where the inputs' values it
+//! gives satisfy the original query when evaluated on the machine's terms: the
+//! translation's opaque terms may make a model that is no machine's, and such a
+//! model is reported as unknown, never as `sat`.
+
+use std::time::Duration;
+
+use z3::{Params, SatResult};
+
+use super::z3::{fresh_context, in_context};
+use super::{Answer, Model};
+use crate::term::{integer_script, Evaluator, Formula, Names, Term, TermStore};
+
+/// Asks Z3 whether `assertions` hold together, in integers, within `work` resource
+/// units (a count, so that the answer is the same on any load) and `timeout`.
+pub fn check_in_integers(store: &mut TermStore, assertions: &[Term], work: u32, timeout: Duration) -> Answer {
+    let formulas: Vec<Formula> = assertions.iter().map(|&t| Formula::Term(t)).collect();
+    let Some(text) = integer_script(store, &[], &formulas, "", Names::Indexed) else {
+        return Answer::Unknown("the query has no integer form".into());
+    };
+    let Some(ctx) = fresh_context() else {
+        return Answer::Unknown("no Z3 context".into());
+    };
+    let vars = store.var_count();
+    let values = in_context(&ctx, || {
+        let solver = z3::Solver::new_for_logic("QF_NIA").unwrap_or_default();
+        let mut p = Params::new();
+        p.set_u32("rlimit", work);
+        p.set_u32("timeout", timeout.as_millis().clamp(1, u32::MAX as u128) as u32);
+        solver.set_params(&p);
+        solver.from_string(text);
+        match solver.check() {
+            SatResult::Unsat => Ok(None),
+            SatResult::Unknown => Err(solver.get_reason_unknown().unwrap_or_default()),
+            SatResult::Sat => {
+                let model = solver.get_model().ok_or("sat without a model")?;
+                let values = (0..vars)
+                    .map(|i| {
+                        let v = z3::ast::Int::new_const(format!("v{i}"));
+                        model.eval(&v, true).and_then(|v| v.as_u64()).unwrap_or(0)
+                    })
+                    .collect::<Vec<u64>>();
+                Ok(Some(values))
+            }
+        }
+    });
+    match values {
+        Ok(None) => Answer::Unsat,
+        Err(why) => Answer::Unknown(format!("in integers: {why}")),
+        Ok(Some(values)) => {
+            let mut e = Evaluator::new(store, &values);
+            if assertions.iter().all(|&t| e.holds(t)) {
+                Answer::Sat(Model { values })
+            } else {
+                Answer::Unknown("in integers: a model that the machine's terms do not satisfy".into())
+            }
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use proptest::prelude::*;
+
+    use super::*;
+    use crate::term::BinOp;
+
+    /// One step of building a term over two 8-bit inputs.
+    #[derive(Clone, Debug)]
+    enum Step {
+        Const(u64),
+        Bin(usize, usize, usize),
+        /// A shift or mask by a constant.
+        ByConst(usize, usize, u64),
+        Ite(usize, usize, usize, usize),
+        /// Widened by zero or sign extension, worked on at 16 bits, and cut back.
+        Wide(bool, usize, usize, usize),
+    }
+
+    /// Operators the translation says exactly, then those it leaves opaque.
+    const EXACT: [BinOp; 5] = [BinOp::Add, BinOp::Sub, BinOp::Mul, BinOp::UDiv, BinOp::URem];
+    const OPAQUE: [BinOp; 4] = [BinOp::BvOr, BinOp::BvXor, BinOp::SDiv, BinOp::SRem];
+    const BY_CONST: [BinOp; 4] = [BinOp::Shl, BinOp::LShr, BinOp::AShr, BinOp::BvAnd];
+    const MASKS: [u64; 5] = [0x0f, 0xf0, 0xff, 0x01, 0xfe];
+
+    fn step() -> impl Strategy<Value = Step> {
+        let ix = || 0usize..16;
+        prop_oneof![
+            1 => prop_oneof![any::<u8>().prop_map(u64::from), 0u64..4].prop_map(Step::Const),
+            4 => (0..EXACT.len() + OPAQUE.len(), ix(), ix()).prop_map(|(o, a, b)| Step::Bin(o, a, b)),
+            2 => (0..BY_CONST.len(), ix(), 0u64..10).prop_map(|(o, a, k)| Step::ByConst(o, a, k)),
+            1 => (0usize..3, ix(), ix(), ix()).prop_map(|(o, c, a, b)| Step::Ite(o, c, a, b)),
+            2 => (any::<bool>(), 0usize..3, ix(), ix()).prop_map(|(z, o, a, b)| Step::Wide(z, o, a, b)),
+        ]
+    }
+
+    /// The terms built, the last one the term under test, and whether an operator
+    /// the translation leaves opaque was used.
+    fn build(s: &mut TermStore, steps: &[Step]) -> (Term, bool, [Term; 2]) {
+        let x = s.new_var("x", 8);
+        let y = s.new_var("y", 8);
+        let mut words = vec![x, y];
+        let mut opaque = false;
+        for st in steps {
+            let w = |i: usize| words[i % words.len()];
+            let t = match *st {
+                Step::Const(k) => s.constant(8, k),
+                Step::Bin(o, a, b) => match EXACT.get(o) {
+                    Some(&op) => s.bin(op, w(a), w(b)),
+                    None => {
+                        opaque = true;
+                        s.bin(OPAQUE[o - EXACT.len()], w(a), w(b))
+                    }
+                },
+                Step::ByConst(o, a, k) => {
+                    let by = if BY_CONST[o] == BinOp::BvAnd { MASKS[k as usize % MASKS.len()] } else { k };
+                    let c = s.constant(8, by);
+                    s.bin(BY_CONST[o], w(a), c)
+                }
+                Step::Ite(o, c, a, b) => {
+                    let cmp = [BinOp::Eq, BinOp::Ult, BinOp::Slt][o];
+                    let cond = s.bin(cmp, w(c), w(a));
+                    s.ite(cond, w(a), w(b))
+                }
+                Step::Wide(zero, o, a, b) => {
+                    let widen = |s: &mut TermStore, t| if zero { s.zero_ext(8, t) } else { s.sign_ext(8, t) };
+                    let (p, q) = (widen(s, w(a)), widen(s, w(b)));
+                    let op = [BinOp::Mul, BinOp::Add, BinOp::Concat][o];
+                    let (p, q) = if op == BinOp::Concat { (w(a), w(b)) } else { (p, q) };
+                    let wide = s.bin(op, p, q);
+                    s.extract(15, 8, wide)
+                }
+            };
+            words.push(t);
+        }
+        (words[words.len() - 1], opaque, [x, y])
+    }
+
+    const WORK: u32 = 5_000_000;
+    const TIME: Duration = Duration::from_secs(10);
+
+    proptest! {
+        #![proptest_config(ProptestConfig { cases: 48, ..ProptestConfig::default() })]
+
+        /// With its inputs fixed, a term's integer form can take the value the
+        /// machine gives it, and (where nothing was left opaque) no other.
+        #[test]
+        fn a_terms_integer_form_takes_the_machines_value(
+            steps in proptest::collection::vec(step(), 1..8),
+            vx: u8,
+            vy: u8,
+        ) {
+            let mut s = TermStore::new();
+            let (t, opaque, [x, y]) = build(&mut s, &steps);
+            let values = [u64::from(vx), u64::from(vy)];
+            let value = Evaluator::new(&s, &values).eval(t);
+            let (cx, cy, cv) = (s.constant(8, values[0]), s.constant(8, values[1]), s.constant(8, value));
+            let fixed = [s.eq(x, cx), s.eq(y, cy)];
+            let same = s.eq(t, cv);
+            let other = s.not(same);
+            let agrees = check_in_integers(&mut s, &[fixed[0], fixed[1], same], WORK, TIME);
+            prop_assert!(!matches!(agrees, Answer::Unsat), "the machine's value ruled out: {steps:?}");
+            let differs = check_in_integers(&mut s, &[fixed[0], fixed[1], other], WORK, TIME);
+            prop_assert!(!matches!(differs, Answer::Sat(_)), "another value passed as the machine's: {steps:?}");
+            if !opaque {
+                prop_assert_eq!(differs, Answer::Unsat, "{:?}", steps);
+            }
+        }
+    }
+
+    #[test]
+    fn a_quotient_by_repeated_subtraction_is_the_quotient_in_integers() {
+        // n = q * d + r without wrap-around (the product of 64-bit extensions), r < d:
+        // then q = n / d. Bit-blasting 64-bit products is hopeless; integers are not.
+        let mut s = TermStore::new();
+        let [n, q, d, r] = ["n", "q", "d", "r"].map(|name| s.new_var(name, 32));
+        let wide = |s: &mut TermStore, t| s.zero_ext(32, t);
+        let (wn, wq, wd, wr) = (wide(&mut s, n), wide(&mut s, q), wide(&mut s, d), wide(&mut s, r));
+        let prod = s.bin(BinOp::Mul, wq, wd);
+        let sum = s.bin(BinOp::Add, prod, wr);
+        let exact = s.eq(wn, sum);
+        let below = s.bin(BinOp::Ult, r, d);
+        let quotient = s.bin(BinOp::UDiv, n, d);
+        let same = s.eq(q, quotient);
+        let wrong = s.not(same);
+        assert_eq!(check_in_integers(&mut s, &[exact, below, wrong], WORK, TIME), Answer::Unsat);
+        // Without `r < d`, a model: one that the machine's terms satisfy.
+        let Answer::Sat(m) = check_in_integers(&mut s, &[exact, wrong], WORK, TIME) else {
+            panic!("expected a model");
+        };
+        let mut e = Evaluator::new(&s, &m.values);
+        assert!(e.holds(exact) && e.holds(wrong));
+    }
+
+    #[test]
+    fn a_translation_that_forgets_wrap_around_is_caught() {
+        // `x * y = 0` with neither 0 has models on the machine (16 * 16); in integers
+        // without the `mod`, it has none.
+        let mut s = TermStore::new();
+        let (x, y) = (s.new_var("x", 8), s.new_var("y", 8));
+        let zero = s.constant(8, 0);
+        let product = s.bin(BinOp::Mul, x, y);
+        let q = [s.eq(product, zero), s.bin(BinOp::Ult, zero, x), s.bin(BinOp::Ult, zero, y)];
+        assert!(matches!(check_in_integers(&mut s, &q, WORK, TIME), Answer::Sat(_)));
+        crate::term::lift::planted::plant(crate::term::lift::planted::NO_WRAP);
+        let planted = check_in_integers(&mut s, &q, WORK, TIME);
+        crate::term::lift::planted::plant(0);
+        assert_eq!(planted, Answer::Unsat, "the planted bug went unseen");
+    }
+}
