@@ -240,3 +240,34 @@ unsigned by_ones_trap(unsigned n, unsigned b) {
         r++;
     return (r + b) / (r < 1000);
 }
+
+/* The quotient by repeated subtraction (0 for a zero divisor). */
+unsigned div_by_subtraction(unsigned n, unsigned d) {
+    if (d == 0)
+        return 0;
+    unsigned q = 0;
+    while (n >= d) {
+        n -= d;
+        q++;
+    }
+    return q;
+}
+
+/* The quotient by `divu` (0 for a zero divisor). */
+unsigned div_by_divu(unsigned n, unsigned d) {
+    if (d == 0)
+        return 0;
+    return n / d;
+}
+
+/* Like div_by_subtraction, but one more once the quotient passes 3,000,000. */
+unsigned div_by_subtraction_needle(unsigned n, unsigned d) {
+    if (d == 0)
+        return 0;
+    unsigned q = 0;
+    while (n >= d) {
+        n -= d;
+        q += 1 + (q == 3000000);
+    }
+    return q;
+}

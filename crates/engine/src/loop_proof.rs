@@ -76,6 +76,11 @@ pub struct Check {
     /// What its unsatisfiability shows, for people.
     pub what: String,
     pub assertions: Vec<Formula>,
+    /// Whether the check is written in integers (`QF_NIA`, see
+    /// [`crate::term::integer_script`]): where an invariant it uses holds without
+    /// wrap-around, which no bit-vector equation of 32 bits says and bit-blasting a
+    /// 64-bit product cannot settle.
+    pub in_integers: bool,
 }
 
 /// What an obligation checks.

@@ -240,6 +240,20 @@ fn loops_in_no_fixed_ratio_are_proved_one_after_the_other() {
 /// Every pairing of levels and sides that the tests above leave out: a campaign of
 /// its own (minutes in a debug build), run in release by `.ci/run`.
 #[test]
+fn a_division_by_repeated_subtraction_is_proved_against_divu_in_integers() {
+    // The invariant `n = q * d + r` holds without wrap-around, which no 32-bit
+    // equation says: its checks are asked (and certified) in integers.
+    let (o0, o2) = (load("loops-O0.o"), load("loops-O2.o"));
+    let report = unbounded(side(&o0, "div_by_subtraction"), side(&o2, "div_by_divu"));
+    assert_proved(&report);
+    let certificate = report.unbounded.as_ref().unwrap().certificate.as_ref().unwrap();
+    let facts: Vec<&String> = certificate.invariant.iter().flat_map(|(_, f)| f).collect();
+    assert!(facts.iter().any(|f| f.contains("(no wrap-around)")), "{facts:?}");
+    assert!(facts.iter().any(|f| f.contains("/u")), "{facts:?}");
+    check_long_runs(side(&o0, "div_by_subtraction"), side(&o2, "div_by_divu"));
+}
+
+#[test]
 #[ignore = "a campaign: run in release with --ignored (.ci/run does)"]
 fn every_other_pairing_of_levels_is_proved_or_kept_unproved() {
     let (o0, o2) = (load("loops-O0.o"), load("loops-O2.o"));
@@ -252,6 +266,8 @@ fn every_other_pairing_of_levels_is_proved_or_kept_unproved() {
         (side(&o2, "nested"), side(&o2, "nested_down")),
         (side(&o0, "by_eights"), side(&o0, "by_ones")),
         (side(&o2, "by_eights"), side(&o0, "by_ones")),
+        (side(&o2, "div_by_divu"), side(&o0, "div_by_subtraction")),
+        (side(&o2, "div_by_subtraction"), side(&o2, "div_by_divu")),
     ] {
         proved_and_held(l, r);
     }
@@ -298,6 +314,12 @@ fn every_other_pairing_of_levels_is_proved_or_kept_unproved() {
             side(&o0, "two_loops"),
             [2, 3_000_005],
         ),
+        // A quotient one more once it passes 3,000,000.
+        (
+            side(&o2, "div_by_subtraction_needle"),
+            side(&o2, "div_by_divu"),
+            [3_500_000, 1],
+        ),
     ] {
         never_proved(l, r, args);
     }
@@ -338,8 +360,11 @@ fn recheck(dir: &std::path::Path) -> Vec<(String, Option<String>, z3::SatResult)
         .iter()
         .map(|f| {
             let name = f.file_name().unwrap().to_string_lossy().into_owned();
+            let text = std::fs::read_to_string(f).unwrap();
             // Plain cvc5 first; where its bit-blasting leaves a check undecided, its
-            // translation to integers (as the certificate's README says).
+            // translation to integers; a check in integers with the option the
+            // certificate's README gives for them.
+            let in_integers = text.contains("(set-logic QF_NIA)");
             let by_cvc5 = cvc5.exists().then(|| {
                 let ask = |options: &[&str]| {
                     let o = std::process::Command::new(cvc5)
@@ -353,10 +378,10 @@ fn recheck(dir: &std::path::Path) -> Vec<(String, Option<String>, z3::SatResult)
                 let plain = ask(&[]);
                 match plain.as_str() {
                     "sat" | "unsat" => plain,
+                    _ if in_integers => ask(&["--nl-ext-split-zero"]),
                     _ => ask(&["--solve-bv-as-int=sum"]),
                 }
             });
-            let text = std::fs::read_to_string(f).unwrap();
             let solver = z3::Solver::new();
             solver.from_string(text.as_str());
             assert_eq!(
@@ -387,6 +412,8 @@ fn a_certificate_of_each_kind_of_proof_is_unsat_for_cvc5_and_z3() {
     // One run after the other (both at -O0: -O2 counts without a loop), where every
     // loop's measure is a check of its own.
     certified(&o0, &o0, "by_ones", "by_eights", true);
+    // An invariant without wrap-around: its checks are written in integers.
+    certified(&o0, &o2, "div_by_subtraction", "div_by_divu", true);
 }
 
 /// Proves `f` of `o0` (-O0) against `g` of `o2` (-O2) with a certificate, and re-checks every file

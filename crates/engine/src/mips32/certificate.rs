@@ -13,7 +13,16 @@ use std::fmt::Write as _;
 use std::path::Path;
 
 use super::induct::{Certificate, Obligations};
-use crate::term::{smtlib_script, Formula, Term, TermStore};
+use crate::term::{integer_script, smtlib_script, Formula, Names, Term, TermStore};
+
+/// One check file, as the index lists it.
+struct Entry<'a> {
+    file: String,
+    kind: &'static str,
+    what: &'a str,
+    /// `QF_BV`, or `QF_NIA` for a check written in integers.
+    logic: &'static str,
+}
 
 /// Writes the certificate of `certificate` into `dir` (created if need be), with
 /// `domain` (the preconditions) asserted in every file, and `title` (what was
@@ -47,10 +56,20 @@ pub fn write(
             check.kind.name(),
             check.what
         );
-        let text = smtlib_script(store, &o.invariants, &formulas, &comment);
+        let lifted = check
+            .in_integers
+            .then(|| integer_script(store, &o.invariants, &formulas, &comment, Names::Readable))
+            .flatten();
+        let logic = if lifted.is_some() { "QF_NIA" } else { "QF_BV" };
+        let text = lifted.unwrap_or_else(|| smtlib_script(store, &o.invariants, &formulas, &comment));
         let path = dir.join(&file);
         std::fs::write(&path, text).map_err(|e| at(&file, e))?;
-        index.push((file, check.kind.name(), check.what.as_str()));
+        index.push(Entry {
+            file,
+            kind: check.kind.name(),
+            what: check.what.as_str(),
+            logic,
+        });
     }
     std::fs::write(dir.join("README"), readme_text(certificate, title, &index))
         .map_err(|e| at("README", e))?;
@@ -82,7 +101,7 @@ fn remove_stale(dir: &Path) -> std::io::Result<()> {
     Ok(())
 }
 
-fn readme_text(c: &Certificate, title: &str, index: &[(String, &str, &str)]) -> String {
+fn readme_text(c: &Certificate, title: &str, index: &[Entry]) -> String {
     let mut t = String::new();
     let _ = writeln!(t, "Certificate of a loop proof by tamarin: {title}\n");
     let _ = writeln!(
@@ -94,33 +113,48 @@ fn readme_text(c: &Certificate, title: &str, index: &[(String, &str, &str)]) -> 
     );
     let _ = writeln!(
         t,
-        "Each .smt2 file is a standalone SMT-LIB 2 query (logic QF_BV) whose \
+        "Each .smt2 file is a standalone SMT-LIB 2 query (logic QF_BV, or QF_NIA where marked) whose \
          unsatisfiability the proof\nrests on: every solver must answer `unsat` to each. \
          Re-check them with\n\n    for f in DIR/*.smt2; do cvc5 \"$f\"; done\n\n\
          A check over sums of products (a loop unrolled by two, a strength-reduced \
          counter) that cvc5's\nbit-blasting does not settle quickly, its translation \
          to integers does:\n\n    cvc5 --solve-bv-as-int=sum FILE\n"
     );
+    if index.iter().any(|e| e.logic == "QF_NIA") {
+        let _ = writeln!(
+            t,
+            "Checks marked QF_NIA use an invariant that holds without wrap-around (n = q * d + r \
+             in the\nintegers): they are written in integers, each 32-bit value as its unsigned \
+             reading in\n[0, 2^32), each operation that can wrap as its result mod 2^32 (left out \
+             where the ranges\nof its operands show it cannot), division and remainder as div \
+             and mod, and any other\noperation as a fresh value of its range. Every behaviour \
+             of the machine is one of the\nintegers', so `unsat` there is `unsat` for the \
+             machine. Where cvc5's nonlinear\nreasoning does not settle one quickly, \
+             splitting on zero first does:\n\n    cvc5 --nl-ext-split-zero FILE\n"
+        );
+    }
     let _ = writeln!(t, "The invariant (the inv.PLACE functions of the files):");
     for (place, facts) in &c.invariant {
         let _ = writeln!(t, "  {place}: {}", facts.join(", "));
     }
     let _ = writeln!(t, "\nThe checks (expected answer: unsat):");
-    for (file, kind, what) in index {
-        let _ = writeln!(t, "  {file}\n    {kind}: {what}");
+    for e in index {
+        let marked = if e.logic == "QF_BV" { String::new() } else { format!(" ({})", e.logic) };
+        let _ = writeln!(t, "  {}{marked}\n    {}: {}", e.file, e.kind, e.what);
     }
     t
 }
 
-fn json_text(c: &Certificate, title: &str, index: &[(String, &str, &str)]) -> String {
+fn json_text(c: &Certificate, title: &str, index: &[Entry]) -> String {
     let checks: Vec<String> = index
         .iter()
-        .map(|(file, kind, what)| {
+        .map(|e| {
             format!(
-                "    {{\"file\": {}, \"kind\": {}, \"checks\": {}, \"expected\": \"unsat\"}}",
-                quote(file),
-                quote(kind),
-                quote(what)
+                "    {{\"file\": {}, \"kind\": {}, \"checks\": {}, \"logic\": {}, \"expected\": \"unsat\"}}",
+                quote(&e.file),
+                quote(e.kind),
+                quote(e.what),
+                quote(e.logic)
             )
         })
         .collect();
@@ -133,9 +167,15 @@ fn json_text(c: &Certificate, title: &str, index: &[(String, &str, &str)]) -> St
         })
         .collect();
     format!(
-        "{{\n  \"proof\": {},\n  \"logic\": \"QF_BV\",\n  \"heads\": {{\"left\": {}, \"right\": {}}},\n  \
+        "{{\n  \"proof\": {},\n  \"logic\": {},\n  \"heads\": {{\"left\": {}, \"right\": {}}},\n  \
          \"schedule\": {},\n  \"invariant\": {{\n{}\n  }},\n  \"checks\": [\n{}\n  ]\n}}\n",
         quote(title),
+        // One logic where every check has it, else `mixed` (each check says its own).
+        quote(match index.first().map(|e| e.logic) {
+            Some(l) if index.iter().all(|e| e.logic == l) => l,
+            None => "QF_BV",
+            Some(_) => "mixed",
+        }),
         quote(&head(&c.heads[0])),
         quote(&head(&c.heads[1])),
         quote(c.schedule.name()),

@@ -832,6 +832,28 @@ mod loop_proof_tests {
     }
 
     #[test]
+    fn a_false_fact_in_a_certificate_in_integers_is_caught_by_its_recheck() {
+        // A division by repeated subtraction: its invariant holds without wrap-around,
+        // so its checks are written in integers (QF_NIA), where the planted fact
+        // `x <u 0` is `x < 0` for an `x` of at least 0.
+        let o0 = load("loops-O0.o");
+        let dir = tempfile::tempdir().unwrap();
+        let planted = certified(&o0, "div_by_subtraction", "div_by_divu", planted::FALSE_FACT, Some(dir.path()));
+        assert_eq!(planted, FunctionVerdict::Equivalent);
+        let initiation = std::fs::read_dir(dir.path())
+            .unwrap()
+            .map(|e| e.unwrap().path())
+            .find(|p| p.to_string_lossy().contains("initiation"))
+            .unwrap();
+        assert!(std::fs::read_to_string(&initiation).unwrap().contains("(set-logic QF_NIA)"));
+        let answers = recheck(dir.path());
+        assert!(
+            answers.iter().any(|(n, a)| a == "sat" && n.contains("initiation")),
+            "{answers:?}"
+        );
+    }
+
+    #[test]
     fn the_certificate_of_an_unpruned_invariant_does_not_recheck() {
         // Without pruning a needle after 3,000,000 trips is "proved"; its certificate
         // holds facts that a trip breaks, and the re-check finds one.

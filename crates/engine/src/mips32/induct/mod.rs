@@ -101,6 +101,13 @@ enum Rel {
     /// `n - (n & ~1) <= 1`), which tells a loop unrolled by two how many trips are left
     /// after its last whole round.
     Within,
+    /// `a = b * c + e` in the integers, without wrap-around: an input taken apart by a
+    /// loop (`n = q * d + r`, a division by repeated subtraction). Its checks are asked
+    /// in integers ([`crate::solver::check_in_integers`]).
+    Exact,
+    /// `a = b /u c` (`c` never 0 where it holds): a value that one side computed by a
+    /// division and the other by a loop. Asked in integers too.
+    Quot,
 }
 
 /// One candidate fact: `a rel b`, or `a = k * b + c + d` (`Rel::Lin`).
@@ -115,6 +122,8 @@ struct Fact {
     /// For `Rel::Lin` with a value `c`: a constant added too (`i = -j + n - 1`, of
     /// two counters that meet in the middle of a trip).
     d: i32,
+    /// For `Rel::Exact`: the addend.
+    e: Operand,
 }
 
 impl Fact {
@@ -126,6 +135,7 @@ impl Fact {
             k: 0,
             c: Operand::Const(0),
             d: 0,
+            e: Operand::Const(0),
         }
     }
 }
@@ -231,6 +241,7 @@ pub fn prove(
                 drop_undecided: false,
                 deferred: false,
                 undecided: BTreeSet::new(),
+                exact_terms: Default::default(),
                 memories: sides.map(|f| match f.code {
                     Code::Mips32(image) => Some(Memory::new(image)),
                     Code::Cs241(_) => None,
@@ -319,6 +330,9 @@ struct Prover<'a, 'f> {
     /// Queries the solver left undecided: asked again (the same terms, so the same
     /// question), the answer would only cost the same time again.
     undecided: BTreeSet<Vec<Term>>,
+    /// The terms of [`Rel::Exact`] facts: a query that uses one is asked in integers
+    /// first.
+    exact_terms: rustc_hash::FxHashSet<Term>,
     /// Per side, a MIPS32 image's memory as a run starts (for the words a state did
     /// not write; a CS241 program's words are its own) and a machine for the sampling
     /// runs: made once, not per use.
@@ -546,6 +560,15 @@ impl Prover<'_, '_> {
         if self.undecided.contains(q) {
             return Answer::Unknown("undecided before".into());
         }
+        // A fact without wrap-around is an equation in the integers, which bit-blasting
+        // cannot settle: such queries go to integers first. Their `unsat` is the
+        // machine's; a model is kept only where the machine's terms agree with it.
+        if !self.exact_terms.is_empty() && !(self.stop)() && self.uses_exact(q) {
+            let a = crate::solver::check_in_integers(self.s, q, QUERY_WORK, QUERY_TIME);
+            if !matches!(a, Answer::Unknown(_)) {
+                return a;
+            }
+        }
         self.solver.limit_work(QUERY_WORK);
         self.solver.limit_time(QUERY_TIME);
         let a = self.solver.check(self.s, q);
@@ -553,6 +576,11 @@ impl Prover<'_, '_> {
             self.undecided.insert(q.to_vec());
         }
         a
+    }
+
+    /// Whether `q` uses the term of a [`Rel::Exact`] fact.
+    fn uses_exact(&self, q: &[Term]) -> bool {
+        self.s.reachable(q).iter().any(|t| self.exact_terms.contains(t))
     }
 
     fn feasible(&mut self, q: &[Term]) -> Option<bool> {
@@ -692,6 +720,27 @@ impl Prover<'_, '_> {
                 let one = self.s.word(1);
                 let low = self.s.bin(BinOp::BvAnd, a, one);
                 self.s.eq(low, b)
+            }
+            Rel::Exact => {
+                // In 64 bits a product of two 32-bit values plus a third cannot wrap
+                // around: this is the equation in the integers.
+                let [a, b, c, e] = [a, b, self.operand(f.c, values), self.operand(f.e, values)].map(|t| self.s.zero_ext(32, t));
+                let bc = self.s.bin(BinOp::Mul, b, c);
+                let sum = self.s.bin(BinOp::Add, bc, e);
+                let t = self.s.eq(a, sum);
+                self.exact_terms.insert(t);
+                t
+            }
+            Rel::Quot => {
+                let c = self.operand(f.c, values);
+                let zero = self.s.word(0);
+                let nonzero = self.s.eq(c, zero);
+                let nonzero = self.s.not(nonzero);
+                let q = self.s.bin(BinOp::UDiv, b, c);
+                let same = self.s.eq(a, q);
+                let t = self.s.and(nonzero, same);
+                self.exact_terms.insert(t);
+                t
             }
         }
     }
@@ -849,7 +898,52 @@ impl Prover<'_, '_> {
         }
         self.linear_facts(place, rows, &varying, &mut facts);
         self.product_facts(rows, &varying, &mut facts);
+        if alone {
+            self.exact_facts(rows, &varying, &mut facts);
+        }
         facts
+    }
+
+    /// `n = y * z + w` in the integers (no wrap-around on any sample), for an input
+    /// `n` and values `y`, `w` of a side and `z` any value, where some sample has both
+    /// factors above 1: an input that a side running alone takes apart (a quotient
+    /// and a remainder by repeated subtraction); and `y = n /u z`, a quotient that a
+    /// side returned. Values equal on every sample count once.
+    fn exact_facts(&self, rows: &[Vec<u32>], varying: &[usize], facts: &mut BTreeSet<Fact>) {
+        let inputs = self.args.len();
+        let mut seen: BTreeSet<Vec<u32>> = BTreeSet::new();
+        let distinct: Vec<usize> = varying
+            .iter()
+            .copied()
+            .filter(|&i| seen.insert(rows.iter().map(|r| r[i]).collect()))
+            .collect();
+        let exact = |r: &Vec<u32>, n: usize, y: usize, z: usize, w: usize| {
+            u64::from(r[y]) * u64::from(r[z]) + u64::from(r[w]) == u64::from(r[n])
+        };
+        for &n in distinct.iter().filter(|&&n| n < inputs) {
+            for &y in distinct.iter().filter(|&&y| y >= inputs) {
+                for &z in distinct.iter().filter(|&&z| z != y && z != n) {
+                    if !rows.iter().any(|r| r[y] > 1 && r[z] > 1) {
+                        continue;
+                    }
+                    if rows.iter().all(|r| r[z] != 0 && r[y] == r[n] / r[z]) {
+                        facts.insert(Fact {
+                            c: Operand::Value(z as u16),
+                            ..Fact::cmp(Rel::Quot, Operand::Value(y as u16), Operand::Value(n as u16))
+                        });
+                    }
+                    for &w in distinct.iter().filter(|&&w| w >= inputs && w != y && w != z) {
+                        if rows.iter().all(|r| exact(r, n, y, z, w)) {
+                            facts.insert(Fact {
+                                c: Operand::Value(z as u16),
+                                e: Operand::Value(w as u16),
+                                ..Fact::cmp(Rel::Exact, Operand::Value(n as u16), Operand::Value(y as u16))
+                            });
+                        }
+                    }
+                }
+            }
+        }
     }
 
     /// `x = y * z + c` for varying values and a constant `c`, where every sample
@@ -880,6 +974,7 @@ impl Prover<'_, '_> {
                             k: addend as i32,
                             c: Operand::Value(z as u16),
                             d: 0,
+                            e: Operand::Const(0),
                         });
                     }
                 }
@@ -941,6 +1036,7 @@ impl Prover<'_, '_> {
                         k,
                         c: z,
                         d,
+                        e: Operand::Const(0),
                     });
                 }
             }
@@ -953,7 +1049,7 @@ impl Prover<'_, '_> {
             .filter(|f| f.rel == Rel::Lin && f.k < 0 && f.d == 0)
             .filter(|f| {
                 let Operand::Value(_) = f.c else { return false };
-                facts.contains(&Fact { rel: Rel::Lin, a: f.c, b: f.b, k: f.k.wrapping_neg(), c: f.a, d: 0 })
+                facts.contains(&Fact { a: f.c, k: f.k.wrapping_neg(), c: f.a, ..**f })
             })
             .copied()
             .collect();
@@ -1464,13 +1560,21 @@ impl Prover<'_, '_> {
             }
         }
         let mut checks = Vec::new();
-        // A check from `from`: its invariant over its state, and one of `cases` (each
-        // a guard and what must not hold with it).
+        // Places whose invariant has a fact in the integers: a check that uses one is
+        // written in integers.
+        let in_integers: BTreeSet<Place> = self
+            .facts
+            .iter()
+            .filter(|(_, facts)| facts.iter().any(|f| matches!(f.rel, Rel::Exact | Rel::Quot)))
+            .map(|(p, _)| *p)
+            .collect();
+        // A check from `from` (to `to`): its invariant over its state, and one of
+        // `cases` (each a guard and what must not hold with it).
         let mut check = |s: &mut TermStore,
                          kind: CheckKind,
                          name: String,
                          what: String,
-                         from: Option<Place>,
+                         (from, to): (Option<Place>, Option<Place>),
                          cases: Vec<(Term, Formula)>| {
             let mut roots = Vec::new();
             for (guard, f) in &cases {
@@ -1502,6 +1606,7 @@ impl Prover<'_, '_> {
                 name,
                 what,
                 assertions,
+                in_integers: [from, to].iter().flatten().any(|p| in_integers.contains(p)),
             });
         };
         let mut groups: BTreeMap<(Option<Place>, Place), Vec<&Trip>> = BTreeMap::new();
@@ -1537,7 +1642,7 @@ impl Prover<'_, '_> {
                     ),
                 ),
             };
-            check(self.s, kind, name, what, from, cases);
+            check(self.s, kind, name, what, (from, Some(to)), cases);
         }
         let mut by_source: BTreeMap<Option<Place>, Vec<(Term, Formula)>> = BTreeMap::new();
         for &(from, guard, differ) in ends {
@@ -1561,7 +1666,7 @@ impl Prover<'_, '_> {
                     ),
                 ),
             };
-            check(self.s, CheckKind::Exit, name, what, from, cases);
+            check(self.s, CheckKind::Exit, name, what, (from, None), cases);
         }
         for &(place, m) in measures.unwrap_or_default() {
             let cases = trips
@@ -1578,7 +1683,7 @@ impl Prover<'_, '_> {
                 place_text(place)
             );
             let name = format!("termination-{}", place_slug(place));
-            check(self.s, CheckKind::Termination, name, what, Some(place), cases);
+            check(self.s, CheckKind::Termination, name, what, (Some(place), None), cases);
         }
         checks.sort_by_key(|c| c.kind);
         Obligations { invariants, checks }
@@ -1618,6 +1723,8 @@ impl Prover<'_, '_> {
         };
         match f.rel {
             Rel::Lin | Rel::Mul => is_rep(f.a) && is_rep(f.b) && is_rep(f.c),
+            Rel::Exact => is_rep(f.a) && is_rep(f.b) && is_rep(f.c) && is_rep(f.e),
+            Rel::Quot => is_rep(f.a) && is_rep(f.b) && is_rep(f.c),
             Rel::Eq => {
                 // One equality per class and side: its first value against the first
                 // value of the other side (or of the inputs) in the class.
@@ -1651,6 +1758,12 @@ impl Prover<'_, '_> {
             let even = matches!(f.b, Operand::Const(0));
             return format!("{} is {}", name(f.a), if even { "even" } else { "odd" });
         }
+        if f.rel == Rel::Exact {
+            return format!("{} = {} * {} + {} (no wrap-around)", name(f.a), name(f.b), name(f.c), name(f.e));
+        }
+        if f.rel == Rel::Quot {
+            return format!("{} = {} /u {}", name(f.a), name(f.b), name(f.c));
+        }
         if f.rel == Rel::Mul {
             let product = format!("{} = {} * {}", name(f.a), name(f.b), name(f.c));
             return if f.k == 0 { product } else { format!("{product} + {}", f.k) };
@@ -1661,7 +1774,7 @@ impl Prover<'_, '_> {
             Rel::Sle => "<=s",
             Rel::Ult => "<u",
             Rel::Ule => "<=u",
-            Rel::Lin | Rel::Mul | Rel::Parity | Rel::Within => "=",
+            Rel::Lin | Rel::Mul | Rel::Parity | Rel::Within | Rel::Exact | Rel::Quot => "=",
         };
         format!("{} {rel} {}", name(f.a), name(f.b))
     }
