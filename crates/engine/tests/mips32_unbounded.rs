@@ -246,9 +246,18 @@ fn a_division_by_repeated_subtraction_is_proved_against_divu_in_integers() {
     let (o0, o2) = (load("loops-O0.o"), load("loops-O2.o"));
     let report = unbounded(side(&o0, "div_by_subtraction"), side(&o2, "div_by_divu"));
     assert_proved(&report);
-    let certificate = report.unbounded.as_ref().unwrap().certificate.as_ref().unwrap();
+    let certificate = report
+        .unbounded
+        .as_ref()
+        .unwrap()
+        .certificate
+        .as_ref()
+        .unwrap();
     let facts: Vec<&String> = certificate.invariant.iter().flat_map(|(_, f)| f).collect();
-    assert!(facts.iter().any(|f| f.contains("(no wrap-around)")), "{facts:?}");
+    assert!(
+        facts.iter().any(|f| f.contains("(no wrap-around)")),
+        "{facts:?}"
+    );
     assert!(facts.iter().any(|f| f.contains("/u")), "{facts:?}");
     check_long_runs(side(&o0, "div_by_subtraction"), side(&o2, "div_by_divu"));
 }

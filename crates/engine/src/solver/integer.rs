@@ -80,6 +80,8 @@ mod tests {
         Ite(usize, usize, usize, usize),
         /// Widened by zero or sign extension, worked on at 16 bits, and cut back.
         Wide(bool, usize, usize, usize),
+        /// An equality (or inequality) test through `xor`, as compilers write it.
+        Xor(u8, usize, usize),
     }
 
     /// Operators the translation says exactly, then those it leaves opaque.
@@ -96,6 +98,7 @@ mod tests {
             2 => (0..BY_CONST.len(), ix(), 0u64..10).prop_map(|(o, a, k)| Step::ByConst(o, a, k)),
             1 => (0usize..3, ix(), ix(), ix()).prop_map(|(o, c, a, b)| Step::Ite(o, c, a, b)),
             2 => (any::<bool>(), 0usize..3, ix(), ix()).prop_map(|(z, o, a, b)| Step::Wide(z, o, a, b)),
+            1 => (0u8..3, ix(), ix()).prop_map(|(k, a, b)| Step::Xor(k, a, b)),
         ]
     }
 
@@ -126,6 +129,18 @@ mod tests {
                     let cmp = [BinOp::Eq, BinOp::Ult, BinOp::Slt][o];
                     let cond = s.bin(cmp, w(c), w(a));
                     s.ite(cond, w(a), w(b))
+                }
+                // An equality test as compilers write it: `0 <u (x ^ y)`, `(x ^ y) <u
+                // 1` or `(x ^ y) = 0`.
+                Step::Xor(kind, a, b) => {
+                    let x = s.bin(BinOp::BvXor, w(a), w(b));
+                    let (zero, one) = (s.constant(8, 0), s.constant(8, 1));
+                    let test = match kind % 3 {
+                        0 => s.bin(BinOp::Ult, zero, x),
+                        1 => s.bin(BinOp::Ult, x, one),
+                        _ => s.eq(x, zero),
+                    };
+                    s.ite(test, w(a), w(b))
                 }
                 Step::Wide(zero, o, a, b) => {
                     let widen = |s: &mut TermStore, t| if zero { s.zero_ext(8, t) } else { s.sign_ext(8, t) };
@@ -195,6 +210,31 @@ mod tests {
         };
         let mut e = Evaluator::new(&s, &m.values);
         assert!(e.holds(exact) && e.holds(wrong));
+    }
+
+    #[test]
+    fn equality_tests_through_xor_are_said_exactly() {
+        // `(x ^ y) = 0`, `(x ^ y) <u 1` and `0 <u (x ^ y)`, with the inputs fixed equal
+        // and unequal: the integer form says what the machine says, though `xor`
+        // itself is opaque.
+        for (vx, vy) in [(5u64, 5u64), (5, 6)] {
+            for kind in 0..3 {
+                let mut s = TermStore::new();
+                let (x, y) = (s.new_var("x", 8), s.new_var("y", 8));
+                let xor = s.bin(BinOp::BvXor, x, y);
+                let (zero, one) = (s.constant(8, 0), s.constant(8, 1));
+                let test = match kind {
+                    0 => s.eq(xor, zero),
+                    1 => s.bin(BinOp::Ult, xor, one),
+                    _ => s.bin(BinOp::Ult, zero, xor),
+                };
+                let machine = Evaluator::new(&s, &[vx, vy]).holds(test);
+                let wrong = if machine { s.not(test) } else { test };
+                let (cx, cy) = (s.constant(8, vx), s.constant(8, vy));
+                let fixed = [s.eq(x, cx), s.eq(y, cy), wrong];
+                assert_eq!(check_in_integers(&mut s, &fixed, WORK, TIME), Answer::Unsat, "{kind} {vx} {vy}");
+            }
+        }
     }
 
     #[test]

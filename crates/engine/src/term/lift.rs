@@ -19,8 +19,9 @@
 //!   divisor written out (all ones, and the dividend); comparisons, `ite`, extraction,
 //!   extension and concatenation are their arithmetic meaning; `and` with a mask of
 //!   low (or high) bits is a remainder (or a difference);
-//! - anything else (`or`, `xor`, other masks, shifts by an unknown, signed division)
-//!   is opaque: a fresh variable in the range of its width, one per term. Equal terms
+//! - `(x ^ y) = 0` and `(x ^ y) <u 1` are `x = y`, and `0 <u (x ^ y)` is `x != y`
+//!   (how compilers test equality); anything else (`or`, `xor`, other masks, shifts by an unknown, signed
+//!   division) is opaque: a fresh variable in the range of its width, one per term. Equal terms
 //!   get the same variable, so nothing is lost that the term's identity says, and a
 //!   fresh variable only allows more, never less.
 //!
@@ -111,6 +112,14 @@ fn join(a: Option<(i128, i128)>, b: Option<(i128, i128)>, f: impl Fn(i128, i128)
     Some((*corners.iter().min()?, *corners.iter().max()?))
 }
 
+/// The operands of `t` when it is an exclusive or.
+fn xor_operands(s: &TermStore, t: Term) -> Option<(Term, Term)> {
+    match s.node(t) {
+        Node::Bin(BinOp::BvXor, x, y) => Some((x, y)),
+        _ => None,
+    }
+}
+
 /// Translates terms one node at a time over the texts of their arguments.
 struct Lifter<'a> {
     store: &'a TermStore,
@@ -169,7 +178,22 @@ impl Lifter<'_> {
                 plain(format!("({name} {} {})", arg(self, a).text, arg(self, b).text))
             }
             Node::Bin(BinOp::Eq, a, _) if s.width(a) == MEMORY => self.opaque(t),
+            // `(x ^ y) = 0` is `x = y` (`movz`/`movn` on an `xor`).
+            Node::Bin(BinOp::Eq, a, b) if s.as_const(b) == Some(0) && xor_operands(s, a).is_some() => {
+                let (x, y) = xor_operands(s, a).unwrap_or((a, b));
+                plain(format!("(= {} {})", arg(self, x).text, arg(self, y).text))
+            }
             Node::Bin(BinOp::Eq, a, b) => plain(format!("(= {} {})", arg(self, a).text, arg(self, b).text)),
+            // `(x ^ y) <u 1` and `0 <u (x ^ y)`: how compilers test `x == y` and `x != y`
+            // (`xor`, then `sltiu`/`sltu`), said exactly though `xor` is opaque.
+            Node::Bin(BinOp::Ult, a, b) if s.as_const(b) == Some(1) && xor_operands(s, a).is_some() => {
+                let (x, y) = xor_operands(s, a).unwrap_or((a, b));
+                plain(format!("(= {} {})", arg(self, x).text, arg(self, y).text))
+            }
+            Node::Bin(BinOp::Ult, a, b) if s.as_const(a) == Some(0) && xor_operands(s, b).is_some() => {
+                let (x, y) = xor_operands(s, b).unwrap_or((a, b));
+                plain(format!("(not (= {} {}))", arg(self, x).text, arg(self, y).text))
+            }
             Node::Bin(BinOp::Ult, a, b) => plain(format!("(< {} {})", arg(self, a).text, arg(self, b).text)),
             Node::Bin(BinOp::Slt, a, b) => {
                 let aw = s.width(a);

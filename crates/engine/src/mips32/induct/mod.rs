@@ -563,11 +563,15 @@ impl Prover<'_, '_> {
         // A fact without wrap-around is an equation in the integers, which bit-blasting
         // cannot settle: such queries go to integers first. Their `unsat` is the
         // machine's; a model is kept only where the machine's terms agree with it.
+        // Bit-blasting the 64-bit product of such a fact settles nothing that the
+        // integers left open, so the answer in integers is the answer (a model that
+        // the machine's terms do not satisfy is unknown, and the fact is dropped).
         if !self.exact_terms.is_empty() && !(self.stop)() && self.uses_exact(q) {
             let a = crate::solver::check_in_integers(self.s, q, QUERY_WORK, QUERY_TIME);
-            if !matches!(a, Answer::Unknown(_)) {
-                return a;
+            if matches!(a, Answer::Unknown(_)) {
+                self.undecided.insert(q.to_vec());
             }
+            return a;
         }
         self.solver.limit_work(QUERY_WORK);
         self.solver.limit_time(QUERY_TIME);
