@@ -82,6 +82,9 @@ internal_modules!(
     notes, options, report, semantics, shared, solver, term, trace, unbounded, verdict
 );
 
+#[cfg(test)]
+mod planted;
+
 pub use tamarin_mips as mips;
 
 pub use assume::{AssumeError, Precondition};

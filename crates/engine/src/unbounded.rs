@@ -288,11 +288,11 @@ mod tests {
 
     /// The verdict on two loop examples for runs of any length, with `bugs` planted
     /// in the checker.
-    fn verdict(l: &str, r: &str, bugs: u8) -> Verdict {
+    fn verdict(l: &str, r: &str, bugs: u32) -> Verdict {
         verdict_with(l, r, bugs, &options())
     }
 
-    fn verdict_with(l: &str, r: &str, bugs: u8, opts: &Options) -> Verdict {
+    fn verdict_with(l: &str, r: &str, bugs: u32, opts: &Options) -> Verdict {
         let (l, r) = (example("loops", l), example("loops", r));
         planted::plant(bugs);
         let v = compare(&l, &r, opts, &mut Quiet).unwrap().verdict;

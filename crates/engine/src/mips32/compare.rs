@@ -692,7 +692,7 @@ mod loop_proof_tests {
 
     /// The verdict on two functions of `image` for runs of any length, with `bugs`
     /// planted in the checker.
-    fn verdict(image: &Image, l: &str, r: &str, bugs: u8) -> FunctionVerdict {
+    fn verdict(image: &Image, l: &str, r: &str, bugs: u32) -> FunctionVerdict {
         certified(image, l, r, bugs, None)
     }
 
@@ -701,7 +701,7 @@ mod loop_proof_tests {
         image: &Image,
         l: &str,
         r: &str,
-        bugs: u8,
+        bugs: u32,
         certificate: Option<&Path>,
     ) -> FunctionVerdict {
         let side = |f: &str| FunctionSide {

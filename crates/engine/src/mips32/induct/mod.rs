@@ -1899,30 +1899,18 @@ struct SideRun {
 /// thread's proofs only).
 #[cfg(test)]
 pub(crate) mod planted {
-    use std::cell::Cell;
+    pub use crate::planted::{has, plant};
 
-    pub const NO_PRUNING: u8 = 1;
-    pub const LONE_TRIPS_END: u8 = 2;
+    pub const NO_PRUNING: u32 = 1;
+    pub const LONE_TRIPS_END: u32 = 2;
     /// A fact no state satisfies, added to the first place's invariant in the
     /// certificate only (the proof itself is not changed).
-    pub const FALSE_FACT: u8 = 4;
+    pub const FALSE_FACT: u32 = 4;
     /// A side alone that goes from one loop to another and back is taken to end.
-    pub const LONE_CYCLES: u8 = 8;
+    pub const LONE_CYCLES: u32 = 8;
     /// Under a schedule of one side after the other, a left that faults before the
     /// right has started is taken to end alike with it.
-    pub const FAULT_BEFORE_START: u8 = 16;
-
-    thread_local! {
-        static BUGS: Cell<u8> = const { Cell::new(0) };
-    }
-
-    pub fn has(bug: u8) -> bool {
-        BUGS.with(|b| b.get() & bug != 0)
-    }
-
-    pub fn plant(bugs: u8) {
-        BUGS.with(|b| b.set(bugs));
-    }
+    pub const FAULT_BEFORE_START: u32 = 16;
 }
 
 #[cfg(test)]
