@@ -271,3 +271,23 @@ unsigned div_by_subtraction_needle(unsigned n, unsigned d) {
     }
     return q;
 }
+
+/* b plus 0 + 1 + ... + (n - 1), one at a time. */
+unsigned sum_of_i(unsigned n, unsigned b) {
+    unsigned s = b;
+    for (unsigned i = 0; i < n; i++)
+        s += i;
+    return s;
+}
+
+/* The same in closed form, n (n - 1) / 2 in 64 bits. */
+unsigned sum_closed(unsigned n, unsigned b) {
+    unsigned long long m = n;
+    return b + (unsigned)(m * (m - 1) / 2);
+}
+
+/* A closed form that is wrong once n (n - 1) wraps in 32 bits (n of 65,537 or more):
+   it agrees with sum_of_i on every small n. */
+unsigned sum_closed_wrapped(unsigned n, unsigned b) {
+    return b + n * (n - 1) / 2;
+}

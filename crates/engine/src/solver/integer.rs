@@ -238,6 +238,26 @@ mod tests {
     }
 
     #[test]
+    fn an_or_of_bits_that_do_not_meet_is_their_sum() {
+        // `(x << 3) | (y >> 5)` on 8 bits, as gcc joins the halves of a shifted 64-bit
+        // product: exact for every pair of values tried.
+        for (vx, vy) in [(0u64, 0u64), (0xff, 0xff), (0x1f, 0xe0), (0x20, 0x1f), (7, 200)] {
+            let mut s = TermStore::new();
+            let (x, y) = (s.new_var("x", 8), s.new_var("y", 8));
+            let (three, five) = (s.constant(8, 3), s.constant(8, 5));
+            let high = s.bin(BinOp::Shl, x, three);
+            let low = s.bin(BinOp::LShr, y, five);
+            let or = s.bin(BinOp::BvOr, high, low);
+            let value = Evaluator::new(&s, &[vx, vy]).eval(or);
+            let (cx, cy, cv) = (s.constant(8, vx), s.constant(8, vy), s.constant(8, value));
+            let same = s.eq(or, cv);
+            let other = s.not(same);
+            let q = [s.eq(x, cx), s.eq(y, cy), other];
+            assert_eq!(check_in_integers(&mut s, &q, WORK, TIME), Answer::Unsat, "{vx} {vy}");
+        }
+    }
+
+    #[test]
     fn a_translation_that_forgets_wrap_around_is_caught() {
         // `x * y = 0` with neither 0 has models on the machine (16 * 16); in integers
         // without the `mod`, it has none.

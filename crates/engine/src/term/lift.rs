@@ -112,6 +112,20 @@ fn join(a: Option<(i128, i128)>, b: Option<(i128, i128)>, f: impl Fn(i128, i128)
     Some((*corners.iter().min()?, *corners.iter().max()?))
 }
 
+/// `(high, low)` where `a | b` is `high | low` with `high` a shift left by a constant
+/// `k` and `low` a shift right by at least `w - k` (so below `2^k`): bits that do not
+/// meet.
+fn disjoint_or(s: &TermStore, a: Term, b: Term) -> Option<(Term, Term)> {
+    let w = u64::from(s.width(a));
+    let shift = |t: Term, op: BinOp| match s.node(t) {
+        Node::Bin(o, _, k) if o == op => s.as_const(k).filter(|&k| k < w),
+        _ => None,
+    };
+    [(a, b), (b, a)].into_iter().find(|&(high, low)| {
+        matches!((shift(high, BinOp::Shl), shift(low, BinOp::LShr)), (Some(k), Some(r)) if r >= w - k)
+    })
+}
+
 /// The operands of `t` when it is an exclusive or.
 fn xor_operands(s: &TermStore, t: Term) -> Option<(Term, Term)> {
     match s.node(t) {
@@ -314,6 +328,16 @@ impl Lifter<'_> {
                 let m = pow2(u32::from(s.width(b)));
                 Lifted {
                     text: format!("(+ (* {} {m}) {})", x.text, y.text),
+                    range: full(w),
+                }
+            }
+            // `(x << k) | y` with `y <u 2^k`: the bits do not meet, so it is the sum
+            // (the two halves of a shifted 64-bit product).
+            Node::Bin(BinOp::BvOr, a, b) if disjoint_or(s, a, b).is_some() => {
+                let (high, low) = disjoint_or(s, a, b).unwrap_or((a, b));
+                let (x, y) = (arg(self, high), arg(self, low));
+                Lifted {
+                    text: format!("(+ {} {})", x.text, y.text),
                     range: full(w),
                 }
             }

@@ -86,7 +86,7 @@ pub(super) fn holds(rel: Rel, a: u32, b: u32) -> bool {
         Rel::Ult => a < b,
         Rel::Ule => a <= b,
         Rel::Parity => a & 1 == b,
-        Rel::Lin | Rel::Mul | Rel::Within | Rel::Exact | Rel::Quot => false,
+        Rel::Lin | Rel::Mul | Rel::Within | Rel::Exact | Rel::Quot | Rel::Tri => false,
     }
 }
 

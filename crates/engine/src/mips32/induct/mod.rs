@@ -108,6 +108,10 @@ enum Rel {
     /// `a = b /u c` (`c` never 0 where it holds): a value that one side computed by a
     /// division and the other by a loop. Asked in integers too.
     Quot,
+    /// `a = c + k * b * (b - 1) / 2 + d * b`, wrapping, with `b * (b - 1) / 2` taken in
+    /// the integers (a degree-2 polynomial fitted to the samples: a sum of `i`, and
+    /// its closed form). Asked in integers.
+    Tri,
 }
 
 /// One candidate fact: `a rel b`, or `a = k * b + c + d` (`Rel::Lin`).
@@ -735,6 +739,27 @@ impl Prover<'_, '_> {
                 self.exact_terms.insert(t);
                 t
             }
+            Rel::Tri => {
+                // `b * (b - 1) / 2` in 64 bits (the product cannot wrap there, and is
+                // even), then cut to 32: the triangular number, wrapping as the sum of a
+                // loop does.
+                let c = self.operand(f.c, values);
+                let wide = self.s.zero_ext(32, b);
+                let one = self.s.constant(64, 1);
+                let below = self.s.bin(BinOp::Sub, wide, one);
+                let product = self.s.bin(BinOp::Mul, wide, below);
+                let half = self.s.bin(BinOp::LShr, product, one);
+                let tri = self.s.extract(31, 0, half);
+                let k = self.s.word(f.k as u32);
+                let d = self.s.word(f.d as u32);
+                let ktri = self.s.bin(BinOp::Mul, k, tri);
+                let db = self.s.bin(BinOp::Mul, d, b);
+                let sum = self.s.bin(BinOp::Add, c, ktri);
+                let sum = self.s.bin(BinOp::Add, sum, db);
+                let t = self.s.eq(a, sum);
+                self.exact_terms.insert(t);
+                t
+            }
             Rel::Quot => {
                 let c = self.operand(f.c, values);
                 let zero = self.s.word(0);
@@ -904,6 +929,7 @@ impl Prover<'_, '_> {
         self.product_facts(rows, &varying, &mut facts);
         if alone {
             self.exact_facts(rows, &varying, &mut facts);
+            self.triangular_facts(rows, &varying, &mut facts);
         }
         facts
     }
@@ -913,6 +939,47 @@ impl Prover<'_, '_> {
     /// factors above 1: an input that a side running alone takes apart (a quotient
     /// and a remainder by repeated subtraction); and `y = n /u z`, a quotient that a
     /// side returned. Values equal on every sample count once.
+    fn triangular_facts(&self, rows: &[Vec<u32>], varying: &[usize], facts: &mut BTreeSet<Fact>) {
+        let inputs = self.args.len();
+        let tri = |b: u32| ((u64::from(b) * u64::from(b).wrapping_sub(1)) / 2) as u32;
+        let column = |i: usize| rows.iter().map(|r| r[i]).collect::<Vec<u32>>();
+        let mut seen: BTreeSet<Vec<u32>> = BTreeSet::new();
+        let distinct: Vec<usize> = varying.iter().copied().filter(|&i| seen.insert(column(i))).collect();
+        for &a in distinct.iter().filter(|&&a| a >= inputs) {
+            for &b in distinct.iter().filter(|&&b| b != a) {
+                // Only where `b` shows a square's growth: three values above 2.
+                if rows.iter().filter(|r| r[b] > 2).count() < 3 {
+                    continue;
+                }
+                'fit: for k in [1i32, 2, 3, 4, -1, -2] {
+                    for d in -2i32..=2 {
+                        let residual: Vec<u32> = rows
+                            .iter()
+                            .map(|r| {
+                                r[a].wrapping_sub((k as u32).wrapping_mul(tri(r[b])))
+                                    .wrapping_sub((d as u32).wrapping_mul(r[b]))
+                            })
+                            .collect();
+                        let c = if residual.iter().all(|&v| v == residual[0]) {
+                            Operand::Const(residual[0])
+                        } else if let Some(&c) = distinct.iter().find(|&&c| c < inputs && column(c) == residual) {
+                            Operand::Value(c as u16)
+                        } else {
+                            continue;
+                        };
+                        facts.insert(Fact {
+                            k,
+                            c,
+                            d,
+                            ..Fact::cmp(Rel::Tri, Operand::Value(a as u16), Operand::Value(b as u16))
+                        });
+                        break 'fit;
+                    }
+                }
+            }
+        }
+    }
+
     fn exact_facts(&self, rows: &[Vec<u32>], varying: &[usize], facts: &mut BTreeSet<Fact>) {
         let inputs = self.args.len();
         let mut seen: BTreeSet<Vec<u32>> = BTreeSet::new();
@@ -1569,7 +1636,7 @@ impl Prover<'_, '_> {
         let in_integers: BTreeSet<Place> = self
             .facts
             .iter()
-            .filter(|(_, facts)| facts.iter().any(|f| matches!(f.rel, Rel::Exact | Rel::Quot)))
+            .filter(|(_, facts)| facts.iter().any(|f| matches!(f.rel, Rel::Exact | Rel::Quot | Rel::Tri)))
             .map(|(p, _)| *p)
             .collect();
         // A check from `from` (to `to`): its invariant over its state, and one of
@@ -1728,7 +1795,7 @@ impl Prover<'_, '_> {
         match f.rel {
             Rel::Lin | Rel::Mul => is_rep(f.a) && is_rep(f.b) && is_rep(f.c),
             Rel::Exact => is_rep(f.a) && is_rep(f.b) && is_rep(f.c) && is_rep(f.e),
-            Rel::Quot => is_rep(f.a) && is_rep(f.b) && is_rep(f.c),
+            Rel::Quot | Rel::Tri => is_rep(f.a) && is_rep(f.b) && is_rep(f.c),
             Rel::Eq => {
                 // One equality per class and side: its first value against the first
                 // value of the other side (or of the inputs) in the class.
@@ -1765,6 +1832,17 @@ impl Prover<'_, '_> {
         if f.rel == Rel::Exact {
             return format!("{} = {} * {} + {} (no wrap-around)", name(f.a), name(f.b), name(f.c), name(f.e));
         }
+        if f.rel == Rel::Tri {
+            let mut t = format!("{} = {}", name(f.a), name(f.c));
+            t += &match f.k {
+                1 => format!(" + {0} * ({0} - 1) / 2", name(f.b)),
+                k => format!(" + {k} * {0} * ({0} - 1) / 2", name(f.b)),
+            };
+            if f.d != 0 {
+                t += &format!(" + {} * {}", f.d, name(f.b));
+            }
+            return t;
+        }
         if f.rel == Rel::Quot {
             return format!("{} = {} /u {}", name(f.a), name(f.b), name(f.c));
         }
@@ -1778,7 +1856,7 @@ impl Prover<'_, '_> {
             Rel::Sle => "<=s",
             Rel::Ult => "<u",
             Rel::Ule => "<=u",
-            Rel::Lin | Rel::Mul | Rel::Parity | Rel::Within | Rel::Exact | Rel::Quot => "=",
+            Rel::Lin | Rel::Mul | Rel::Parity | Rel::Within | Rel::Exact | Rel::Quot | Rel::Tri => "=",
         };
         format!("{} {rel} {}", name(f.a), name(f.b))
     }
