@@ -9,7 +9,8 @@
 //! directions, a loop against its closed form, a loop against itself unrolled by two,
 //! division by repeated subtraction against `/`, two kinds of needle that differ
 //! only after millions of trips, two loops one after the other, nested loops, and
-//! loops that meet in no fixed ratio (a count by ones against one in chunks). Checks:
+//! loops that meet in no fixed ratio (a count by ones against one in chunks), and a
+//! sum of `k * i` against its closed form (a degree-2 polynomial). Checks:
 //!
 //! - `equivalent`: both sides run on long inputs (trip counts up to about eleven
 //!   million) under our emulator with at least 10^8 steps of fuel and under qemu; any
@@ -47,7 +48,7 @@ pub struct LoopPair {
 }
 
 /// The families, in the order [`loop_pairs`] cycles through them.
-pub const FAMILIES: [&str; 11] = [
+pub const FAMILIES: [&str; 12] = [
     "lockstep",
     "strength-reduced",
     "opposite",
@@ -59,6 +60,7 @@ pub const FAMILIES: [&str; 11] = [
     "two-loops",
     "nested",
     "in-chunks",
+    "sum-of-i",
 ];
 
 fn func(body: &str) -> String {
@@ -185,6 +187,20 @@ fn make(family: &'static str, rng: &mut Rng) -> LoopPair {
                 )),
                 func(&format!(
                     "    unsigned s = 0, j = n;\n    while (j >= {w}) {{\n        j -= {w};\n        s += {w};\n    }}\n    while (j != 0) {{\n        j--;\n        s++;\n    }}\n    return s * {k} + b;"
+                )),
+                Expect::Equal,
+            )
+        }
+        // A sum of `k * i` against its closed form, `n (n - 1) / 2` taken in 64 bits: a
+        // degree-2 polynomial.
+        "sum-of-i" => {
+            let k = rng.below(4) as u32 + 1;
+            (
+                func(&format!(
+                    "    unsigned s = b;\n    for (unsigned i = 0; i < n; i++)\n        s += {k} * i;\n    return s;"
+                )),
+                func(&format!(
+                    "    unsigned long long m = n;\n    return b + {k} * (unsigned)(m * (m - 1) / 2);"
                 )),
                 Expect::Equal,
             )
