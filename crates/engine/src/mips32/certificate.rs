@@ -130,7 +130,9 @@ fn readme_text(c: &Certificate, title: &str, index: &[Entry]) -> String {
              and mod, and any other\noperation as a fresh value of its range. Every behaviour \
              of the machine is one of the\nintegers', so `unsat` there is `unsat` for the \
              machine. Where cvc5's nonlinear\nreasoning does not settle one quickly, \
-             splitting on zero first does:\n\n    cvc5 --nl-ext-split-zero FILE\n"
+             splitting on zero first often does (a division;\nnot the remainders of a \
+             square, which Z3 settles):\n\n    cvc5 --nl-ext-split-zero FILE\n    \
+             z3 FILE\n"
         );
     }
     let _ = writeln!(t, "The invariant (the inv.PLACE functions of the files):");
