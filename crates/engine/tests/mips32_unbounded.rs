@@ -105,6 +105,17 @@ fn never_proved(l: FunctionSide<'_>, r: FunctionSide<'_>, args: [u32; 2]) {
     assert_ne!(a, b);
 }
 
+/// Every fact of a proof's invariant, at every place.
+fn invariant_facts(report: &tamarin::FunctionReport) -> Vec<String> {
+    let proof = report.unbounded.as_ref().expect("an unbounded proof");
+    let certificate = proof.certificate.as_ref().expect("a certificate");
+    certificate
+        .invariant
+        .iter()
+        .flat_map(|(_, f)| f.clone())
+        .collect()
+}
+
 fn assert_proved(report: &tamarin::FunctionReport) {
     assert_eq!(report.verdict, FunctionVerdict::Equivalent);
     let proof = report.unbounded.as_ref().expect("an unbounded proof");
@@ -237,8 +248,6 @@ fn loops_in_no_fixed_ratio_are_proved_one_after_the_other() {
     check_long_runs(l, r);
 }
 
-/// Every pairing of levels and sides that the tests above leave out: a campaign of
-/// its own (minutes in a debug build), run in release by `.ci/run`.
 #[test]
 fn a_division_by_repeated_subtraction_is_proved_against_divu_in_integers() {
     // The invariant `n = q * d + r` holds without wrap-around, which no 32-bit
@@ -246,14 +255,7 @@ fn a_division_by_repeated_subtraction_is_proved_against_divu_in_integers() {
     let (o0, o2) = (load("loops-O0.o"), load("loops-O2.o"));
     let report = unbounded(side(&o0, "div_by_subtraction"), side(&o2, "div_by_divu"));
     assert_proved(&report);
-    let certificate = report
-        .unbounded
-        .as_ref()
-        .unwrap()
-        .certificate
-        .as_ref()
-        .unwrap();
-    let facts: Vec<&String> = certificate.invariant.iter().flat_map(|(_, f)| f).collect();
+    let facts = invariant_facts(&report);
     assert!(
         facts.iter().any(|f| f.contains("(no wrap-around)")),
         "{facts:?}"
@@ -270,14 +272,7 @@ fn a_sum_against_its_closed_form_is_proved_with_a_degree_two_fact() {
     let (o0, o2) = (load("loops-O0.o"), load("loops-O2.o"));
     let report = unbounded(side(&o0, "sum_of_i"), side(&o2, "sum_closed"));
     assert_proved(&report);
-    let certificate = report
-        .unbounded
-        .as_ref()
-        .unwrap()
-        .certificate
-        .as_ref()
-        .unwrap();
-    let facts: Vec<&String> = certificate.invariant.iter().flat_map(|(_, f)| f).collect();
+    let facts = invariant_facts(&report);
     assert!(
         facts
             .iter()
@@ -318,6 +313,8 @@ fn the_certificate_of_a_degree_two_fact_rechecks_under_z3() {
     }
 }
 
+/// Every pairing of levels and sides that the tests above leave out: a campaign of
+/// its own (minutes in a debug build), run in release by `.ci/run`.
 #[test]
 #[ignore = "a campaign: run in release with --ignored (.ci/run does)"]
 fn every_other_pairing_of_levels_is_proved_or_kept_unproved() {
