@@ -25,15 +25,15 @@
 //!   get the same variable, so nothing is lost that the term's identity says, and a
 //!   fresh variable only allows more, never less.
 //!
-//! Memory reads are lowered to `ite` chains first ([`lower_arrays`]), as for every
+//! Memory reads are lowered to `ite` chains first ([`super::lower_arrays`]), as for every
 //! other consumer. A Boolean function's body ([`Definition`]) may not use opaque
 //! terms (a variable shared by every call of it would relate calls that the original
 //! does not): [`integer_script`] then gives `None`.
 
 use std::fmt::Write;
 
-use super::smtlib::{symbol, Definition, Formula};
-use super::{lower_arrays, BinOp, Node, Term, TermStore, MEMORY};
+use super::smtlib::{lowered, symbol, Definition, Formula};
+use super::{BinOp, Node, Term, TermStore, MEMORY};
 
 /// How the variables of the text are named.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -416,12 +416,7 @@ pub fn integer_script(
     comment: &str,
     names: Names,
 ) -> Option<String> {
-    let mut roots = Vec::new();
-    for f in formulas {
-        f.terms(&mut roots);
-    }
-    let assertions = lower_arrays(store, &roots);
-    let bodies = lower_arrays(store, &definitions.iter().map(|d| d.body).collect::<Vec<_>>());
+    let (assertions, bodies) = lowered(store, definitions, formulas);
     let store = &*store;
     let mut lifter = Lifter {
         store,
@@ -432,17 +427,14 @@ pub fn integer_script(
     };
     let mut defs = Vec::new();
     for (d, &body) in definitions.iter().zip(&bodies) {
-        let params: Vec<String> = d
-            .params
-            .iter()
-            .map(|&p| format!("({} {})", lifter.expression(p).text, sort(store, p)))
-            .collect();
+        let mut params = Vec::new();
         let mut ranges = Vec::new();
         for &p in &d.params {
+            let name = lifter.expression(p).text;
             if store.width(p) > 0 {
-                let name = lifter.expression(p).text;
                 ranges.push(format!("(<= 0 {name}) (< {name} {})", pow2(u32::from(store.width(p)))));
             }
+            params.push(format!("({name} {})", sort(store, p)));
         }
         let text = lifter.expression(body).text;
         // A parameter out of its width's range is no state: the body says so, so that

@@ -69,7 +69,7 @@ pub enum Formula {
 }
 
 impl Formula {
-    pub(super) fn terms(&self, out: &mut Vec<Term>) {
+    fn terms(&self, out: &mut Vec<Term>) {
         match self {
             Formula::Term(t) => out.push(*t),
             Formula::Call(_, args) => out.extend(args),
@@ -127,12 +127,7 @@ pub fn script(
     formulas: &[Formula],
     comment: &str,
 ) -> String {
-    let mut roots = Vec::new();
-    for f in formulas {
-        f.terms(&mut roots);
-    }
-    let assertions = lower_arrays(store, &roots);
-    let bodies = lower_arrays(store, &definitions.iter().map(|d| d.body).collect::<Vec<_>>());
+    let (assertions, bodies) = lowered(store, definitions, formulas);
     let store = &*store;
     let mut out = String::new();
     for line in comment.lines() {
@@ -188,6 +183,22 @@ pub fn script(
     }
     let _ = writeln!(out, "(check-sat)");
     out
+}
+
+/// The terms of `formulas` and the bodies of `definitions`, memory read as `ite`
+/// chains ([`lower_arrays`]): what a script prints, in bit-vectors or in integers.
+pub(super) fn lowered(
+    store: &mut TermStore,
+    definitions: &[Definition],
+    formulas: &[Formula],
+) -> (Vec<Term>, Vec<Term>) {
+    let mut roots = Vec::new();
+    for f in formulas {
+        f.terms(&mut roots);
+    }
+    let assertions = lower_arrays(store, &roots);
+    let bodies = lower_arrays(store, &definitions.iter().map(|d| d.body).collect::<Vec<_>>());
+    (assertions, bodies)
 }
 
 /// The text of an operation node over its children's texts; `None` for a leaf (and

@@ -130,6 +130,14 @@ struct Fact {
     e: Operand,
 }
 
+impl Rel {
+    /// Whether a fact of this kind holds in the integers (or is a quotient): a query
+    /// that uses one is asked, and its certificate check written, in integers.
+    fn in_integers(self) -> bool {
+        matches!(self, Rel::Exact | Rel::Quot | Rel::Tri)
+    }
+}
+
 impl Fact {
     fn cmp(rel: Rel, a: Operand, b: Operand) -> Fact {
         Fact {
@@ -686,6 +694,14 @@ impl Prover<'_, '_> {
     }
 
     fn fact_term(&mut self, f: &Fact, values: &[Term]) -> Term {
+        let t = self.fact_term_of(f, values);
+        if f.rel.in_integers() {
+            self.exact_terms.insert(t);
+        }
+        t
+    }
+
+    fn fact_term_of(&mut self, f: &Fact, values: &[Term]) -> Term {
         let a = self.operand(f.a, values);
         let b = self.operand(f.b, values);
         match f.rel {
@@ -735,9 +751,7 @@ impl Prover<'_, '_> {
                 let [a, b, c, e] = [a, b, self.operand(f.c, values), self.operand(f.e, values)].map(|t| self.s.zero_ext(32, t));
                 let bc = self.s.bin(BinOp::Mul, b, c);
                 let sum = self.s.bin(BinOp::Add, bc, e);
-                let t = self.s.eq(a, sum);
-                self.exact_terms.insert(t);
-                t
+                self.s.eq(a, sum)
             }
             Rel::Tri => {
                 // `b * (b - 1) / 2` in 64 bits (the product cannot wrap there, and is
@@ -756,9 +770,7 @@ impl Prover<'_, '_> {
                 let db = self.s.bin(BinOp::Mul, d, b);
                 let sum = self.s.bin(BinOp::Add, c, ktri);
                 let sum = self.s.bin(BinOp::Add, sum, db);
-                let t = self.s.eq(a, sum);
-                self.exact_terms.insert(t);
-                t
+                self.s.eq(a, sum)
             }
             Rel::Quot => {
                 let c = self.operand(f.c, values);
@@ -767,9 +779,7 @@ impl Prover<'_, '_> {
                 let nonzero = self.s.not(nonzero);
                 let q = self.s.bin(BinOp::UDiv, b, c);
                 let same = self.s.eq(a, q);
-                let t = self.s.and(nonzero, same);
-                self.exact_terms.insert(t);
-                t
+                self.s.and(nonzero, same)
             }
         }
     }
@@ -943,8 +953,7 @@ impl Prover<'_, '_> {
         let inputs = self.args.len();
         let tri = |b: u32| ((u64::from(b) * u64::from(b).wrapping_sub(1)) / 2) as u32;
         let column = |i: usize| rows.iter().map(|r| r[i]).collect::<Vec<u32>>();
-        let mut seen: BTreeSet<Vec<u32>> = BTreeSet::new();
-        let distinct: Vec<usize> = varying.iter().copied().filter(|&i| seen.insert(column(i))).collect();
+        let distinct = distinct_columns(rows, varying);
         for &a in distinct.iter().filter(|&&a| a >= inputs) {
             for &b in distinct.iter().filter(|&&b| b != a) {
                 // Only where `b` shows a square's growth: three values above 2.
@@ -982,12 +991,7 @@ impl Prover<'_, '_> {
 
     fn exact_facts(&self, rows: &[Vec<u32>], varying: &[usize], facts: &mut BTreeSet<Fact>) {
         let inputs = self.args.len();
-        let mut seen: BTreeSet<Vec<u32>> = BTreeSet::new();
-        let distinct: Vec<usize> = varying
-            .iter()
-            .copied()
-            .filter(|&i| seen.insert(rows.iter().map(|r| r[i]).collect()))
-            .collect();
+        let distinct = distinct_columns(rows, varying);
         let exact = |r: &Vec<u32>, n: usize, y: usize, z: usize, w: usize| {
             u64::from(r[y]) * u64::from(r[z]) + u64::from(r[w]) == u64::from(r[n])
         };
@@ -1636,7 +1640,7 @@ impl Prover<'_, '_> {
         let in_integers: BTreeSet<Place> = self
             .facts
             .iter()
-            .filter(|(_, facts)| facts.iter().any(|f| matches!(f.rel, Rel::Exact | Rel::Quot | Rel::Tri)))
+            .filter(|(_, facts)| facts.iter().any(|f| f.rel.in_integers()))
             .map(|(p, _)| *p)
             .collect();
         // A check from `from` (to `to`): its invariant over its state, and one of
@@ -1906,6 +1910,17 @@ impl Prover<'_, '_> {
     }
 }
 
+
+/// Of `varying`, the first of each set of values equal on every sample (one stands
+/// for all in a fact).
+fn distinct_columns(rows: &[Vec<u32>], varying: &[usize]) -> Vec<usize> {
+    let mut seen: BTreeSet<Vec<u32>> = BTreeSet::new();
+    varying
+        .iter()
+        .copied()
+        .filter(|&i| seen.insert(rows.iter().map(|r| r[i]).collect()))
+        .collect()
+}
 
 /// The terms of a formula, in order.
 fn collect_terms(f: &Formula, out: &mut Vec<Term>) {
