@@ -290,6 +290,7 @@ fn a_sum_against_its_closed_form_is_proved_with_a_degree_two_fact() {
 }
 
 #[test]
+#[ignore = "half a minute of cvc5 answering unknown: run in release with --ignored (.ci/run does)"]
 fn the_certificate_of_a_degree_two_fact_rechecks_under_z3() {
     // cvc5 1.0's nonlinear reasoning does not settle the remainders of a square: Z3
     // must answer `unsat` to every check, and cvc5 must never answer `sat`.
@@ -423,9 +424,9 @@ fn recheck(dir: &std::path::Path) -> Vec<(String, Option<String>, z3::SatResult)
         .map(|f| {
             let name = f.file_name().unwrap().to_string_lossy().into_owned();
             let text = std::fs::read_to_string(f).unwrap();
-            // Plain cvc5 first; where its bit-blasting leaves a check undecided, its
-            // translation to integers; a check in integers with the option the
-            // certificate's README gives for them.
+            // A check in integers with the option the certificate's README gives for
+            // them; a check in bit-vectors plainly first, then (where bit-blasting
+            // leaves it undecided) through cvc5's translation to integers.
             let in_integers = text.contains("(set-logic QF_NIA)");
             let by_cvc5 = cvc5.exists().then(|| {
                 let ask = |options: &[&str]| {
@@ -437,10 +438,12 @@ fn recheck(dir: &std::path::Path) -> Vec<(String, Option<String>, z3::SatResult)
                         .unwrap();
                     String::from_utf8_lossy(&o.stdout).trim().to_string()
                 };
+                if in_integers {
+                    return ask(&["--nl-ext-split-zero"]);
+                }
                 let plain = ask(&[]);
                 match plain.as_str() {
                     "sat" | "unsat" => plain,
-                    _ if in_integers => ask(&["--nl-ext-split-zero"]),
                     _ => ask(&["--solve-bv-as-int=sum"]),
                 }
             });
@@ -457,6 +460,7 @@ fn recheck(dir: &std::path::Path) -> Vec<(String, Option<String>, z3::SatResult)
 }
 
 #[test]
+#[ignore = "five proofs and cvc5 on each check: run in release with --ignored (.ci/run does)"]
 fn a_certificate_of_each_kind_of_proof_is_unsat_for_cvc5_and_z3() {
     let (o0, o2) = (load("loops-O0.o"), load("loops-O2.o"));
     // Lockstep trips (a strength-reduced counter), a side that runs alone to its end
