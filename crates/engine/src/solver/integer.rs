@@ -97,7 +97,7 @@ mod tests {
             4 => (0..EXACT.len() + OPAQUE.len(), ix(), ix()).prop_map(|(o, a, b)| Step::Bin(o, a, b)),
             2 => (0..BY_CONST.len(), ix(), 0u64..10).prop_map(|(o, a, k)| Step::ByConst(o, a, k)),
             1 => (0usize..3, ix(), ix(), ix()).prop_map(|(o, c, a, b)| Step::Ite(o, c, a, b)),
-            2 => (any::<bool>(), 0usize..3, ix(), ix()).prop_map(|(z, o, a, b)| Step::Wide(z, o, a, b)),
+            2 => (any::<bool>(), 0usize..6, ix(), ix()).prop_map(|(z, o, a, b)| Step::Wide(z, o, a, b)),
             1 => (0u8..3, ix(), ix()).prop_map(|(k, a, b)| Step::Xor(k, a, b)),
         ]
     }
@@ -142,13 +142,19 @@ mod tests {
                     };
                     s.ite(test, w(a), w(b))
                 }
+                // The high half, or (from `o` of 3 on) the low half, which is taken
+                // of the wide value's own remainder where it has one.
                 Step::Wide(zero, o, a, b) => {
                     let widen = |s: &mut TermStore, t| if zero { s.zero_ext(8, t) } else { s.sign_ext(8, t) };
                     let (p, q) = (widen(s, w(a)), widen(s, w(b)));
-                    let op = [BinOp::Mul, BinOp::Add, BinOp::Concat][o];
+                    let op = [BinOp::Mul, BinOp::Add, BinOp::Concat][o % 3];
                     let (p, q) = if op == BinOp::Concat { (w(a), w(b)) } else { (p, q) };
                     let wide = s.bin(op, p, q);
-                    s.extract(15, 8, wide)
+                    if o < 3 {
+                        s.extract(15, 8, wide)
+                    } else {
+                        s.extract(7, 0, wide)
+                    }
                 }
             };
             words.push(t);
@@ -255,6 +261,48 @@ mod tests {
             let q = [s.eq(x, cx), s.eq(y, cy), other];
             assert_eq!(check_in_integers(&mut s, &q, WORK, TIME), Answer::Unsat, "{vx} {vy}");
         }
+    }
+
+    #[test]
+    fn nested_remainders_are_one_and_a_narrow_one_is_kept_under_a_wide_sum() {
+        // `((x * y) + x) * 3 + y` on 8 bits: the machine's value, and no other, with
+        // one remainder for the three wrapping operations.
+        let mut s = TermStore::new();
+        let (x, y) = (s.new_var("x", 8), s.new_var("y", 8));
+        let three = s.constant(8, 3);
+        let xy = s.bin(BinOp::Mul, x, y);
+        let plus = s.bin(BinOp::Add, xy, x);
+        let times = s.bin(BinOp::Mul, plus, three);
+        let t = s.bin(BinOp::Add, times, y);
+        let script = integer_script(&mut s, &[], &[Formula::Term(t)], "", Names::Indexed).unwrap_or_default();
+        // Each operation is defined with its remainder, and what the remainder is
+        // taken of (`t<n>r`) once more: the top one builds on those alone.
+        let line = |name: String| script.lines().find(|l| l.starts_with(&format!("(define-fun {name} "))).unwrap_or("");
+        let (top, product) = (line(format!("t{}", t.index())), line(format!("t{}r", times.index())));
+        assert!(top.contains(&format!(" t{}r", times.index())), "{script}");
+        assert!(product.contains(&format!("(* t{}r 3)", plus.index())), "{script}");
+        assert_eq!(top.matches("(mod ").count() + product.matches("(mod ").count(), 1, "{script}");
+        for (vx, vy) in [(200u64, 100u64), (255, 255), (16, 16), (3, 0)] {
+            let value = Evaluator::new(&s, &[vx, vy]).eval(t);
+            let (cx, cy, cv) = (s.constant(8, vx), s.constant(8, vy), s.constant(8, value));
+            let same = s.eq(t, cv);
+            let q = [s.eq(x, cx), s.eq(y, cy), s.not(same)];
+            assert_eq!(check_in_integers(&mut s, &q, WORK, TIME), Answer::Unsat, "{vx} {vy}");
+        }
+        // An 8-bit sum's 16-bit extension plus one stays below 257: the 16-bit sum
+        // may not drop the 8-bit sum's own remainder.
+        let sum = s.bin(BinOp::Add, x, y);
+        let wide = s.zero_ext(8, sum);
+        let one = s.constant(16, 1);
+        let again = s.bin(BinOp::Add, wide, one);
+        let limit = s.constant(16, 257);
+        let below = s.bin(BinOp::Ult, again, limit);
+        let q = [s.not(below)];
+        assert_eq!(check_in_integers(&mut s, &q, WORK, TIME), Answer::Unsat);
+        crate::term::lift::planted::plant(crate::term::lift::planted::UNWRAP_ANY_WIDTH);
+        let planted = check_in_integers(&mut s, &q, WORK, TIME);
+        crate::term::lift::planted::plant(0);
+        assert_ne!(planted, Answer::Unsat, "the planted bug went unseen");
     }
 
     #[test]

@@ -14,7 +14,11 @@
 //!   taken `mod 2^w`: exactly the wrap-around of the machine. Where the ranges of the
 //!   operands, propagated through the term, show that the result cannot leave
 //!   `[0, 2^w)` (no wrap-around is possible), the `mod` is left out: it would say
-//!   nothing, and solvers reason better without it;
+//!   nothing, and solvers reason better without it. Under such an operation (and
+//!   under the low bits of a value) an operand that is itself a remainder modulo
+//!   `2^v`, `v >= w`, is replaced by what it is taken of: the same modulo `2^w`, so
+//!   `((x * y) mod 2^32 + b) mod 2^32` becomes `(x * y + b) mod 2^32`, one quotient
+//!   for the solver to bound where the machine's terms nest several;
 //! - division and remainder are `div` and `mod`, with SMT-LIB's answers for a zero
 //!   divisor written out (all ones, and the dividend); comparisons, `ite`, extraction,
 //!   extension and concatenation are their arithmetic meaning; `and` with a mask of
@@ -45,10 +49,30 @@ pub enum Names {
 }
 
 /// A translated term: its text and the range of integers it can take.
-#[derive(Clone, Debug)]
+#[derive(Clone, Debug, Default)]
 struct Lifted {
     text: String,
     range: Option<(i128, i128)>,
+    /// Where `text` is `(mod raw 2^bits)`: `raw`, its range and `bits`. An enclosing
+    /// `+`, `-` or `*` taken modulo `2^w` with `w <= bits` uses `raw` instead, since
+    /// the two are the same modulo `2^w`: one remainder where the machine's terms
+    /// nest several, each a quotient that the solver would have to bound.
+    unwrapped: Option<Box<Unwrapped>>,
+}
+
+/// What a remainder is taken of: its text, its range and the remainder's width.
+type Unwrapped = (String, Option<(i128, i128)>, u8);
+
+impl Lifted {
+    /// The text and range to use under a remainder modulo `2^width`.
+    fn under_mod(&self, width: u8) -> (&str, Option<(i128, i128)>) {
+        #[cfg(test)]
+        let width = if planted::has(planted::UNWRAP_ANY_WIDTH) { 0 } else { width };
+        match &self.unwrapped {
+            Some(u) if u.2 >= width => (&u.0, u.1),
+            _ => (&self.text, self.range),
+        }
+    }
 }
 
 /// `2^k` as an integer literal's value.
@@ -76,13 +100,14 @@ fn wrap(text: String, range: Option<(i128, i128)>, width: u8) -> Lifted {
     let m = pow2(u32::from(width));
     #[cfg(test)]
     if planted::has(planted::NO_WRAP) {
-        return Lifted { text, range };
+        return Lifted { text, range, ..Lifted::default() };
     }
     match range {
-        Some((lo, hi)) if lo >= 0 && hi < m => Lifted { text, range },
+        Some((lo, hi)) if lo >= 0 && hi < m => Lifted { text, range, ..Lifted::default() },
         _ => Lifted {
             text: format!("(mod {text} {})", literal(m)),
             range: full(width),
+            unwrapped: Some(Box::new((text, range, width))),
         },
     }
 }
@@ -102,6 +127,7 @@ fn signed(a: &Lifted, width: u8) -> Lifted {
                 literal(2 * half)
             ),
             range: Some((-half, half - 1)),
+            ..Lifted::default()
         },
     }
 }
@@ -165,6 +191,7 @@ impl Lifter<'_> {
         Lifted {
             text: format!("o{}", t.index()),
             range: if w == 0 { None } else { full(w) },
+            ..Lifted::default()
         }
     }
 
@@ -172,7 +199,7 @@ impl Lifter<'_> {
     fn node(&mut self, t: Term, arg: &mut dyn FnMut(&mut Self, Term) -> Lifted) -> Lifted {
         let s = self.store;
         let w = s.width(t);
-        let plain = |text: String| Lifted { text, range: None };
+        let plain = |text: String| Lifted { text, range: None, ..Lifted::default() };
         match s.node(t) {
             Node::Bool(b) => plain(b.to_string()),
             Node::Const { value, .. } => {
@@ -180,11 +207,13 @@ impl Lifter<'_> {
                 Lifted {
                     text: literal(v),
                     range: Some((v, v)),
+                    ..Lifted::default()
                 }
             }
             Node::Var { index, width } => Lifted {
                 text: self.var_name(index),
                 range: if width == 0 { None } else { full(width) },
+                ..Lifted::default()
             },
             Node::Not(a) => plain(format!("(not {})", arg(self, a).text)),
             Node::Bin(op @ (BinOp::And | BinOp::Or), a, b) => {
@@ -216,12 +245,13 @@ impl Lifter<'_> {
             }
             Node::Bin(op @ (BinOp::Add | BinOp::Sub | BinOp::Mul), a, b) => {
                 let (x, y) = (arg(self, a), arg(self, b));
+                let ((xt, xr), (yt, yr)) = (x.under_mod(w), y.under_mod(w));
                 let (name, range) = match op {
-                    BinOp::Add => ("+", join(x.range, y.range, i128::checked_add)),
-                    BinOp::Sub => ("-", join(x.range, y.range, i128::checked_sub)),
-                    _ => ("*", join(x.range, y.range, i128::checked_mul)),
+                    BinOp::Add => ("+", join(xr, yr, i128::checked_add)),
+                    BinOp::Sub => ("-", join(xr, yr, i128::checked_sub)),
+                    _ => ("*", join(xr, yr, i128::checked_mul)),
                 };
-                wrap(format!("({name} {} {})", x.text, y.text), range, w)
+                wrap(format!("({name} {xt} {yt})"), range, w)
             }
             Node::Bin(BinOp::UDiv, a, b) => {
                 let (x, y) = (arg(self, a), arg(self, b));
@@ -231,6 +261,7 @@ impl Lifter<'_> {
                         Lifted {
                             text: format!("(div {} {c})", x.text),
                             range: x.range.map(|(lo, hi)| (lo / c, hi / c)),
+                            ..Lifted::default()
                         }
                     }
                     _ => Lifted {
@@ -242,6 +273,7 @@ impl Lifter<'_> {
                             y.text
                         ),
                         range: full(w),
+                        ..Lifted::default()
                     },
                 }
             }
@@ -251,10 +283,12 @@ impl Lifter<'_> {
                     Some(c) if c > 0 => Lifted {
                         text: format!("(mod {} {c})", x.text),
                         range: Some((0, i128::from(c) - 1)),
+                        ..Lifted::default()
                     },
                     _ => Lifted {
                         text: format!("(ite (= {} 0) {} (mod {} {}))", y.text, x.text, x.text, y.text),
                         range: full(w),
+                        ..Lifted::default()
                     },
                 }
             }
@@ -271,6 +305,7 @@ impl Lifter<'_> {
                     Lifted {
                         text: "0".into(),
                         range: Some((0, 0)),
+                        ..Lifted::default()
                     }
                 } else if mask & ones == ones {
                     x
@@ -282,6 +317,7 @@ impl Lifter<'_> {
                     Lifted {
                         text: format!("(- {} (mod {} {m}))", x.text, x.text),
                         range: full(w),
+                        ..Lifted::default()
                     }
                 } else {
                     self.opaque(t)
@@ -291,14 +327,16 @@ impl Lifter<'_> {
                 Lifted {
                     text: "0".into(),
                     range: Some((0, 0)),
+                    ..Lifted::default()
                 }
             }
             Node::Bin(BinOp::Shl, a, b) => match s.as_const(b) {
                 Some(k) => {
                     let x = arg(self, a);
+                    let (xt, xr) = x.under_mod(w);
                     let m = pow2(k as u32);
-                    let range = x.range.and_then(|(lo, hi)| Some((lo.checked_mul(m)?, hi.checked_mul(m)?)));
-                    wrap(format!("(* {} {m})", x.text), range, w)
+                    let range = xr.and_then(|(lo, hi)| Some((lo.checked_mul(m)?, hi.checked_mul(m)?)));
+                    wrap(format!("(* {xt} {m})"), range, w)
                 }
                 None => self.opaque(t),
             },
@@ -309,6 +347,7 @@ impl Lifter<'_> {
                     Lifted {
                         text: format!("(div {} {m})", x.text),
                         range: x.range.map(|(lo, hi)| (lo / m, hi / m)),
+                        ..Lifted::default()
                     }
                 }
                 None => self.opaque(t),
@@ -329,6 +368,7 @@ impl Lifter<'_> {
                 Lifted {
                     text: format!("(+ (* {} {m}) {})", x.text, y.text),
                     range: full(w),
+                    ..Lifted::default()
                 }
             }
             // `(x << k) | y` with `y <u 2^k`: the bits do not meet, so it is the sum
@@ -339,6 +379,7 @@ impl Lifter<'_> {
                 Lifted {
                     text: format!("(+ {} {})", x.text, y.text),
                     range: full(w),
+                    ..Lifted::default()
                 }
             }
             Node::Bin(BinOp::SDiv | BinOp::SRem | BinOp::BvOr | BinOp::BvXor, ..) => self.opaque(t),
@@ -346,11 +387,18 @@ impl Lifter<'_> {
                 let x = arg(self, a);
                 let m = pow2(u32::from(lo));
                 let shifted = if lo == 0 {
-                    x
+                    // The low bits of a remainder are those of what it is taken of.
+                    let (xt, xr) = x.under_mod(hi + 1);
+                    Lifted {
+                        text: xt.to_string(),
+                        range: xr,
+                        ..Lifted::default()
+                    }
                 } else {
                     Lifted {
                         text: format!("(div {} {m})", x.text),
                         range: x.range.map(|(l, h)| (l / m, h / m)),
+                        ..Lifted::default()
                     }
                 };
                 wrap(shifted.text, shifted.range, hi - lo + 1)
@@ -372,6 +420,7 @@ impl Lifter<'_> {
                             literal(pow2(u32::from(aw) + u32::from(by)) - 2 * half)
                         ),
                         range: full(w),
+                        ..Lifted::default()
                     },
                 }
             }
@@ -384,6 +433,7 @@ impl Lifter<'_> {
                 Lifted {
                     text: format!("(ite {} {} {})", x.text, y.text, z.text),
                     range,
+                    ..Lifted::default()
                 }
             }
             Node::Select(..) | Node::Store(..) | Node::ConstArray(_) => self.opaque(t),
@@ -458,6 +508,7 @@ pub fn integer_script(
             texts.get(&c).cloned().unwrap_or(Lifted {
                 text: "false".into(),
                 range: None,
+                ..Lifted::default()
             })
         });
         // Operations get a definition of their own, so that the text stays linear in
@@ -465,11 +516,24 @@ pub fn integer_script(
         if lifted.text.starts_with('(') && !matches!(store.node(t), Node::Const { .. }) {
             let name = format!("t{}", t.index());
             lines.push(format!("(define-fun {name} () {} {})", sort(store, t), lifted.text));
+            // What a remainder is taken of gets a name too, for the sums above it.
+            let unwrapped = lifted.unwrapped.map(|u| {
+                let (raw, range, bits) = *u;
+                let raw = if raw.starts_with('(') {
+                    let raw_name = format!("{name}r");
+                    lines.push(format!("(define-fun {raw_name} () Int {raw})"));
+                    raw_name
+                } else {
+                    raw
+                };
+                Box::new((raw, range, bits))
+            });
             texts.insert(
                 t,
                 Lifted {
                     text: name,
                     range: lifted.range,
+                    unwrapped,
                 },
             );
         } else {
@@ -526,4 +590,7 @@ pub mod planted {
 
     /// Every `mod 2^w` is left out, as though no operation could wrap around.
     pub const NO_WRAP: u32 = 1 << 8;
+    /// What a remainder is taken of stands for it under any operation, whatever the
+    /// operation's width.
+    pub const UNWRAP_ANY_WIDTH: u32 = 1 << 9;
 }
