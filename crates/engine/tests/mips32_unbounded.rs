@@ -290,6 +290,23 @@ fn a_sum_against_its_closed_form_is_proved_with_a_degree_two_fact() {
 }
 
 #[test]
+fn a_sum_of_three_i_is_proved_though_its_closed_form_wraps_twice() {
+    // gcc -O2 multiplies the halved product by 3 as `(x << 1) + x`, each step modulo
+    // 2^32: the exit check holds only with those remainders merged into one.
+    let (o0, o2) = (load("loops-O0.o"), load("loops-O2.o"));
+    let report = unbounded(side(&o0, "sum_of_3i"), side(&o2, "sum_3_closed"));
+    assert_proved(&report);
+    let facts = invariant_facts(&report);
+    assert!(
+        facts
+            .iter()
+            .any(|f| f.contains("right.$v0 = $a1 + 3 * $a0 * ($a0 - 1) / 2")),
+        "{facts:?}"
+    );
+    check_long_runs(side(&o0, "sum_of_3i"), side(&o2, "sum_3_closed"));
+}
+
+#[test]
 #[ignore = "half a minute of cvc5 answering unknown: run in release with --ignored (.ci/run does)"]
 fn the_certificate_of_a_degree_two_fact_rechecks_under_z3() {
     // cvc5 1.0's nonlinear reasoning does not settle the remainders of a square: Z3
