@@ -87,10 +87,12 @@ fn check_long_runs(l: FunctionSide<'_>, r: FunctionSide<'_>) {
     assert!(both > 20, "only {both} runs returned on both sides");
 }
 
-/// The pair is proved, and long runs agree.
-fn proved_and_held(l: FunctionSide<'_>, r: FunctionSide<'_>) {
-    assert_proved(&unbounded(l, r));
+/// The pair is proved, and long runs agree: the proof's report.
+fn proved_and_held(l: FunctionSide<'_>, r: FunctionSide<'_>) -> tamarin::FunctionReport {
+    let report = unbounded(l, r);
+    assert_proved(&report);
     check_long_runs(l, r);
+    report
 }
 
 /// The pair is not proved, and the machine shows it differs on `args`.
@@ -114,6 +116,14 @@ fn invariant_facts(report: &tamarin::FunctionReport) -> Vec<String> {
         .iter()
         .flat_map(|(_, f)| f.clone())
         .collect()
+}
+
+/// The pair is proved with a fact containing each of `wanted`, and long runs agree.
+fn proved_with_facts(l: FunctionSide<'_>, r: FunctionSide<'_>, wanted: &[&str]) {
+    let facts = invariant_facts(&proved_and_held(l, r));
+    for w in wanted {
+        assert!(facts.iter().any(|f| f.contains(w)), "{w}: {facts:?}");
+    }
 }
 
 fn assert_proved(report: &tamarin::FunctionReport) {
@@ -253,15 +263,11 @@ fn a_division_by_repeated_subtraction_is_proved_against_divu_in_integers() {
     // The invariant `n = q * d + r` holds without wrap-around, which no 32-bit
     // equation says: its checks are asked (and certified) in integers.
     let (o0, o2) = (load("loops-O0.o"), load("loops-O2.o"));
-    let report = unbounded(side(&o0, "div_by_subtraction"), side(&o2, "div_by_divu"));
-    assert_proved(&report);
-    let facts = invariant_facts(&report);
-    assert!(
-        facts.iter().any(|f| f.contains("(no wrap-around)")),
-        "{facts:?}"
+    proved_with_facts(
+        side(&o0, "div_by_subtraction"),
+        side(&o2, "div_by_divu"),
+        &["(no wrap-around)", "/u"],
     );
-    assert!(facts.iter().any(|f| f.contains("/u")), "{facts:?}");
-    check_long_runs(side(&o0, "div_by_subtraction"), side(&o2, "div_by_divu"));
 }
 
 #[test]
@@ -270,16 +276,11 @@ fn a_sum_against_its_closed_form_is_proved_with_a_degree_two_fact() {
     // form returned; asked in integers, where gcc's 64-bit product shifted across
     // `hi` and `lo` is the triangular number.
     let (o0, o2) = (load("loops-O0.o"), load("loops-O2.o"));
-    let report = unbounded(side(&o0, "sum_of_i"), side(&o2, "sum_closed"));
-    assert_proved(&report);
-    let facts = invariant_facts(&report);
-    assert!(
-        facts
-            .iter()
-            .any(|f| f.contains("right.$v0 = $a1 + $a0 * ($a0 - 1) / 2")),
-        "{facts:?}"
+    proved_with_facts(
+        side(&o0, "sum_of_i"),
+        side(&o2, "sum_closed"),
+        &["right.$v0 = $a1 + $a0 * ($a0 - 1) / 2"],
     );
-    check_long_runs(side(&o0, "sum_of_i"), side(&o2, "sum_closed"));
     // A closed form whose 32-bit product wraps from n = 65,537 on agrees on every
     // sample, and is never proved.
     never_proved(
@@ -294,16 +295,11 @@ fn a_sum_of_three_i_is_proved_though_its_closed_form_wraps_twice() {
     // gcc -O2 multiplies the halved product by 3 as `(x << 1) + x`, each step modulo
     // 2^32: the exit check holds only with those remainders merged into one.
     let (o0, o2) = (load("loops-O0.o"), load("loops-O2.o"));
-    let report = unbounded(side(&o0, "sum_of_3i"), side(&o2, "sum_3_closed"));
-    assert_proved(&report);
-    let facts = invariant_facts(&report);
-    assert!(
-        facts
-            .iter()
-            .any(|f| f.contains("right.$v0 = $a1 + 3 * $a0 * ($a0 - 1) / 2")),
-        "{facts:?}"
+    proved_with_facts(
+        side(&o0, "sum_of_3i"),
+        side(&o2, "sum_3_closed"),
+        &["right.$v0 = $a1 + 3 * $a0 * ($a0 - 1) / 2"],
     );
-    check_long_runs(side(&o0, "sum_of_3i"), side(&o2, "sum_3_closed"));
 }
 
 #[test]

@@ -68,6 +68,7 @@ mod tests {
     use proptest::prelude::*;
 
     use super::*;
+    use crate::term::lift::planted;
     use crate::term::BinOp;
 
     /// One step of building a term over two 8-bit inputs.
@@ -160,6 +161,14 @@ mod tests {
             words.push(t);
         }
         (words[words.len() - 1], opaque, [x, y])
+    }
+
+    /// `f`'s answer with `bug` planted in the translation.
+    fn with_planted(bug: u32, f: impl FnOnce() -> Answer) -> Answer {
+        planted::plant(bug);
+        let answer = f();
+        planted::plant(0);
+        answer
     }
 
     const WORK: u32 = 5_000_000;
@@ -275,10 +284,11 @@ mod tests {
         let times = s.bin(BinOp::Mul, plus, three);
         let t = s.bin(BinOp::Add, times, y);
         let script = integer_script(&mut s, &[], &[Formula::Term(t)], "", Names::Indexed).unwrap_or_default();
-        // Each operation is defined with its remainder, and what the remainder is
-        // taken of (`t<n>r`) once more: the top one builds on those alone.
+        // What each remainder is taken of is defined (`t<n>r`), and the remainder
+        // (`t<n>`) is taken of that: the top one builds on those alone.
         let line = |name: String| script.lines().find(|l| l.starts_with(&format!("(define-fun {name} "))).unwrap_or("");
-        let (top, product) = (line(format!("t{}", t.index())), line(format!("t{}r", times.index())));
+        let top = format!("{} {}", line(format!("t{}", t.index())), line(format!("t{}r", t.index())));
+        let product = line(format!("t{}r", times.index()));
         assert!(top.contains(&format!(" t{}r", times.index())), "{script}");
         assert!(product.contains(&format!("(* t{}r 3)", plus.index())), "{script}");
         assert_eq!(top.matches("(mod ").count() + product.matches("(mod ").count(), 1, "{script}");
@@ -299,9 +309,7 @@ mod tests {
         let below = s.bin(BinOp::Ult, again, limit);
         let q = [s.not(below)];
         assert_eq!(check_in_integers(&mut s, &q, WORK, TIME), Answer::Unsat);
-        crate::term::lift::planted::plant(crate::term::lift::planted::UNWRAP_ANY_WIDTH);
-        let planted = check_in_integers(&mut s, &q, WORK, TIME);
-        crate::term::lift::planted::plant(0);
+        let planted = with_planted(planted::UNWRAP_ANY_WIDTH, || check_in_integers(&mut s, &q, WORK, TIME));
         assert_ne!(planted, Answer::Unsat, "the planted bug went unseen");
     }
 
@@ -315,9 +323,7 @@ mod tests {
         let product = s.bin(BinOp::Mul, x, y);
         let q = [s.eq(product, zero), s.bin(BinOp::Ult, zero, x), s.bin(BinOp::Ult, zero, y)];
         assert!(matches!(check_in_integers(&mut s, &q, WORK, TIME), Answer::Sat(_)));
-        crate::term::lift::planted::plant(crate::term::lift::planted::NO_WRAP);
-        let planted = check_in_integers(&mut s, &q, WORK, TIME);
-        crate::term::lift::planted::plant(0);
+        let planted = with_planted(planted::NO_WRAP, || check_in_integers(&mut s, &q, WORK, TIME));
         assert_eq!(planted, Answer::Unsat, "the planted bug went unseen");
     }
 }

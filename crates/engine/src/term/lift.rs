@@ -49,7 +49,7 @@ pub enum Names {
 }
 
 /// A translated term: its text and the range of integers it can take.
-#[derive(Clone, Debug, Default)]
+#[derive(Clone, Debug)]
 struct Lifted {
     text: String,
     range: Option<(i128, i128)>,
@@ -60,16 +60,31 @@ struct Lifted {
     unwrapped: Option<Box<Unwrapped>>,
 }
 
-/// What a remainder is taken of: its text, its range and the remainder's width.
-type Unwrapped = (String, Option<(i128, i128)>, u8);
+/// What a remainder is taken of.
+#[derive(Clone, Debug)]
+struct Unwrapped {
+    text: String,
+    range: Option<(i128, i128)>,
+    /// The remainder is modulo `2^bits`.
+    bits: u8,
+}
 
 impl Lifted {
+    /// A value that is no remainder to see through.
+    fn new(text: String, range: Option<(i128, i128)>) -> Lifted {
+        Lifted {
+            text,
+            range,
+            unwrapped: None,
+        }
+    }
+
     /// The text and range to use under a remainder modulo `2^width`.
     fn under_mod(&self, width: u8) -> (&str, Option<(i128, i128)>) {
         #[cfg(test)]
         let width = if planted::has(planted::UNWRAP_ANY_WIDTH) { 0 } else { width };
         match &self.unwrapped {
-            Some(u) if u.2 >= width => (&u.0, u.1),
+            Some(u) if u.bits >= width => (&u.text, u.range),
             _ => (&self.text, self.range),
         }
     }
@@ -100,14 +115,14 @@ fn wrap(text: String, range: Option<(i128, i128)>, width: u8) -> Lifted {
     let m = pow2(u32::from(width));
     #[cfg(test)]
     if planted::has(planted::NO_WRAP) {
-        return Lifted { text, range, ..Lifted::default() };
+        return Lifted::new(text, range);
     }
     match range {
-        Some((lo, hi)) if lo >= 0 && hi < m => Lifted { text, range, ..Lifted::default() },
+        Some((lo, hi)) if lo >= 0 && hi < m => Lifted::new(text, range),
         _ => Lifted {
             text: format!("(mod {text} {})", literal(m)),
             range: full(width),
-            unwrapped: Some(Box::new((text, range, width))),
+            unwrapped: Some(Box::new(Unwrapped { text, range, bits: width })),
         },
     }
 }
@@ -117,18 +132,14 @@ fn signed(a: &Lifted, width: u8) -> Lifted {
     let half = pow2(u32::from(width) - 1);
     match a.range {
         Some((lo, hi)) if lo >= 0 && hi < half => a.clone(),
-        _ => Lifted {
-            text: format!(
+        _ => Lifted::new(format!(
                 "(ite (< {} {}) {} (- {} {}))",
                 a.text,
                 literal(half),
                 a.text,
                 a.text,
                 literal(2 * half)
-            ),
-            range: Some((-half, half - 1)),
-            ..Lifted::default()
-        },
+            ), Some((-half, half - 1))),
     }
 }
 
@@ -188,33 +199,21 @@ impl Lifter<'_> {
             self.opaque.push(t);
         }
         let w = self.store.width(t);
-        Lifted {
-            text: format!("o{}", t.index()),
-            range: if w == 0 { None } else { full(w) },
-            ..Lifted::default()
-        }
+        Lifted::new(format!("o{}", t.index()), if w == 0 { None } else { full(w) })
     }
 
     /// The translation of `t`, given its arguments' (`arg`).
     fn node(&mut self, t: Term, arg: &mut dyn FnMut(&mut Self, Term) -> Lifted) -> Lifted {
         let s = self.store;
         let w = s.width(t);
-        let plain = |text: String| Lifted { text, range: None, ..Lifted::default() };
+        let plain = |text: String| Lifted::new(text, None);
         match s.node(t) {
             Node::Bool(b) => plain(b.to_string()),
             Node::Const { value, .. } => {
                 let v = i128::from(value);
-                Lifted {
-                    text: literal(v),
-                    range: Some((v, v)),
-                    ..Lifted::default()
-                }
+                Lifted::new(literal(v), Some((v, v)))
             }
-            Node::Var { index, width } => Lifted {
-                text: self.var_name(index),
-                range: if width == 0 { None } else { full(width) },
-                ..Lifted::default()
-            },
+            Node::Var { index, width } => Lifted::new(self.var_name(index), if width == 0 { None } else { full(width) }),
             Node::Not(a) => plain(format!("(not {})", arg(self, a).text)),
             Node::Bin(op @ (BinOp::And | BinOp::Or), a, b) => {
                 let name = if op == BinOp::And { "and" } else { "or" };
@@ -258,38 +257,22 @@ impl Lifter<'_> {
                 match s.as_const(b) {
                     Some(c) if c > 0 => {
                         let c = i128::from(c);
-                        Lifted {
-                            text: format!("(div {} {c})", x.text),
-                            range: x.range.map(|(lo, hi)| (lo / c, hi / c)),
-                            ..Lifted::default()
-                        }
+                        Lifted::new(format!("(div {} {c})", x.text), x.range.map(|(lo, hi)| (lo / c, hi / c)))
                     }
-                    _ => Lifted {
-                        text: format!(
+                    _ => Lifted::new(format!(
                             "(ite (= {} 0) {} (div {} {}))",
                             y.text,
                             literal(pow2(u32::from(w)) - 1),
                             x.text,
                             y.text
-                        ),
-                        range: full(w),
-                        ..Lifted::default()
-                    },
+                        ), full(w)),
                 }
             }
             Node::Bin(BinOp::URem, a, b) => {
                 let (x, y) = (arg(self, a), arg(self, b));
                 match s.as_const(b) {
-                    Some(c) if c > 0 => Lifted {
-                        text: format!("(mod {} {c})", x.text),
-                        range: Some((0, i128::from(c) - 1)),
-                        ..Lifted::default()
-                    },
-                    _ => Lifted {
-                        text: format!("(ite (= {} 0) {} (mod {} {}))", y.text, x.text, x.text, y.text),
-                        range: full(w),
-                        ..Lifted::default()
-                    },
+                    Some(c) if c > 0 => Lifted::new(format!("(mod {} {c})", x.text), Some((0, i128::from(c) - 1))),
+                    _ => Lifted::new(format!("(ite (= {} 0) {} (mod {} {}))", y.text, x.text, x.text, y.text), full(w)),
                 }
             }
             Node::Bin(BinOp::BvAnd, a, b) => {
@@ -302,11 +285,7 @@ impl Lifter<'_> {
                 let ones = super::mask(w);
                 let low_bits = (mask & ones).trailing_ones();
                 if mask & ones == 0 {
-                    Lifted {
-                        text: "0".into(),
-                        range: Some((0, 0)),
-                        ..Lifted::default()
-                    }
+                    Lifted::new("0".into(), Some((0, 0)))
                 } else if mask & ones == ones {
                     x
                 } else if Some(mask) == 1u64.checked_shl(low_bits).map(|b| b - 1) {
@@ -314,21 +293,13 @@ impl Lifter<'_> {
                 } else if (!mask & ones) == (1u64 << (!mask & ones).trailing_ones()) - 1 {
                     // All but the low `k` bits: the value less its remainder.
                     let m = pow2((!mask & ones).trailing_ones());
-                    Lifted {
-                        text: format!("(- {} (mod {} {m}))", x.text, x.text),
-                        range: full(w),
-                        ..Lifted::default()
-                    }
+                    Lifted::new(format!("(- {} (mod {} {m}))", x.text, x.text), full(w))
                 } else {
                     self.opaque(t)
                 }
             }
             Node::Bin(BinOp::Shl | BinOp::LShr, _, b) if s.as_const(b).is_some_and(|k| k >= u64::from(w)) => {
-                Lifted {
-                    text: "0".into(),
-                    range: Some((0, 0)),
-                    ..Lifted::default()
-                }
+                Lifted::new("0".into(), Some((0, 0)))
             }
             Node::Bin(BinOp::Shl, a, b) => match s.as_const(b) {
                 Some(k) => {
@@ -344,11 +315,7 @@ impl Lifter<'_> {
                 Some(k) => {
                     let x = arg(self, a);
                     let m = pow2(k as u32);
-                    Lifted {
-                        text: format!("(div {} {m})", x.text),
-                        range: x.range.map(|(lo, hi)| (lo / m, hi / m)),
-                        ..Lifted::default()
-                    }
+                    Lifted::new(format!("(div {} {m})", x.text), x.range.map(|(lo, hi)| (lo / m, hi / m)))
                 }
                 None => self.opaque(t),
             },
@@ -365,22 +332,14 @@ impl Lifter<'_> {
             Node::Bin(BinOp::Concat, a, b) => {
                 let (x, y) = (arg(self, a), arg(self, b));
                 let m = pow2(u32::from(s.width(b)));
-                Lifted {
-                    text: format!("(+ (* {} {m}) {})", x.text, y.text),
-                    range: full(w),
-                    ..Lifted::default()
-                }
+                Lifted::new(format!("(+ (* {} {m}) {})", x.text, y.text), full(w))
             }
             // `(x << k) | y` with `y <u 2^k`: the bits do not meet, so it is the sum
             // (the two halves of a shifted 64-bit product).
             Node::Bin(BinOp::BvOr, a, b) if disjoint_or(s, a, b).is_some() => {
                 let (high, low) = disjoint_or(s, a, b).unwrap_or((a, b));
                 let (x, y) = (arg(self, high), arg(self, low));
-                Lifted {
-                    text: format!("(+ {} {})", x.text, y.text),
-                    range: full(w),
-                    ..Lifted::default()
-                }
+                Lifted::new(format!("(+ {} {})", x.text, y.text), full(w))
             }
             Node::Bin(BinOp::SDiv | BinOp::SRem | BinOp::BvOr | BinOp::BvXor, ..) => self.opaque(t),
             Node::Extract { hi, lo, arg: a } => {
@@ -389,17 +348,9 @@ impl Lifter<'_> {
                 let shifted = if lo == 0 {
                     // The low bits of a remainder are those of what it is taken of.
                     let (xt, xr) = x.under_mod(hi + 1);
-                    Lifted {
-                        text: xt.to_string(),
-                        range: xr,
-                        ..Lifted::default()
-                    }
+                    Lifted::new(xt.to_string(), xr)
                 } else {
-                    Lifted {
-                        text: format!("(div {} {m})", x.text),
-                        range: x.range.map(|(l, h)| (l / m, h / m)),
-                        ..Lifted::default()
-                    }
+                    Lifted::new(format!("(div {} {m})", x.text), x.range.map(|(l, h)| (l / m, h / m)))
                 };
                 wrap(shifted.text, shifted.range, hi - lo + 1)
             }
@@ -410,18 +361,14 @@ impl Lifter<'_> {
                 let half = pow2(u32::from(aw) - 1);
                 match x.range {
                     Some((lo, hi)) if lo >= 0 && hi < half => x,
-                    _ => Lifted {
-                        text: format!(
+                    _ => Lifted::new(format!(
                             "(ite (< {} {}) {} (+ {} {}))",
                             x.text,
                             literal(half),
                             x.text,
                             x.text,
                             literal(pow2(u32::from(aw) + u32::from(by)) - 2 * half)
-                        ),
-                        range: full(w),
-                        ..Lifted::default()
-                    },
+                        ), full(w)),
                 }
             }
             Node::Ite(c, a, b) => {
@@ -430,11 +377,7 @@ impl Lifter<'_> {
                     (Some((l1, h1)), Some((l2, h2))) => Some((l1.min(l2), h1.max(h2))),
                     _ => None,
                 };
-                Lifted {
-                    text: format!("(ite {} {} {})", x.text, y.text, z.text),
-                    range,
-                    ..Lifted::default()
-                }
+                Lifted::new(format!("(ite {} {} {})", x.text, y.text, z.text), range)
             }
             Node::Select(..) | Node::Store(..) | Node::ConstArray(_) => self.opaque(t),
         }
@@ -505,29 +448,25 @@ pub fn integer_script(
     let mut lines = Vec::new();
     for &t in &order {
         let lifted = lifter.node(t, &mut |_, c| {
-            texts.get(&c).cloned().unwrap_or(Lifted {
-                text: "false".into(),
-                range: None,
-                ..Lifted::default()
-            })
+            texts.get(&c).cloned().unwrap_or(Lifted::new("false".into(), None))
         });
         // Operations get a definition of their own, so that the text stays linear in
         // the size of the term graph; atoms (numbers, variables, opaque terms) do not.
         if lifted.text.starts_with('(') && !matches!(store.node(t), Node::Const { .. }) {
             let name = format!("t{}", t.index());
-            lines.push(format!("(define-fun {name} () {} {})", sort(store, t), lifted.text));
-            // What a remainder is taken of gets a name too, for the sums above it.
-            let unwrapped = lifted.unwrapped.map(|u| {
-                let (raw, range, bits) = *u;
-                let raw = if raw.starts_with('(') {
+            // What a remainder is taken of gets a name of its own (`t<n>r`), which the
+            // remainder and the sums above it share.
+            let mut text = lifted.text;
+            let unwrapped = lifted.unwrapped.map(|mut u| {
+                if u.text.starts_with('(') {
                     let raw_name = format!("{name}r");
-                    lines.push(format!("(define-fun {raw_name} () Int {raw})"));
-                    raw_name
-                } else {
-                    raw
-                };
-                Box::new((raw, range, bits))
+                    lines.push(format!("(define-fun {raw_name} () Int {})", u.text));
+                    text = format!("(mod {raw_name} {})", literal(pow2(u32::from(u.bits))));
+                    u.text = raw_name;
+                }
+                u
             });
+            lines.push(format!("(define-fun {name} () {} {text})", sort(store, t)));
             texts.insert(
                 t,
                 Lifted {
