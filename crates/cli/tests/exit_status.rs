@@ -218,7 +218,7 @@ fn the_time_limit_holds_against_a_long_solver_query() {
             .arg(&r)
             .args([
                 "--timeout",
-                "2",
+                "1",
                 "--solver-timeout",
                 "600000",
                 "--engine",

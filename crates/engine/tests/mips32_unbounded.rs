@@ -162,6 +162,7 @@ fn exits_that_agree_only_through_an_order_fact_are_proved() {
 }
 
 #[test]
+#[ignore = "seconds of solving in a debug build: run in release with --ignored (.ci/run does)"]
 fn a_jump_back_into_shared_code_is_not_a_loop() {
     // -O2's `unrolled_by_two` jumps backwards once, to the code after its loop: one
     // loop a side, so the proof is tried.
@@ -175,6 +176,7 @@ fn a_jump_back_into_shared_code_is_not_a_loop() {
 }
 
 #[test]
+#[ignore = "seconds of solving in a debug build: run in release with --ignored (.ci/run does)"]
 fn a_loop_against_itself_unrolled_by_two_is_proved() {
     // Two trips of the plain loop against one of the unrolled one: the facts of the
     // last, odd trip (`n - (n & ~1) <= 1`, `s' = 3 s + b` where the unrolled side has
@@ -202,6 +204,7 @@ fn a_difference_after_three_million_trips_is_never_proved() {
 }
 
 #[test]
+#[ignore = "seconds of solving in a debug build: run in release with --ignored (.ci/run does)"]
 fn loops_one_after_the_other_are_proved_head_by_head() {
     // Each side's two loops meet the other's at their heads in turn; the second loop
     // counts down on the right.
@@ -216,6 +219,7 @@ fn loops_one_after_the_other_are_proved_head_by_head() {
 }
 
 #[test]
+#[ignore = "seconds of solving in a debug build: run in release with --ignored (.ci/run does)"]
 fn nested_loops_are_proved_against_loops_merged_into_one() {
     // -O2 runs both loops of `nested` through one head: the -O0 side's outer head has
     // no partner, and there it takes its trip while the other side waits.
@@ -224,6 +228,7 @@ fn nested_loops_are_proved_against_loops_merged_into_one() {
 }
 
 #[test]
+#[ignore = "seconds of solving in a debug build: run in release with --ignored (.ci/run does)"]
 fn a_difference_in_a_second_loop_after_three_million_trips_is_never_proved() {
     let (o0, o2) = (load("loops-O0.o"), load("loops-O2.o"));
     never_proved(
@@ -259,6 +264,7 @@ fn loops_in_no_fixed_ratio_are_proved_one_after_the_other() {
 }
 
 #[test]
+#[ignore = "seconds of solving in a debug build: run in release with --ignored (.ci/run does)"]
 fn a_division_by_repeated_subtraction_is_proved_against_divu_in_integers() {
     // The invariant `n = q * d + r` holds without wrap-around, which no 32-bit
     // equation says: its checks are asked (and certified) in integers.
@@ -291,6 +297,7 @@ fn a_sum_against_its_closed_form_is_proved_with_a_degree_two_fact() {
 }
 
 #[test]
+#[ignore = "seconds of solving in a debug build: run in release with --ignored (.ci/run does)"]
 fn a_sum_of_three_i_is_proved_though_its_closed_form_wraps_twice() {
     // gcc -O2 multiplies the halved product by 3 as `(x << 1) + x`, each step modulo
     // 2^32: the exit check holds only with those remainders merged into one.
