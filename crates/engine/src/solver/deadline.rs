@@ -7,7 +7,7 @@ use std::time::Instant;
 
 use tamarin_mips::cpu::Stop;
 
-use super::{Answer, Solver};
+use super::{Answer, IntegerLimits, Solver};
 use crate::term::{Term, TermStore};
 
 /// Why a query past the deadline was not asked.
@@ -62,6 +62,26 @@ impl<S: Solver> Solver for DeadlineSolver<S> {
         }
         answer
     }
+    /// The same stop as every other query: nothing is asked once it is reached, a
+    /// query gets at most the time left, and the interrupt ends it at once.
+    fn check_in_integers(&mut self, store: &mut TermStore, assertions: &[Term], limits: IntegerLimits) -> Answer {
+        if let Some(why) = self.stopped() {
+            return Answer::Unknown(why.into());
+        }
+        let mut limits = IntegerLimits {
+            interrupt: limits.interrupt.or(self.stop.flag),
+            ..limits
+        };
+        let Some(d) = self.stop.deadline else {
+            return self.inner.check_in_integers(store, assertions, limits);
+        };
+        limits.time = limits.time.min(d.saturating_duration_since(Instant::now()));
+        let answer = self.inner.check_in_integers(store, assertions, limits);
+        if matches!(answer, Answer::Unknown(_)) && Instant::now() + CLAMP_SLACK >= d {
+            return Answer::Unknown(TIME_LIMIT_PASSED.into());
+        }
+        answer
+    }
     pass_on!(limit_time, limit_work, failure, describe, cache_hits, warnings, backend_work);
 }
 
@@ -76,11 +96,17 @@ mod tests {
     struct Recorder {
         limits: Vec<Duration>,
         asked: u32,
+        /// What each query in integers came with.
+        integer_limits: Vec<IntegerLimits>,
     }
 
     impl Solver for Recorder {
         fn check(&mut self, _: &mut TermStore, _: &[Term]) -> Answer {
             self.asked += 1;
+            Answer::Unsat
+        }
+        fn check_in_integers(&mut self, _: &mut TermStore, _: &[Term], limits: IntegerLimits) -> Answer {
+            self.integer_limits.push(limits);
             Answer::Unsat
         }
         fn limit_time(&mut self, left: Duration) {
@@ -140,5 +166,33 @@ mod tests {
             s.check(&mut store, &[]),
             Answer::Unknown(TIME_LIMIT_PASSED.into())
         );
+    }
+
+    #[test]
+    fn a_query_in_integers_keeps_to_the_same_stop() {
+        static FLAG: AtomicBool = AtomicBool::new(false);
+        let mut store = TermStore::new();
+        let limits = IntegerLimits::new(1_000, Duration::from_secs(600));
+        let soon = Instant::now() + Duration::from_secs(30);
+        let stop = Stop::at(Some(soon)).with_flag(Some(&FLAG));
+        let mut s = DeadlineSolver::new(Recorder::default(), stop);
+        assert_eq!(s.check_in_integers(&mut store, &[], limits), Answer::Unsat);
+        let asked = s.inner.integer_limits[0];
+        // At most the time left, the same work, and the comparison's interrupt.
+        assert!(asked.time <= Duration::from_secs(30), "{asked:?}");
+        assert_eq!(asked.work, 1_000);
+        assert!(asked.interrupt.is_some_and(|f| std::ptr::eq(f, &FLAG)));
+        FLAG.store(true, Ordering::Relaxed);
+        assert_eq!(
+            s.check_in_integers(&mut store, &[], limits),
+            Answer::Unknown(INTERRUPTED.into())
+        );
+        assert_eq!(s.inner.integer_limits.len(), 1, "nothing asked after the interrupt");
+        let mut past = DeadlineSolver::new(Recorder::default(), Stop::at(Some(Instant::now())));
+        assert_eq!(
+            past.check_in_integers(&mut store, &[], limits),
+            Answer::Unknown(TIME_LIMIT_PASSED.into())
+        );
+        assert!(past.inner.integer_limits.is_empty());
     }
 }

@@ -8,17 +8,45 @@
 //! translation's opaque terms may make a model that is no machine's, and such a
 //! model is reported as unknown, never as `sat`.
 
+use std::sync::atomic::{AtomicBool, Ordering};
 use std::time::Duration;
 
 use z3::{Params, SatResult};
 
-use super::z3::{fresh_context, in_context};
-use super::{Answer, Model};
+use super::z3::{fresh_context, in_context, InFlight};
+use super::{Answer, Model, INTERRUPTED};
 use crate::term::{integer_script, Evaluator, Formula, Names, Term, TermStore};
 
-/// Asks Z3 whether `assertions` hold together, in integers, within `work` resource
-/// units (a count, so that the answer is the same on any load) and `timeout`.
-pub fn check_in_integers(store: &mut TermStore, assertions: &[Term], work: u32, timeout: Duration) -> Answer {
+/// What bounds a query in integers: `work` resource units (a count, so that the
+/// answer is the same on any load), a time limit, and the flag that interrupts the
+/// comparison (Ctrl-C), which ends the query at once.
+#[derive(Clone, Copy, Debug)]
+pub struct IntegerLimits {
+    pub work: u32,
+    pub time: Duration,
+    pub interrupt: Option<&'static AtomicBool>,
+}
+
+impl IntegerLimits {
+    /// `work` units within `time`, with no interrupt (the solver chain's
+    /// [`super::DeadlineSolver`] adds the comparison's).
+    pub fn new(work: u32, time: Duration) -> IntegerLimits {
+        IntegerLimits {
+            work,
+            time,
+            interrupt: None,
+        }
+    }
+}
+
+/// Asks Z3 whether `assertions` hold together, in integers, within `limits`.
+/// Callers with a solver chain ask through [`super::Solver::check_in_integers`], which
+/// adds the chain's input bounds, deadline and interrupt.
+pub fn check_in_integers(store: &mut TermStore, assertions: &[Term], limits: IntegerLimits) -> Answer {
+    let interrupted = || limits.interrupt.is_some_and(|f| f.load(Ordering::Relaxed));
+    if interrupted() {
+        return Answer::Unknown(INTERRUPTED.into());
+    }
     let formulas: Vec<Formula> = assertions.iter().map(|&t| Formula::Term(t)).collect();
     let Some(text) = integer_script(store, &[], &formulas, "", Names::Indexed) else {
         return Answer::Unknown("the query has no integer form".into());
@@ -30,12 +58,16 @@ pub fn check_in_integers(store: &mut TermStore, assertions: &[Term], work: u32, 
     let values = in_context(&ctx, || {
         let solver = z3::Solver::new_for_logic("QF_NIA").unwrap_or_default();
         let mut p = Params::new();
-        p.set_u32("rlimit", work);
-        p.set_u32("timeout", timeout.as_millis().clamp(1, u32::MAX as u128) as u32);
+        p.set_u32("rlimit", limits.work);
+        p.set_u32("timeout", limits.time.as_millis().clamp(1, u32::MAX as u128) as u32);
         solver.set_params(&p);
         solver.from_string(text);
-        match solver.check() {
+        let watched = limits.interrupt.map(InFlight::new);
+        let result = solver.check();
+        drop(watched);
+        match result {
             SatResult::Unsat => Ok(None),
+            SatResult::Unknown if interrupted() => Err(INTERRUPTED.into()),
             SatResult::Unknown => Err(solver.get_reason_unknown().unwrap_or_default()),
             SatResult::Sat => {
                 let model = solver.get_model().ok_or("sat without a model")?;
@@ -51,6 +83,7 @@ pub fn check_in_integers(store: &mut TermStore, assertions: &[Term], work: u32, 
     });
     match values {
         Ok(None) => Answer::Unsat,
+        Err(why) if why == INTERRUPTED => Answer::Unknown(why),
         Err(why) => Answer::Unknown(format!("in integers: {why}")),
         Ok(Some(values)) => {
             let mut e = Evaluator::new(store, &values);
@@ -171,8 +204,11 @@ mod tests {
         answer
     }
 
-    const WORK: u32 = 5_000_000;
-    const TIME: Duration = Duration::from_secs(10);
+    const LIMITS: IntegerLimits = IntegerLimits {
+        work: 5_000_000,
+        time: Duration::from_secs(10),
+        interrupt: None,
+    };
 
     proptest! {
         #![proptest_config(ProptestConfig { cases: 48, ..ProptestConfig::default() })]
@@ -193,9 +229,9 @@ mod tests {
             let fixed = [s.eq(x, cx), s.eq(y, cy)];
             let same = s.eq(t, cv);
             let other = s.not(same);
-            let agrees = check_in_integers(&mut s, &[fixed[0], fixed[1], same], WORK, TIME);
+            let agrees = check_in_integers(&mut s, &[fixed[0], fixed[1], same], LIMITS);
             prop_assert!(!matches!(agrees, Answer::Unsat), "the machine's value ruled out: {steps:?}");
-            let differs = check_in_integers(&mut s, &[fixed[0], fixed[1], other], WORK, TIME);
+            let differs = check_in_integers(&mut s, &[fixed[0], fixed[1], other], LIMITS);
             prop_assert!(!matches!(differs, Answer::Sat(_)), "another value passed as the machine's: {steps:?}");
             if !opaque {
                 prop_assert_eq!(differs, Answer::Unsat, "{:?}", steps);
@@ -218,9 +254,9 @@ mod tests {
         let quotient = s.bin(BinOp::UDiv, n, d);
         let same = s.eq(q, quotient);
         let wrong = s.not(same);
-        assert_eq!(check_in_integers(&mut s, &[exact, below, wrong], WORK, TIME), Answer::Unsat);
+        assert_eq!(check_in_integers(&mut s, &[exact, below, wrong], LIMITS), Answer::Unsat);
         // Without `r < d`, a model: one that the machine's terms satisfy.
-        let Answer::Sat(m) = check_in_integers(&mut s, &[exact, wrong], WORK, TIME) else {
+        let Answer::Sat(m) = check_in_integers(&mut s, &[exact, wrong], LIMITS) else {
             panic!("expected a model");
         };
         let mut e = Evaluator::new(&s, &m.values);
@@ -247,7 +283,7 @@ mod tests {
                 let wrong = if machine { s.not(test) } else { test };
                 let (cx, cy) = (s.constant(8, vx), s.constant(8, vy));
                 let fixed = [s.eq(x, cx), s.eq(y, cy), wrong];
-                assert_eq!(check_in_integers(&mut s, &fixed, WORK, TIME), Answer::Unsat, "{kind} {vx} {vy}");
+                assert_eq!(check_in_integers(&mut s, &fixed, LIMITS), Answer::Unsat, "{kind} {vx} {vy}");
             }
         }
     }
@@ -268,7 +304,7 @@ mod tests {
             let same = s.eq(or, cv);
             let other = s.not(same);
             let q = [s.eq(x, cx), s.eq(y, cy), other];
-            assert_eq!(check_in_integers(&mut s, &q, WORK, TIME), Answer::Unsat, "{vx} {vy}");
+            assert_eq!(check_in_integers(&mut s, &q, LIMITS), Answer::Unsat, "{vx} {vy}");
         }
     }
 
@@ -297,7 +333,7 @@ mod tests {
             let (cx, cy, cv) = (s.constant(8, vx), s.constant(8, vy), s.constant(8, value));
             let same = s.eq(t, cv);
             let q = [s.eq(x, cx), s.eq(y, cy), s.not(same)];
-            assert_eq!(check_in_integers(&mut s, &q, WORK, TIME), Answer::Unsat, "{vx} {vy}");
+            assert_eq!(check_in_integers(&mut s, &q, LIMITS), Answer::Unsat, "{vx} {vy}");
         }
         // An 8-bit sum's 16-bit extension plus one stays below 257: the 16-bit sum
         // may not drop the 8-bit sum's own remainder.
@@ -308,8 +344,8 @@ mod tests {
         let limit = s.constant(16, 257);
         let below = s.bin(BinOp::Ult, again, limit);
         let q = [s.not(below)];
-        assert_eq!(check_in_integers(&mut s, &q, WORK, TIME), Answer::Unsat);
-        let planted = with_planted(planted::UNWRAP_ANY_WIDTH, || check_in_integers(&mut s, &q, WORK, TIME));
+        assert_eq!(check_in_integers(&mut s, &q, LIMITS), Answer::Unsat);
+        let planted = with_planted(planted::UNWRAP_ANY_WIDTH, || check_in_integers(&mut s, &q, LIMITS));
         assert_ne!(planted, Answer::Unsat, "the planted bug went unseen");
     }
 
@@ -322,8 +358,40 @@ mod tests {
         let zero = s.constant(8, 0);
         let product = s.bin(BinOp::Mul, x, y);
         let q = [s.eq(product, zero), s.bin(BinOp::Ult, zero, x), s.bin(BinOp::Ult, zero, y)];
-        assert!(matches!(check_in_integers(&mut s, &q, WORK, TIME), Answer::Sat(_)));
-        let planted = with_planted(planted::NO_WRAP, || check_in_integers(&mut s, &q, WORK, TIME));
+        assert!(matches!(check_in_integers(&mut s, &q, LIMITS), Answer::Sat(_)));
+        let planted = with_planted(planted::NO_WRAP, || check_in_integers(&mut s, &q, LIMITS));
         assert_eq!(planted, Answer::Unsat, "the planted bug went unseen");
+    }
+
+    #[test]
+    fn a_raised_flag_interrupts_a_query_in_integers_in_flight() {
+        static FLAG: AtomicBool = AtomicBool::new(false);
+        let mut s = TermStore::new();
+        // Two 32-bit factors of 2^63 - 1: many seconds of Z3's work in integers too.
+        let (x, y) = (s.new_var("x", 32), s.new_var("y", 32));
+        let zero = s.constant(32, 0);
+        let (wx, wy) = (s.bin(BinOp::Concat, zero, x), s.bin(BinOp::Concat, zero, y));
+        let xy = s.bin(BinOp::Mul, wx, wy);
+        let k = s.constant(64, 0x7fff_ffff_ffff_ffff);
+        let hard = [s.eq(xy, k)];
+        let limits = IntegerLimits {
+            work: u32::MAX,
+            time: Duration::from_secs(120),
+            interrupt: Some(&FLAG),
+        };
+        let raiser = std::thread::spawn(|| {
+            std::thread::sleep(Duration::from_millis(300));
+            FLAG.store(true, Ordering::SeqCst);
+            std::time::Instant::now()
+        });
+        let answer = check_in_integers(&mut s, &hard, limits);
+        let ended = std::time::Instant::now();
+        let raised = raiser.join().expect("raiser");
+        assert_eq!(answer, Answer::Unknown(INTERRUPTED.into()));
+        // The watcher looks every 20 ms; the margin absorbs a loaded machine.
+        let after = ended.saturating_duration_since(raised);
+        assert!(after < Duration::from_millis(1500), "ended {after:?} after the flag");
+        // Raised, nothing is asked.
+        assert_eq!(check_in_integers(&mut s, &hard, limits), Answer::Unknown(INTERRUPTED.into()));
     }
 }

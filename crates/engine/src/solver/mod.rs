@@ -66,7 +66,7 @@ pub use self::deadline::{DeadlineSolver, INTERRUPTED, TIME_LIMIT_PASSED};
 pub use self::domain::DomainSolver;
 pub use self::dump::DumpingSolver;
 pub use self::eliminate::EliminatingSolver;
-pub use self::integer::check_in_integers;
+pub use self::integer::{check_in_integers, IntegerLimits};
 pub use self::order::OrderSolver;
 pub use self::portfolio::PortfolioSolver;
 pub use self::process::ProcessSolver;
@@ -152,6 +152,14 @@ pub trait Solver {
     fn failure(&self) -> Option<String> {
         None
     }
+
+    /// Is the conjunction of `assertions` satisfiable, asked in integers
+    /// ([`check_in_integers`])? Links that own something every query gets (input
+    /// bounds, a deadline, an interrupt, a count of queries) apply it here too; the
+    /// others leave the query to Z3 as it is.
+    fn check_in_integers(&mut self, store: &mut TermStore, assertions: &[Term], limits: IntegerLimits) -> Answer {
+        check_in_integers(store, assertions, limits)
+    }
 }
 
 impl<S: Solver + ?Sized> Solver for Box<S> {
@@ -178,6 +186,9 @@ impl<S: Solver + ?Sized> Solver for Box<S> {
     }
     fn failure(&self) -> Option<String> {
         (**self).failure()
+    }
+    fn check_in_integers(&mut self, store: &mut TermStore, assertions: &[Term], limits: IntegerLimits) -> Answer {
+        (**self).check_in_integers(store, assertions, limits)
     }
 }
 
@@ -263,6 +274,13 @@ impl<S: Solver> Solver for CountingSolver<S> {
         self.stats.count(&answer);
         self.stats.cache_hits = self.inner.cache_hits();
         self.stats.work = self.inner.backend_work();
+        answer
+    }
+    fn check_in_integers(&mut self, store: &mut TermStore, assertions: &[Term], limits: IntegerLimits) -> Answer {
+        let start = Instant::now();
+        let answer = self.inner.check_in_integers(store, assertions, limits);
+        self.stats.time += start.elapsed();
+        self.stats.count(&answer);
         answer
     }
     pass_on!(limit_time, limit_work, failure, describe, warnings, backend_work);

@@ -99,10 +99,11 @@ static IN_FLIGHT: Mutex<Vec<(usize, &'static AtomicBool)>> = Mutex::new(Vec::new
 /// listed query, interrupts every listed query whose flag is raised
 /// (`Z3_interrupt`, which Z3 allows from another thread): the query then ends at once
 /// as unknown.
-struct InFlight(usize);
+pub(super) struct InFlight(usize);
 
 impl InFlight {
-    fn new(flag: &'static AtomicBool) -> InFlight {
+    /// Lists this thread's Z3 context, which is about to solve a query, with `flag`.
+    pub(super) fn new(flag: &'static AtomicBool) -> InFlight {
         static WATCHER: OnceLock<()> = OnceLock::new();
         WATCHER.get_or_init(|| {
             let _ = std::thread::Builder::new()

@@ -42,7 +42,7 @@ use self::schedule::{head_visits, in_step, loop_heads, trip_ratio, unpartnered_h
 use super::explore::{self, Code, End, Function, Limits, Paths, Side, Snapshot};
 use super::sampler::{self, Sampler, Stepped};
 pub use crate::loop_proof::{Certificate, Check, CheckKind, Obligations, Schedule};
-use crate::solver::{Answer, Solver};
+use crate::solver::{Answer, IntegerLimits, Solver};
 use crate::term::{BinOp, Definition, Evaluator, Formula, Term, TermStore};
 
 /// What the loop proof found.
@@ -579,7 +579,8 @@ impl Prover<'_, '_> {
         // integers left open, so the answer in integers is the answer (a model that
         // the machine's terms do not satisfy is unknown, and the fact is dropped).
         if !self.exact_terms.is_empty() && !(self.stop)() && self.uses_exact(q) {
-            let a = crate::solver::check_in_integers(self.s, q, QUERY_WORK, QUERY_TIME);
+            let limits = IntegerLimits::new(QUERY_WORK, QUERY_TIME);
+            let a = self.solver.check_in_integers(self.s, q, limits);
             if matches!(a, Answer::Unknown(_)) {
                 self.undecided.insert(q.to_vec());
             }
