@@ -367,13 +367,7 @@ mod tests {
     fn a_raised_flag_interrupts_a_query_in_integers_in_flight() {
         static FLAG: AtomicBool = AtomicBool::new(false);
         let mut s = TermStore::new();
-        // Two 32-bit factors of 2^63 - 1: many seconds of Z3's work in integers too.
-        let (x, y) = (s.new_var("x", 32), s.new_var("y", 32));
-        let zero = s.constant(32, 0);
-        let (wx, wy) = (s.bin(BinOp::Concat, zero, x), s.bin(BinOp::Concat, zero, y));
-        let xy = s.bin(BinOp::Mul, wx, wy);
-        let k = s.constant(64, 0x7fff_ffff_ffff_ffff);
-        let hard = [s.eq(xy, k)];
+        let hard = crate::solver::hard_query(&mut s);
         let limits = IntegerLimits {
             work: u32::MAX,
             time: Duration::from_secs(120),

@@ -446,6 +446,20 @@ pub(crate) fn test_z3() -> Z3Solver {
     Z3Solver::new(Z3Mode::Auto, Duration::from_secs(10))
 }
 
+/// A query that takes Z3 many seconds without a limit, in bit-vectors and in
+/// integers alike, for the interrupt tests: two 32-bit factors of 2^63 - 1 (the check
+/// of `--assume '$1 * $2 == 0x7fffffffffffffff'`).
+#[cfg(test)]
+pub(crate) fn hard_query(s: &mut TermStore) -> Vec<Term> {
+    use crate::term::BinOp;
+    let (x, y) = (s.new_var("x", 32), s.new_var("y", 32));
+    let zero = s.constant(32, 0);
+    let (wx, wy) = (s.bin(BinOp::Concat, zero, x), s.bin(BinOp::Concat, zero, y));
+    let xy = s.bin(BinOp::Mul, wx, wy);
+    let k = s.constant(64, 0x7fff_ffff_ffff_ffff);
+    vec![s.eq(xy, k)]
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
