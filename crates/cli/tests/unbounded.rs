@@ -248,3 +248,43 @@ fn grade_with_a_task_that_says_unbounded() {
     // The needle's run past the fuel is no difference for runs of any length.
     assert_eq!(report["summary"]["counts"]["disequivalent"], 0, "{report}");
 }
+
+#[test]
+fn an_array_task_whose_every_run_ends_is_proved_for_runs_of_any_length() {
+    // The array maximum class: the loop proof takes no array, but the merged
+    // encoding shows that no run of either program outlasts the fuel.
+    let dir = root().join("examples/classes/amax");
+    let args = [
+        "compare",
+        "--task",
+        "task.toml",
+        "submissions/correct_backward.asm",
+        "--unbounded",
+    ];
+    let o = run_in(&dir, &args);
+    let text = stdout(&o);
+    assert!(
+        text.starts_with("equivalent: for every array of up to 8 words"),
+        "{text}"
+    );
+    assert!(text.contains("runs of any length"), "{text}");
+    let o = run_in(&dir, &[&args[..], &["--format", "json"]].concat());
+    let v = json(&o);
+    assert_eq!(v["verdict"], "equivalent", "{v}");
+    let proof = &v["proof"];
+    assert_eq!(
+        (
+            &proof["engine"],
+            &proof["method"],
+            &proof["termination"],
+            &proof["fuel"]
+        ),
+        (
+            &Value::from("bmc"),
+            &Value::from("paths"),
+            &Value::from("every-run-ends"),
+            &Value::Null
+        ),
+        "{v}"
+    );
+}

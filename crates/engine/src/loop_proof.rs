@@ -127,6 +127,16 @@ pub struct UnboundedProof {
 }
 
 impl UnboundedProof {
+    /// A proof within the fuel that no run outlasts: every run ended within it.
+    pub fn every_run_ends() -> UnboundedProof {
+        UnboundedProof {
+            method: "paths",
+            termination: "every-run-ends",
+            certificate: None,
+            certificate_files: None,
+        }
+    }
+
     /// A loop proof's claim: full (`termination` as its schedule says) or, where a
     /// side alone may run on, partial (`not-proved`).
     pub fn induction(certificate: Certificate, full: bool) -> UnboundedProof {

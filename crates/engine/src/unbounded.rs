@@ -90,17 +90,17 @@ pub fn compare(
     report.verdict = match report.verdict {
         v @ Verdict::Disequivalent(_) => v,
         // Every path enumerated ended within the fuel. (The merged encoding's count
-        // of runs out of fuel leaves out those joined with shorter ones: its proof
-        // does not show that every run ends.)
+        // of runs out of fuel leaves out those joined with shorter ones: it asks the
+        // solver instead, below.)
         Verdict::Equivalent(mut p) if p.engine == Engine::Concolic && p.out_of_fuel == (0, 0) => {
-            p.unbounded = Some(Box::new(UnboundedProof {
-                method: "paths",
-                termination: "every-run-ends",
-                certificate: None,
-                certificate_files: None,
-            }));
+            p.unbounded = Some(Box::new(UnboundedProof::every_run_ends()));
             Verdict::Equivalent(p)
         }
+        // The merged encoding asked whether any run outlasts the fuel, and none does
+        // (`bmc::Bmc::every_run_ends`).
+        v @ Verdict::Equivalent(Proof {
+            unbounded: Some(_), ..
+        }) => v,
         // Some runs were longer than the fuel: what the loop proof is for.
         Verdict::Equivalent(_) => Verdict::PossiblyEquivalent(vec![reason]),
         Verdict::PossiblyEquivalent(mut reasons) => {
@@ -397,6 +397,69 @@ mod tests {
         // is then "proved", which the assertion above catches.
         let planted = verdict_with("up.asm", needle, planted::NO_PRUNING, &opts);
         assert!(matches!(planted, Verdict::Equivalent(_)), "{needle}: {planted:?}");
+    }
+
+    /// Options for an array of up to 8 words with `len >= 1` and elements in
+    /// `[lo, 1000]`, under the merged encoding.
+    fn array_options(lo: i32, fuel: u64) -> Options {
+        let mut opts = Options {
+            inputs: crate::io::InputSpec::Array {
+                max_len: 8,
+                base: None,
+            },
+            engine: crate::verdict::Engine::Bmc,
+            fuel,
+            ..options()
+        };
+        opts.assume = ["len >= 1".to_string(), format!("all x: {lo} <= x <= 1000")]
+            .iter()
+            .map(|a| crate::Precondition::parse(a).unwrap())
+            .collect();
+        opts
+    }
+
+    #[test]
+    fn an_array_pair_whose_every_run_ends_within_the_fuel_is_proved_by_the_encoding() {
+        let (fwd, bwd) = (example("proofs", "amax-fwd.asm"), example("proofs", "amax-bwd.asm"));
+        let v = compare(&fwd, &bwd, &array_options(-1000, 1_000), &mut Quiet).unwrap().verdict;
+        let Verdict::Equivalent(p) = v else {
+            panic!("{v:?}");
+        };
+        assert_eq!(p.engine, crate::verdict::Engine::Bmc);
+        let u = p.unbounded.unwrap();
+        assert_eq!((u.method, u.termination), ("paths", "every-run-ends"));
+    }
+
+    #[test]
+    fn an_array_pair_that_differs_past_the_fuel_is_not_proved_for_runs_of_any_length() {
+        // Both count down from a[0], three steps a trip: past a[0] of about 330 both
+        // run out of 1,000 steps of fuel, so they agree within it. The right returns
+        // 2 where a[0] is over 900.
+        let count = "lw $4, 0($1)\nlis $5\n.word 1\nlis $7\n.word 900\nslt $6, $7, $4\n\
+                     loop:\nbeq $4, $0, done\nsub $4, $4, $5\nbeq $0, $0, loop\ndone:\n\
+                     lis $3\n.word 1\n";
+        let left = tamarin_mips::asm::assemble("l.asm", &format!("{count}jr $31\n")).unwrap();
+        let right =
+            tamarin_mips::asm::assemble("r.asm", &format!("{count}add $3, $3, $6\njr $31\n")).unwrap();
+        let opts = array_options(0, 1_000);
+        let honest = compare(&left, &right, &opts, &mut Quiet).unwrap().verdict;
+        assert!(matches!(honest, Verdict::PossiblyEquivalent(_)), "{honest:?}");
+        // Taking the proof within the fuel for one of any length, as the planted bug
+        // does, would be wrong: a long enough run shows the difference.
+        crate::bmc::planted::plant(crate::bmc::planted::ENDS_UNCHECKED);
+        let planted = compare(&left, &right, &opts, &mut Quiet).unwrap().verdict;
+        crate::bmc::planted::plant(0);
+        assert!(matches!(planted, Verdict::Equivalent(_)), "{planted:?}");
+        let run = |p: &Program| {
+            let mut m = Machine::new(p, Config::with_fuel(100_000));
+            let base = p.byte_len();
+            m.write_word(base, 1000);
+            m.set_reg(tamarin_mips::Reg::from_bits(1), base);
+            m.set_reg(tamarin_mips::Reg::from_bits(2), 1);
+            assert_eq!(m.run(&mut NoTrace), Status::Done);
+            m.regs().get(tamarin_mips::Reg::from_bits(3))
+        };
+        assert_eq!((run(&left), run(&right)), (1, 2));
     }
 
     #[test]

@@ -426,7 +426,9 @@ fn write_text(
                         u,
                         &format!(
                             "{}{}",
-                            inputs.replacen("inputs", "input", 1),
+                            inputs
+                                .replacen("inputs", "input", 1)
+                                .replacen("arrays", "array", 1),
                             assumed(&opts.assume)
                         ),
                         &observed,

@@ -31,6 +31,7 @@ use crate::options::Options;
 use crate::report::{Observer, Report, Stats};
 use crate::solver::{build_chain, Answer, CountingSolver, Solver, SolverStats};
 use crate::term::{BinOp, Term, TermStore};
+use crate::loop_proof::UnboundedProof;
 use crate::verdict::{self, Counterexample, Coverage, Engine, Incomplete, Proof};
 
 /// Magnitude bounds tried, in turn, to make a counterexample small.
@@ -128,6 +129,7 @@ impl<'o> Checker<'o> {
                 }
             }
         };
+        let agreed = matches!(answer, Split::Agree);
         match answer {
             Split::Differ(values, region) => match self.confirm(&values, left, right) {
                 Some(cx) => {
@@ -164,13 +166,18 @@ impl<'o> Checker<'o> {
                 millis: self.budget.started().elapsed().as_millis() as u64,
             });
         }
+        let every_run_ends = self.opts.unbounded
+            && agreed
+            && incomplete.is_empty()
+            && self.every_run_ends(&sl, &sr, covered);
         let proof = Proof {
             engine: Engine::Bmc,
             paths: (sl.stats.ends, sr.stats.ends),
             out_of_fuel: (sl.stats.out_of_fuel, sr.stats.out_of_fuel),
             encoding: Some((sl.stats, sr.stats)),
             queries: self.solver.stats.queries,
-            fuel: self.opts.fuel,            unbounded: None,
+            fuel: self.opts.fuel,
+            unbounded: every_run_ends.then(|| Box::new(UnboundedProof::every_run_ends())),
         };
         let stats = Stats {
             runs: self.replays,
@@ -193,6 +200,19 @@ impl<'o> Checker<'o> {
             paths: Default::default(),
             notes: Vec::new(),
         }
+    }
+
+    /// Whether no input (that the domain allows and the encoding covers) makes either
+    /// program run out of fuel: then the proof within the fuel covers runs of any
+    /// length ([`Options::unbounded`]). The count of runs out of fuel cannot say so,
+    /// since a merge joins such runs with shorter ones. Anything but `unsat` is no.
+    fn every_run_ends(&mut self, sl: &Summary, sr: &Summary, covered: Term) -> bool {
+        let any = self.store.or(sl.out_of_fuel, sr.out_of_fuel);
+        #[cfg(test)]
+        if planted::has(planted::ENDS_UNCHECKED) {
+            return true;
+        }
+        matches!(self.solver.check(&mut self.store, &[any, covered]), Answer::Unsat)
     }
 
     /// The comparison asked again in parts, for when the whole is too hard: one side
@@ -535,6 +555,16 @@ pub fn difference(
         }
     }
     any
+}
+
+/// Bugs a test plants on purpose, to show that the tests catch them.
+#[cfg(test)]
+pub(crate) mod planted {
+    pub use crate::planted::{has, plant};
+
+    /// Under `--unbounded`, a proof within the fuel is taken to cover runs of any
+    /// length without asking whether some run is longer.
+    pub const ENDS_UNCHECKED: u32 = 1 << 12;
 }
 
 #[cfg(test)]

@@ -406,12 +406,7 @@ fn unbounded_verdict(
     match (bounded, outcome) {
         (FunctionVerdict::Equivalent, _) => (
             FunctionVerdict::Equivalent,
-            Some(UnboundedProof {
-                method: "paths",
-                termination: "every-run-ends",
-                certificate: None,
-                certificate_files: None,
-            }),
+            Some(UnboundedProof::every_run_ends()),
         ),
         (v @ FunctionVerdict::Disequivalent(_), _) => (v, None),
         (FunctionVerdict::PossiblyEquivalent(mut gaps), outcome) => {
