@@ -3,7 +3,7 @@
 //! without asking the links after it. With it in the chain a comparison's time limit
 //! holds however long one query could take, and Ctrl-C ends a search that is asking.
 
-use std::time::Instant;
+use std::time::{Duration, Instant};
 
 use tamarin_mips::cpu::Stop;
 
@@ -31,6 +31,24 @@ impl<S: Solver> DeadlineSolver<S> {
         DeadlineSolver { inner, stop }
     }
 
+    /// `ask`'s answer, given the time left (`None` without a deadline), unless no
+    /// query may be asked now. A query cut short by the clamp is unknown because of
+    /// the time limit, whatever words the backend used: it says so, so the advice
+    /// names --timeout.
+    fn within(&mut self, ask: impl FnOnce(&mut S, Option<Duration>) -> Answer) -> Answer {
+        if let Some(why) = self.stopped() {
+            return Answer::Unknown(why.into());
+        }
+        let Some(d) = self.stop.deadline else {
+            return ask(&mut self.inner, None);
+        };
+        let answer = ask(&mut self.inner, Some(d.saturating_duration_since(Instant::now())));
+        if matches!(answer, Answer::Unknown(_)) && Instant::now() + CLAMP_SLACK >= d {
+            return Answer::Unknown(TIME_LIMIT_PASSED.into());
+        }
+        answer
+    }
+
     /// Why no query may be asked now, if none may.
     fn stopped(&self) -> Option<&'static str> {
         if !self.stop.reached() {
@@ -46,41 +64,25 @@ impl<S: Solver> DeadlineSolver<S> {
 
 impl<S: Solver> Solver for DeadlineSolver<S> {
     fn check(&mut self, store: &mut TermStore, assertions: &[Term]) -> Answer {
-        if let Some(why) = self.stopped() {
-            return Answer::Unknown(why.into());
-        }
-        let Some(d) = self.stop.deadline else {
-            return self.inner.check(store, assertions);
-        };
-        let left = d.saturating_duration_since(Instant::now());
-        self.inner.limit_time(left);
-        let answer = self.inner.check(store, assertions);
-        // A query cut short by the clamp is unknown because of the time limit,
-        // whatever words the backend used: say so, so the advice names --timeout.
-        if matches!(answer, Answer::Unknown(_)) && Instant::now() + CLAMP_SLACK >= d {
-            return Answer::Unknown(TIME_LIMIT_PASSED.into());
-        }
-        answer
+        self.within(|inner, left| {
+            if let Some(left) = left {
+                inner.limit_time(left);
+            }
+            inner.check(store, assertions)
+        })
     }
     /// The same stop as every other query: nothing is asked once it is reached, a
     /// query gets at most the time left, and the interrupt ends it at once.
     fn check_in_integers(&mut self, store: &mut TermStore, assertions: &[Term], limits: IntegerLimits) -> Answer {
-        if let Some(why) = self.stopped() {
-            return Answer::Unknown(why.into());
-        }
-        let mut limits = IntegerLimits {
-            interrupt: limits.interrupt.or(self.stop.flag),
-            ..limits
-        };
-        let Some(d) = self.stop.deadline else {
-            return self.inner.check_in_integers(store, assertions, limits);
-        };
-        limits.time = limits.time.min(d.saturating_duration_since(Instant::now()));
-        let answer = self.inner.check_in_integers(store, assertions, limits);
-        if matches!(answer, Answer::Unknown(_)) && Instant::now() + CLAMP_SLACK >= d {
-            return Answer::Unknown(TIME_LIMIT_PASSED.into());
-        }
-        answer
+        let interrupt = limits.interrupt.or(self.stop.flag);
+        self.within(|inner, left| {
+            let limits = IntegerLimits {
+                time: left.map_or(limits.time, |left| limits.time.min(left)),
+                interrupt,
+                ..limits
+            };
+            inner.check_in_integers(store, assertions, limits)
+        })
     }
     pass_on!(limit_time, limit_work, failure, describe, cache_hits, warnings, backend_work);
 }
