@@ -528,7 +528,7 @@ fn progress_shows_on_a_terminal() {
     let log = dir.path().join("typescript");
     let bin = assert_cmd::cargo::cargo_bin("tamarin");
     let cmd = format!(
-        "'{}' compare '{}' '{}' --fuel 10000000 --depth 2000 --timeout 4 > /dev/null",
+        "'{}' compare '{}' '{}' --fuel 10000000 --depth 2000 --timeout 2 > /dev/null",
         bin.display(),
         p.display(),
         p.display()

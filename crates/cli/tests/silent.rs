@@ -185,7 +185,7 @@ fn grade_notes_a_reference_that_writes_output_the_task_does_not_compare() {
             "--store",
             store,
             "--timeout",
-            "2",
+            "1",
         ];
         args.extend_from_slice(extra);
         let (code, out, err) = run(&args);

@@ -140,12 +140,14 @@ fn a_strength_reduced_loop_is_proved_for_any_trip_count() {
 }
 
 #[test]
+#[ignore = "slow in a debug build: the release tier of .ci/run runs it"]
 fn counters_in_opposite_directions_are_proved() {
     let o0 = load("loops-O0.o");
     proved_and_held(side(&o0, "count_down"), side(&o0, "count_up"));
 }
 
 #[test]
+#[ignore = "slow in a debug build: the release tier of .ci/run runs it"]
 fn a_loop_against_its_closed_form_is_proved() {
     // -O2 turns the loop into one multiplication: the left side runs alone, and a
     // measure shows that it ends.
@@ -239,6 +241,7 @@ fn a_difference_in_a_second_loop_after_three_million_trips_is_never_proved() {
 }
 
 #[test]
+#[ignore = "slow in a debug build: the release tier of .ci/run runs it"]
 fn loops_in_no_fixed_ratio_are_proved_one_after_the_other() {
     // n trips one at a time against n / 8 and n % 8 trips of two loops: no head of
     // one side goes round in step with a head of the other. The left runs to its
@@ -287,8 +290,14 @@ fn a_sum_against_its_closed_form_is_proved_with_a_degree_two_fact() {
         side(&o2, "sum_closed"),
         &["right.$v0 = $a1 + $a0 * ($a0 - 1) / 2"],
     );
+}
+
+#[test]
+#[ignore = "slow in a debug build: the release tier of .ci/run runs it"]
+fn a_closed_form_whose_product_wraps_is_never_proved() {
     // A closed form whose 32-bit product wraps from n = 65,537 on agrees on every
     // sample, and is never proved.
+    let (o0, o2) = (load("loops-O0.o"), load("loops-O2.o"));
     never_proved(
         side(&o0, "sum_of_i"),
         side(&o2, "sum_closed_wrapped"),
