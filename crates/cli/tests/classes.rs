@@ -97,7 +97,7 @@ fn the_amax_class_grades_wrong_submissions_wrong_and_proves_every_correct_one() 
 /// Ten seconds in a debug build: run with the other long class checks (`.ci/run` runs
 /// them in release with `-- --ignored`).
 #[test]
-#[ignore = "ten seconds in a debug build: run in release with --ignored (.ci/run does)"]
+#[ignore = "ten seconds in a debug build: the long tier of .ci/run runs it (--ignored)"]
 fn the_print_class_grades_wrong_submissions_wrong_and_no_correct_one_wrong() {
     let verdicts = check_class("print", &["--timeout", "5"]);
     assert_eq!(verdicts.len(), 8, "{verdicts:?}");

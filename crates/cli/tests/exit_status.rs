@@ -475,7 +475,7 @@ fn with_the_default_limits_a_proof_is_the_same_twice_under_load() {
 }
 
 #[test]
-#[ignore = "slow in a debug build: the release tier of .ci/run runs it"]
+#[ignore = "seconds of work: the long tier of .ci/run runs it (--ignored)"]
 fn with_a_resource_limit_the_same_command_gives_the_same_answer_under_load() {
     let dir = tempfile::tempdir().expect("tempdir");
     // 1 when $1 * $2 (64 bits) is the product of two 32-bit primes: factoring it is

@@ -247,7 +247,7 @@ fn a_grade_report_gives_the_witness_of_the_submission() {
 }
 
 #[test]
-#[ignore = "slow in a debug build: the release tier of .ci/run runs it"]
+#[ignore = "seconds of work: the long tier of .ci/run runs it (--ignored)"]
 fn the_page_renders_in_a_headless_browser() {
     let dir = tempfile::tempdir().expect("tempdir");
     let Some(browser) = common::browser::Browser::find(dir.path()) else {

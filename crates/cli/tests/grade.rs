@@ -448,7 +448,7 @@ fn group_timeout_comes_from_the_flag_or_the_task_file() {
 /// limit on the whole changes nothing: the array maximum class gets the same groups
 /// with no limit and with an hour.
 #[test]
-#[ignore = "slow in a debug build: the release tier of .ci/run runs it"]
+#[ignore = "seconds of work: the long tier of .ci/run runs it (--ignored)"]
 fn the_amax_groups_are_the_same_with_and_without_a_generous_group_timeout() {
     let dir = tempfile::tempdir().expect("tempdir");
     let run = |store: &str, limit: &str| -> Value {
@@ -960,7 +960,7 @@ fn troubles_exit_2_and_task_files_are_checked() {
 // ---------------------------------------------------------------- the page in a browser
 
 #[test]
-#[ignore = "slow in a debug build: the release tier of .ci/run runs it"]
+#[ignore = "seconds of work: the long tier of .ci/run runs it (--ignored)"]
 fn the_page_renders_in_a_headless_browser() {
     let dir = tempfile::tempdir().expect("tempdir");
     let Some(browser) = common::browser::Browser::find(dir.path()) else {

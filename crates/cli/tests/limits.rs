@@ -143,7 +143,7 @@ fn interrupt(child: &Child) {
 }
 
 #[test]
-#[ignore = "slow in a debug build: the release tier of .ci/run runs it"]
+#[ignore = "seconds of work: the long tier of .ci/run runs it (--ignored)"]
 fn a_loop_at_a_fuel_of_ten_to_the_eight_stops_at_its_trace_memory_bound() {
     // No time limit: what ends the search is the trace memory, the same way on any
     // machine. Before the bound, this grew to gigabytes.
@@ -185,7 +185,7 @@ fn a_loop_at_a_fuel_of_ten_to_the_eight_ends_by_its_time_limit() {
 }
 
 #[test]
-#[ignore = "slow in a debug build: the release tier of .ci/run runs it"]
+#[ignore = "seconds of work: the long tier of .ci/run runs it (--ignored)"]
 fn the_precondition_check_keeps_to_the_time_limit() {
     let dir = tempfile::tempdir().expect("tempdir");
     let (l, r) = products(&dir);

@@ -359,7 +359,7 @@ fn course_programs_compiled_two_ways_are_decided_through_print_s_calls() {
 }
 
 #[test]
-#[ignore = "slow in a debug build: the release tier of .ci/run runs it"]
+#[ignore = "seconds of work: the long tier of .ci/run runs it (--ignored)"]
 fn the_check_of_print_is_kept_in_the_cache_directory() {
     let dir = tempfile::tempdir().unwrap();
     let o = tamarin()

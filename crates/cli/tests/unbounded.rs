@@ -39,7 +39,7 @@ const DOWN: &str = "examples/loops/down.asm";
 const NEEDLE: &str = "examples/loops/needle.asm";
 
 #[test]
-#[ignore = "slow in a debug build: the release tier of .ci/run runs it"]
+#[ignore = "seconds of work: the long tier of .ci/run runs it (--ignored)"]
 fn compare_unbounded_proves_counters_in_opposite_directions() {
     let o = run(&["compare", UP, DOWN, "--unbounded"]);
     assert_eq!(o.status.code(), Some(0), "{}", stdout(&o));
@@ -68,7 +68,7 @@ fn compare_unbounded_proves_counters_in_opposite_directions() {
 }
 
 #[test]
-#[ignore = "slow in a debug build: the release tier of .ci/run runs it"]
+#[ignore = "seconds of work: the long tier of .ci/run runs it (--ignored)"]
 fn loops_in_no_fixed_ratio_are_proved_one_run_after_the_other() {
     // One loop of $1 trips against two of $1 / 8 and $1 % 8 trips.
     let (ones, eights) = ("examples/loops/by-ones.asm", "examples/loops/by-eights.asm");

@@ -328,7 +328,7 @@ mod tests {
     }
 
     #[test]
-    #[ignore = "seconds of solving in a debug build: run in release with --ignored (.ci/run does)"]
+    #[ignore = "seconds of solving in a debug build: the long tier of .ci/run runs it (--ignored)"]
     fn nested_loops_counting_the_other_way_are_proved_head_by_head() {
         // The outer counters meet only through `i = -j + $1 - 1` at the inner heads.
         let (l, r) = (example("loops", "nested.asm"), example("loops", "nested-down.asm"));
@@ -374,7 +374,7 @@ mod tests {
     }
 
     #[test]
-    #[ignore = "seconds of solving in a debug build: run in release with --ignored (.ci/run does)"]
+    #[ignore = "seconds of solving in a debug build: the long tier of .ci/run runs it (--ignored)"]
     fn an_unrolled_needle_past_three_million_trips_is_kept_unproved_by_pruning() {
         kept_unproved_by_pruning("unrolled-needle.asm");
     }

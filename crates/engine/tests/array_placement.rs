@@ -193,7 +193,7 @@ fn a_slot_past_the_length_keeps_the_data_of_the_image() {
 }
 
 #[test]
-#[ignore = "slow in a debug build: the release tier of .ci/run runs it"]
+#[ignore = "seconds of work: the long tier of .ci/run runs it (--ignored)"]
 fn an_array_word_over_the_code_is_fetched_as_code() {
     let (l, r) = (asm(DETOUR_OVER_ZEROS), asm(ZERO));
     assert_differs_everywhere(&l, &r, &array(2, 0x20));

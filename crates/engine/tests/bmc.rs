@@ -44,7 +44,7 @@ fn a_store_that_may_change_the_code_is_a_reason() {
 }
 
 #[test]
-#[ignore = "slow in a debug build: the release tier of .ci/run runs it"]
+#[ignore = "seconds of work: the long tier of .ci/run runs it (--ignored)"]
 fn a_jump_with_too_many_targets_is_a_reason() {
     // jr to 40 + 4 * ($1 / 2^25): every one of the 100 adds is a target. No target
     // lies before the jump, so no choice of models makes the unrolling loop through

@@ -140,14 +140,14 @@ fn a_strength_reduced_loop_is_proved_for_any_trip_count() {
 }
 
 #[test]
-#[ignore = "slow in a debug build: the release tier of .ci/run runs it"]
+#[ignore = "seconds of work: the long tier of .ci/run runs it (--ignored)"]
 fn counters_in_opposite_directions_are_proved() {
     let o0 = load("loops-O0.o");
     proved_and_held(side(&o0, "count_down"), side(&o0, "count_up"));
 }
 
 #[test]
-#[ignore = "slow in a debug build: the release tier of .ci/run runs it"]
+#[ignore = "seconds of work: the long tier of .ci/run runs it (--ignored)"]
 fn a_loop_against_its_closed_form_is_proved() {
     // -O2 turns the loop into one multiplication: the left side runs alone, and a
     // measure shows that it ends.
@@ -164,7 +164,7 @@ fn exits_that_agree_only_through_an_order_fact_are_proved() {
 }
 
 #[test]
-#[ignore = "seconds of solving in a debug build: run in release with --ignored (.ci/run does)"]
+#[ignore = "seconds of solving in a debug build: the long tier of .ci/run runs it (--ignored)"]
 fn a_jump_back_into_shared_code_is_not_a_loop() {
     // -O2's `unrolled_by_two` jumps backwards once, to the code after its loop: one
     // loop a side, so the proof is tried.
@@ -178,7 +178,7 @@ fn a_jump_back_into_shared_code_is_not_a_loop() {
 }
 
 #[test]
-#[ignore = "seconds of solving in a debug build: run in release with --ignored (.ci/run does)"]
+#[ignore = "seconds of solving in a debug build: the long tier of .ci/run runs it (--ignored)"]
 fn a_loop_against_itself_unrolled_by_two_is_proved() {
     // Two trips of the plain loop against one of the unrolled one: the facts of the
     // last, odd trip (`n - (n & ~1) <= 1`, `s' = 3 s + b` where the unrolled side has
@@ -206,7 +206,7 @@ fn a_difference_after_three_million_trips_is_never_proved() {
 }
 
 #[test]
-#[ignore = "seconds of solving in a debug build: run in release with --ignored (.ci/run does)"]
+#[ignore = "seconds of solving in a debug build: the long tier of .ci/run runs it (--ignored)"]
 fn loops_one_after_the_other_are_proved_head_by_head() {
     // Each side's two loops meet the other's at their heads in turn; the second loop
     // counts down on the right.
@@ -221,7 +221,7 @@ fn loops_one_after_the_other_are_proved_head_by_head() {
 }
 
 #[test]
-#[ignore = "seconds of solving in a debug build: run in release with --ignored (.ci/run does)"]
+#[ignore = "seconds of solving in a debug build: the long tier of .ci/run runs it (--ignored)"]
 fn nested_loops_are_proved_against_loops_merged_into_one() {
     // -O2 runs both loops of `nested` through one head: the -O0 side's outer head has
     // no partner, and there it takes its trip while the other side waits.
@@ -230,7 +230,7 @@ fn nested_loops_are_proved_against_loops_merged_into_one() {
 }
 
 #[test]
-#[ignore = "seconds of solving in a debug build: run in release with --ignored (.ci/run does)"]
+#[ignore = "seconds of solving in a debug build: the long tier of .ci/run runs it (--ignored)"]
 fn a_difference_in_a_second_loop_after_three_million_trips_is_never_proved() {
     let (o0, o2) = (load("loops-O0.o"), load("loops-O2.o"));
     never_proved(
@@ -241,7 +241,7 @@ fn a_difference_in_a_second_loop_after_three_million_trips_is_never_proved() {
 }
 
 #[test]
-#[ignore = "slow in a debug build: the release tier of .ci/run runs it"]
+#[ignore = "seconds of work: the long tier of .ci/run runs it (--ignored)"]
 fn loops_in_no_fixed_ratio_are_proved_one_after_the_other() {
     // n trips one at a time against n / 8 and n % 8 trips of two loops: no head of
     // one side goes round in step with a head of the other. The left runs to its
@@ -267,7 +267,7 @@ fn loops_in_no_fixed_ratio_are_proved_one_after_the_other() {
 }
 
 #[test]
-#[ignore = "seconds of solving in a debug build: run in release with --ignored (.ci/run does)"]
+#[ignore = "seconds of solving in a debug build: the long tier of .ci/run runs it (--ignored)"]
 fn a_division_by_repeated_subtraction_is_proved_against_divu_in_integers() {
     // The invariant `n = q * d + r` holds without wrap-around, which no 32-bit
     // equation says: its checks are asked (and certified) in integers.
@@ -293,7 +293,6 @@ fn a_sum_against_its_closed_form_is_proved_with_a_degree_two_fact() {
 }
 
 #[test]
-#[ignore = "slow in a debug build: the release tier of .ci/run runs it"]
 fn a_closed_form_whose_product_wraps_is_never_proved() {
     // A closed form whose 32-bit product wraps from n = 65,537 on agrees on every
     // sample, and is never proved.
@@ -306,7 +305,7 @@ fn a_closed_form_whose_product_wraps_is_never_proved() {
 }
 
 #[test]
-#[ignore = "seconds of solving in a debug build: run in release with --ignored (.ci/run does)"]
+#[ignore = "seconds of solving in a debug build: the long tier of .ci/run runs it (--ignored)"]
 fn a_sum_of_three_i_is_proved_though_its_closed_form_wraps_twice() {
     // gcc -O2 multiplies the halved product by 3 as `(x << 1) + x`, each step modulo
     // 2^32: the exit check holds only with those remainders merged into one.
@@ -319,7 +318,7 @@ fn a_sum_of_three_i_is_proved_though_its_closed_form_wraps_twice() {
 }
 
 #[test]
-#[ignore = "half a minute of cvc5 answering unknown: run in release with --ignored (.ci/run does)"]
+#[ignore = "half a minute of cvc5 answering unknown: the long tier of .ci/run runs it (--ignored)"]
 fn the_certificate_of_a_degree_two_fact_rechecks_under_z3() {
     // cvc5 1.0's nonlinear reasoning does not settle the remainders of a square: Z3
     // must answer `unsat` to every check, and cvc5 must never answer `sat`.
@@ -346,7 +345,7 @@ fn the_certificate_of_a_degree_two_fact_rechecks_under_z3() {
 /// Every pairing of levels and sides that the tests above leave out: a campaign of
 /// its own (minutes in a debug build), run in release by `.ci/run`.
 #[test]
-#[ignore = "a campaign: run in release with --ignored (.ci/run does)"]
+#[ignore = "a campaign: the long tier of .ci/run runs it (--ignored)"]
 fn every_other_pairing_of_levels_is_proved_or_kept_unproved() {
     let (o0, o2) = (load("loops-O0.o"), load("loops-O2.o"));
     for (l, r) in [
@@ -489,7 +488,7 @@ fn recheck(dir: &std::path::Path) -> Vec<(String, Option<String>, z3::SatResult)
 }
 
 #[test]
-#[ignore = "five proofs and cvc5 on each check: run in release with --ignored (.ci/run does)"]
+#[ignore = "five proofs and cvc5 on each check: the long tier of .ci/run runs it (--ignored)"]
 fn a_certificate_of_each_kind_of_proof_is_unsat_for_cvc5_and_z3() {
     let (o0, o2) = (load("loops-O0.o"), load("loops-O2.o"));
     // Lockstep trips (a strength-reduced counter), a side that runs alone to its end

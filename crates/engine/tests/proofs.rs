@@ -440,7 +440,7 @@ fn an_array_maximum_of_sixteen_elements_is_proved_by_the_merged_encoding() {
 /// split into one case per length (it is not decided whole within the default
 /// resource limit): fails if the split link takes fewer than 33 cases.
 #[test]
-#[ignore = "slow in a debug build: the release tier of .ci/run runs it"]
+#[ignore = "seconds of work: the long tier of .ci/run runs it (--ignored)"]
 fn an_array_maximum_of_thirty_two_elements_is_proved_case_by_length() {
     merged_encoding_proves_array_maximum(32, &[Engine::Bmc]);
 }

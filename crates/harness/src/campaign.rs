@@ -828,7 +828,7 @@ mod tests {
     /// the pairs of a small run are checked once, and every run (whole and shards)
     /// takes their results from there, two of them with a planted failed check.
     #[test]
-    #[ignore = "slow in a debug build: the release tier of .ci/run runs it"]
+    #[ignore = "seconds of work: the long tier of .ci/run runs it (--ignored)"]
     fn merged_shards_count_what_the_whole_run_counts() {
         let cfg = fast_config();
         let seed = 1;

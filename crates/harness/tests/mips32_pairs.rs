@@ -80,7 +80,7 @@ fn a_tiny_run_is_sound_and_finds_a_mutant() {
 /// The same functions through the merged encoding alone: no verdict that qemu
 /// contradicts, and the mutant of function 20 found to differ.
 #[test]
-#[ignore = "slow in a debug build: the release tier of .ci/run runs it"]
+#[ignore = "seconds of work: the long tier of .ci/run runs it (--ignored)"]
 fn the_merged_encoding_is_sound_on_the_same_functions() {
     let o = oracle();
     let s = Settings {

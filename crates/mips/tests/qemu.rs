@@ -336,7 +336,7 @@ fn check(sources: &[(&str, &str)], levels: &[&str], args: &[[i64; 4]]) {
 }
 
 #[test]
-#[ignore = "slow in a debug build: the release tier of .ci/run runs it"]
+#[ignore = "seconds of work: the long tier of .ci/run runs it (--ignored)"]
 fn the_emulator_agrees_with_qemu_step_by_step() {
     check(SOURCES, &["-O0", "-O2"], &ARGS[..3]);
 }

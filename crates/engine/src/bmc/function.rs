@@ -851,7 +851,7 @@ mod tests {
     /// The same at the fuel that lets every example loop run to its end on most of
     /// the arguments.
     #[test]
-    #[ignore = "half a minute in a debug build: run in release with --ignored (.ci/run does)"]
+    #[ignore = "half a minute in a debug build: the long tier of .ci/run runs it (--ignored)"]
     fn every_example_function_ends_as_the_emulator_ends_at_a_longer_fuel() {
         every_example_function_agrees(600, 150);
     }

@@ -763,7 +763,7 @@ mod loop_proof_tests {
     }
 
     #[test]
-    #[ignore = "slow in a debug build: the release tier of .ci/run runs it"]
+    #[ignore = "seconds of work: the long tier of .ci/run runs it (--ignored)"]
     fn a_fault_before_the_other_side_has_started_is_never_taken_as_alike() {
         // Loops in no fixed ratio, proved one after the other (by_ones against
         // by_eights: tests/mips32_unbounded.rs); by_ones_trap traps once n is 1000 or
@@ -828,7 +828,7 @@ mod loop_proof_tests {
     }
 
     #[test]
-    #[ignore = "slow in a debug build: the release tier of .ci/run runs it"]
+    #[ignore = "seconds of work: the long tier of .ci/run runs it (--ignored)"]
     fn a_false_fact_in_a_certificate_in_integers_is_caught_by_its_recheck() {
         // A division by repeated subtraction: its invariant holds without wrap-around,
         // so its checks are written in integers (QF_NIA), where the planted fact

@@ -125,7 +125,7 @@ mod tests {
     use tamarin_mips::asm::assemble;
 
     #[test]
-    #[ignore = "slow in a debug build: the release tier of .ci/run runs it"]
+    #[ignore = "seconds of work: the long tier of .ci/run runs it (--ignored)"]
     fn print_linked_at_different_places_is_found_on_both_sides() {
         let print = include_str!("../../../../examples/runtime/print.asm");
         let caller = "lis $5\n.word print\njalr $5\njr $31\n";
