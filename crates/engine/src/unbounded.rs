@@ -97,7 +97,7 @@ pub fn compare(
             Verdict::Equivalent(p)
         }
         // The merged encoding asked whether any run outlasts the fuel, and none does
-        // (`bmc::Bmc::every_run_ends`).
+        // (`bmc::Checker::every_run_ends`).
         v @ Verdict::Equivalent(Proof {
             unbounded: Some(_), ..
         }) => v,
