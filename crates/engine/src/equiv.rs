@@ -145,8 +145,7 @@ fn auto(left: &Program, right: &Program, opts: &Options, observer: &mut dyn Obse
     let encoding_reasons = if first.stats.call_events > 0 {
         Vec::new()
     } else {
-        let merged =
-            comparer(Engine::Bmc).compare(left, right, &encoding_options(&rest), observer);
+        let merged = comparer(Engine::Bmc).compare(left, right, &encoding_options(&rest), observer);
         stats = add(&stats, &merged.stats);
         match merged.verdict {
             Verdict::PossiblyEquivalent(reasons) => reasons,

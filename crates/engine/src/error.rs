@@ -10,11 +10,11 @@ use tamarin_mips::cpu::SetupError;
 use tamarin_mips::Program;
 
 use crate::io::{InputLayout, Observable};
-use crate::solver::{build_chain, Answer, Solver};
-use crate::term::TermStore;
 use crate::options::Options;
 use crate::report::Stats;
 use crate::solver::ProcessSolver;
+use crate::solver::{build_chain, Answer, Solver};
+use crate::term::TermStore;
 
 /// Why [`compare`](crate::compare), [`check`](crate::check()) or
 /// [`explore`](crate::explore) could not do their job.

@@ -24,11 +24,25 @@ const RESYNC_WINDOW: usize = 8;
 /// What one instruction changed.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub enum Change {
-    Reg { reg: Reg, old: u32, new: u32 },
-    Hi { old: u32, new: u32 },
-    Lo { old: u32, new: u32 },
+    Reg {
+        reg: Reg,
+        old: u32,
+        new: u32,
+    },
+    Hi {
+        old: u32,
+        new: u32,
+    },
+    Lo {
+        old: u32,
+        new: u32,
+    },
     /// A word stored to memory.
-    Mem { addr: u32, old: u32, new: u32 },
+    Mem {
+        addr: u32,
+        old: u32,
+        new: u32,
+    },
     /// A byte written to standard output.
     Output(u8),
     /// A byte read from standard input (`None`: end of input, -1).
@@ -78,7 +92,10 @@ pub enum Divergence {
     /// The same branch instruction, lined up in both runs, went different ways.
     Branch { left: usize, right: usize },
     /// One run fails at this step where the other does not fail.
-    Fault { left: Option<usize>, right: Option<usize> },
+    Fault {
+        left: Option<usize>,
+        right: Option<usize>,
+    },
     /// They part at their ends: these observables differ, or one run runs out of fuel
     /// where the other ends.
     End { observables: Vec<String> },
@@ -143,10 +160,12 @@ pub fn explain(
         Divergence::Branch { left, right } => rows
             .iter()
             .position(|r| matches!(*r, Row::Same(l, r2) if l == left && r2 == right)),
-        Divergence::Output { left, right, .. } | Divergence::Fault { left, right } => rows.iter().position(|r| {
-            let (l, r2) = row_sides(*r);
-            (left.is_some() && l == left) || (right.is_some() && r2 == right)
-        }),
+        Divergence::Output { left, right, .. } | Divergence::Fault { left, right } => {
+            rows.iter().position(|r| {
+                let (l, r2) = row_sides(*r);
+                (left.is_some() && l == left) || (right.is_some() && r2 == right)
+            })
+        }
         _ => None,
     };
     Ok(Explanation {
@@ -262,7 +281,8 @@ fn record(
             steps.push(Step {
                 index,
                 pc: fault.pc,
-                text: instr.map_or_else(|| format!(".word {:#010x}", fault.value), |i| i.to_string()),
+                text: instr
+                    .map_or_else(|| format!(".word {:#010x}", fault.value), |i| i.to_string()),
                 line: program.line_of(fault.pc),
                 changes: Vec::new(),
                 taken: None,
@@ -396,7 +416,10 @@ fn find_divergence(
         .map(|(n, _, _)| n.clone())
         .collect();
     if std::mem::discriminant(&lout.status) != std::mem::discriminant(&rout.status)
-        || matches!((&lout.status, &rout.status), (Status::Error(_), Status::Error(_)))
+        || matches!(
+            (&lout.status, &rout.status),
+            (Status::Error(_), Status::Error(_))
+        )
     {
         observables.clear();
     }
@@ -451,7 +474,10 @@ mod tests {
         let e = explain_max(MAX, MAX_U, 3, 4);
         assert!(!e.differ);
         assert_eq!(e.divergence, Divergence::None);
-        assert!(e.rows.iter().all(|r| !matches!(r, Row::Left(_) | Row::Right(_))));
+        assert!(e
+            .rows
+            .iter()
+            .all(|r| !matches!(r, Row::Left(_) | Row::Right(_))));
     }
 
     #[test]
@@ -469,9 +495,11 @@ mod tests {
         }
         assert!(e.divergence_row.is_some());
         // What each step changed: slt set $4 to 1 on the left.
-        assert!(e.left[0]
-            .changes
-            .contains(&Change::Reg { reg: Reg::from_bits(4), old: 0, new: 1 }));
+        assert!(e.left[0].changes.contains(&Change::Reg {
+            reg: Reg::from_bits(4),
+            old: 0,
+            new: 1
+        }));
     }
 
     #[test]
@@ -487,8 +515,10 @@ mod tests {
 
     #[test]
     fn output_bytes_are_compared_first() {
-        let out = "lis $5\n.word 0xffff000c\nlis $6\n.word 65\nsw $6, 0($5)\nsw $1, 0($5)\njr $31\n";
-        let out2 = "lis $5\n.word 0xffff000c\nlis $6\n.word 65\nsw $6, 0($5)\nsw $2, 0($5)\njr $31\n";
+        let out =
+            "lis $5\n.word 0xffff000c\nlis $6\n.word 65\nsw $6, 0($5)\nsw $1, 0($5)\njr $31\n";
+        let out2 =
+            "lis $5\n.word 0xffff000c\nlis $6\n.word 65\nsw $6, 0($5)\nsw $2, 0($5)\njr $31\n";
         let obs = [Observable::Output];
         let e = explain(
             &prog(out),

@@ -274,7 +274,12 @@ impl InputFilter {
     }
 
     /// Admits what it admitted and the domain program accepts too.
-    fn with_program(mut self, program: DomainProgram, layout: InputLayout, termination: u32) -> InputFilter {
+    fn with_program(
+        mut self,
+        program: DomainProgram,
+        layout: InputLayout,
+        termination: u32,
+    ) -> InputFilter {
         self.program = Some(std::sync::Arc::new((program, layout, termination)));
         self
     }

@@ -65,22 +65,96 @@
 
 // The modules are this crate's inside: public only with the `internals` feature, which
 // the crate's own integration tests, benches and fuzz targets turn on. Everything a
-// user needs is re-exported below.
-macro_rules! internal_modules {
-    ($($name:ident),* $(,)?) => {
-        $(
-            #[cfg(feature = "internals")]
-            pub mod $name;
-            #[cfg(not(feature = "internals"))]
-            mod $name;
-        )*
-    };
-}
-
-internal_modules!(
-    assume, bmc, budget, check, concolic, equiv, error, explain, io, loop_proof, minimise, mips32,
-    notes, options, report, semantics, shared, solver, term, trace, unbounded, verdict
-);
+// user needs is re-exported below. Each is declared twice, under opposite features,
+// rather than by a macro: `cargo fmt` formats only the files it sees declared.
+#[cfg(feature = "internals")]
+pub mod assume;
+#[cfg(not(feature = "internals"))]
+mod assume;
+#[cfg(feature = "internals")]
+pub mod bmc;
+#[cfg(not(feature = "internals"))]
+mod bmc;
+#[cfg(feature = "internals")]
+pub mod budget;
+#[cfg(not(feature = "internals"))]
+mod budget;
+#[cfg(feature = "internals")]
+pub mod check;
+#[cfg(not(feature = "internals"))]
+mod check;
+#[cfg(feature = "internals")]
+pub mod concolic;
+#[cfg(not(feature = "internals"))]
+mod concolic;
+#[cfg(feature = "internals")]
+pub mod equiv;
+#[cfg(not(feature = "internals"))]
+mod equiv;
+#[cfg(feature = "internals")]
+pub mod error;
+#[cfg(not(feature = "internals"))]
+mod error;
+#[cfg(feature = "internals")]
+pub mod explain;
+#[cfg(not(feature = "internals"))]
+mod explain;
+#[cfg(feature = "internals")]
+pub mod io;
+#[cfg(not(feature = "internals"))]
+mod io;
+#[cfg(feature = "internals")]
+pub mod loop_proof;
+#[cfg(not(feature = "internals"))]
+mod loop_proof;
+#[cfg(feature = "internals")]
+pub mod minimise;
+#[cfg(not(feature = "internals"))]
+mod minimise;
+#[cfg(feature = "internals")]
+pub mod mips32;
+#[cfg(not(feature = "internals"))]
+mod mips32;
+#[cfg(feature = "internals")]
+pub mod notes;
+#[cfg(not(feature = "internals"))]
+mod notes;
+#[cfg(feature = "internals")]
+pub mod options;
+#[cfg(not(feature = "internals"))]
+mod options;
+#[cfg(feature = "internals")]
+pub mod report;
+#[cfg(not(feature = "internals"))]
+mod report;
+#[cfg(feature = "internals")]
+pub mod semantics;
+#[cfg(not(feature = "internals"))]
+mod semantics;
+#[cfg(feature = "internals")]
+pub mod shared;
+#[cfg(not(feature = "internals"))]
+mod shared;
+#[cfg(feature = "internals")]
+pub mod solver;
+#[cfg(not(feature = "internals"))]
+mod solver;
+#[cfg(feature = "internals")]
+pub mod term;
+#[cfg(not(feature = "internals"))]
+mod term;
+#[cfg(feature = "internals")]
+pub mod trace;
+#[cfg(not(feature = "internals"))]
+mod trace;
+#[cfg(feature = "internals")]
+pub mod unbounded;
+#[cfg(not(feature = "internals"))]
+mod unbounded;
+#[cfg(feature = "internals")]
+pub mod verdict;
+#[cfg(not(feature = "internals"))]
+mod verdict;
 
 #[cfg(test)]
 mod planted;

@@ -142,7 +142,11 @@ impl UnboundedProof {
     pub fn induction(certificate: Certificate, full: bool) -> UnboundedProof {
         UnboundedProof {
             method: "lockstep-induction",
-            termination: if full { certificate.termination() } else { "not-proved" },
+            termination: if full {
+                certificate.termination()
+            } else {
+                "not-proved"
+            },
             certificate: Some(certificate),
             certificate_files: None,
         }
@@ -156,4 +160,3 @@ pub struct CertificateFiles {
     /// How many checks (SMT-LIB files) it holds.
     pub checks: usize,
 }
-

@@ -128,8 +128,7 @@ impl Minimiser<'_, '_> {
     /// Replays `candidate` and keeps it if it is smaller and still shows a difference.
     fn accept(&mut self, candidate: Vec<u32>) -> bool {
         let layout = self.replayer.layout;
-        let candidate =
-            layout.normalise(&candidate.iter().map(|&v| v as u64).collect::<Vec<_>>());
+        let candidate = layout.normalise(&candidate.iter().map(|&v| v as u64).collect::<Vec<_>>());
         if size(layout, &candidate) >= size(layout, &self.values)
             || self.exhausted()
             || !self.tried.insert(candidate.clone())

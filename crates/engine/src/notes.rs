@@ -56,8 +56,11 @@ pub fn notes(programs: &[&Program], opts: &Options, known: &[bool]) -> Vec<Note>
 fn writes_output(program: &Program, opts: &Options, layout: &InputLayout) -> bool {
     let first: Vec<u64> = opts.init_inputs.iter().map(|&v| u64::from(v)).collect();
     let n = layout.names().len();
-    let candidates = std::iter::once(layout.normalise(&first))
-        .chain(EDGES.iter().map(|&e| layout.normalise(&vec![u64::from(e); n])));
+    let candidates = std::iter::once(layout.normalise(&first)).chain(
+        EDGES
+            .iter()
+            .map(|&e| layout.normalise(&vec![u64::from(e); n])),
+    );
     let mut budget = NOTE_FUEL;
     for values in candidates {
         if budget == 0 || opts.interrupted() {

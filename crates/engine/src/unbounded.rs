@@ -307,7 +307,10 @@ mod tests {
             panic!("not proved");
         };
         let u = p.unbounded.unwrap();
-        assert_eq!((u.method, u.termination), ("lockstep-induction", "lockstep"));
+        assert_eq!(
+            (u.method, u.termination),
+            ("lockstep-induction", "lockstep")
+        );
     }
 
     /// The two programs' results on long runs at edge trip counts (a proof that the
@@ -331,8 +334,19 @@ mod tests {
     #[ignore = "seconds of solving in a debug build: the long tier of .ci/run runs it (--ignored)"]
     fn nested_loops_counting_the_other_way_are_proved_head_by_head() {
         // The outer counters meet only through `i = -j + $1 - 1` at the inner heads.
-        let (l, r) = (example("loops", "nested.asm"), example("loops", "nested-down.asm"));
-        for (n, m) in [(0u32, 0u32), (0, 9), (9, 0), (1, 1), (3, 7), (700, 900), (2, 2_000_000)] {
+        let (l, r) = (
+            example("loops", "nested.asm"),
+            example("loops", "nested-down.asm"),
+        );
+        for (n, m) in [
+            (0u32, 0u32),
+            (0, 9),
+            (9, 0),
+            (1, 1),
+            (3, 7),
+            (700, 900),
+            (2, 2_000_000),
+        ] {
             let run = |p: &Program| {
                 let mut machine = Machine::new(p, Config::with_fuel(20_000_000));
                 machine.set_reg(tamarin_mips::Reg::from_bits(1), n);
@@ -349,7 +363,12 @@ mod tests {
         };
         let c = p.unbounded.unwrap().certificate.unwrap();
         assert_eq!((c.heads[0].len(), c.heads[1].len()), (2, 2));
-        let inner = &c.invariant.iter().find(|(place, _)| place == "head2/head2").unwrap().1;
+        let inner = &c
+            .invariant
+            .iter()
+            .find(|(place, _)| place == "head2/head2")
+            .unwrap()
+            .1;
         assert!(inner.iter().any(|f| f.ends_with("+ $1 + -1")), "{inner:?}");
     }
 
@@ -392,11 +411,17 @@ mod tests {
         let Verdict::PossiblyEquivalent(reasons) = &honest else {
             panic!("{needle}: {honest:?}");
         };
-        assert!(reasons.iter().any(|r| r.kind() == "invariant"), "{reasons:?}");
+        assert!(
+            reasons.iter().any(|r| r.kind() == "invariant"),
+            "{reasons:?}"
+        );
         // Keep every fact the samples show (none reaches trip 3,000,000): the needle
         // is then "proved", which the assertion above catches.
         let planted = verdict_with("up.asm", needle, planted::NO_PRUNING, &opts);
-        assert!(matches!(planted, Verdict::Equivalent(_)), "{needle}: {planted:?}");
+        assert!(
+            matches!(planted, Verdict::Equivalent(_)),
+            "{needle}: {planted:?}"
+        );
     }
 
     /// Options for an array of up to 8 words with `len >= 1` and elements in
@@ -420,8 +445,13 @@ mod tests {
 
     #[test]
     fn an_array_pair_whose_every_run_ends_within_the_fuel_is_proved_by_the_encoding() {
-        let (fwd, bwd) = (example("proofs", "amax-fwd.asm"), example("proofs", "amax-bwd.asm"));
-        let v = compare(&fwd, &bwd, &array_options(-1000, 1_000), &mut Quiet).unwrap().verdict;
+        let (fwd, bwd) = (
+            example("proofs", "amax-fwd.asm"),
+            example("proofs", "amax-bwd.asm"),
+        );
+        let v = compare(&fwd, &bwd, &array_options(-1000, 1_000), &mut Quiet)
+            .unwrap()
+            .verdict;
         let Verdict::Equivalent(p) = v else {
             panic!("{v:?}");
         };
@@ -440,10 +470,14 @@ mod tests {
                      lis $3\n.word 1\n";
         let left = tamarin_mips::asm::assemble("l.asm", &format!("{count}jr $31\n")).unwrap();
         let right =
-            tamarin_mips::asm::assemble("r.asm", &format!("{count}add $3, $3, $6\njr $31\n")).unwrap();
+            tamarin_mips::asm::assemble("r.asm", &format!("{count}add $3, $3, $6\njr $31\n"))
+                .unwrap();
         let opts = array_options(0, 1_000);
         let honest = compare(&left, &right, &opts, &mut Quiet).unwrap().verdict;
-        assert!(matches!(honest, Verdict::PossiblyEquivalent(_)), "{honest:?}");
+        assert!(
+            matches!(honest, Verdict::PossiblyEquivalent(_)),
+            "{honest:?}"
+        );
         // Taking the proof within the fuel for one of any length, as the planted bug
         // does, would be wrong: a long enough run shows the difference.
         crate::bmc::planted::plant(crate::bmc::planted::ENDS_UNCHECKED);
@@ -484,7 +518,13 @@ mod tests {
         // The slowest to explore in a debug build (arrays read at symbolic addresses,
         // deep recursion) run in the test below.
         let slow = [
-            "stirling-rec", "amax-", "aneg-", "asum-", "print-iter", "print-rec", "print5-rec",
+            "stirling-rec",
+            "amax-",
+            "aneg-",
+            "asum-",
+            "print-iter",
+            "print-rec",
+            "print5-rec",
         ];
         explorer_agrees_with_the_emulator(&slow, 150);
     }
@@ -505,7 +545,10 @@ mod tests {
             observe_output: false,
         };
         let mut s = TermStore::new();
-        let args: Vec<_> = inputs.iter().map(|r| s.new_var(&r.to_string(), 32)).collect();
+        let args: Vec<_> = inputs
+            .iter()
+            .map(|r| s.new_var(&r.to_string(), 32))
+            .collect();
         let config = SolverConfig {
             timeout: std::time::Duration::from_secs(1),
             portfolio: Vec::new(),
@@ -537,9 +580,14 @@ mod tests {
     fn an_input_in_the_stack_register_wins_as_in_the_emulator() {
         let program = tamarin_mips::asm::assemble("t.asm", "add $3, $30, $0\njr $31\n").unwrap();
         let thirty = tamarin_mips::Reg::from_bits(30);
-        let (s, paths) = explore_cs241(&program, &[tamarin_mips::Reg::from_bits(1), thirty], 10, 10);
-        let [end] = &paths.ends[..] else { panic!("{:?}", paths.ends) };
-        let End::Returned(obs) = &end.end else { panic!("{end:?}") };
+        let (s, paths) =
+            explore_cs241(&program, &[tamarin_mips::Reg::from_bits(1), thirty], 10, 10);
+        let [end] = &paths.ends[..] else {
+            panic!("{:?}", paths.ends)
+        };
+        let End::Returned(obs) = &end.end else {
+            panic!("{end:?}")
+        };
         let values = [0u64, 77];
         let mut m = Machine::new(&program, Config::with_fuel(10));
         m.set_reg(thirty, 77);
@@ -564,7 +612,9 @@ mod tests {
             .collect();
         names.retain(|n| !skip.iter().any(|k| n.starts_with(k)));
         names.sort();
-        names.extend(["up.asm", "down.asm", "needle.asm", "unrolled.asm"].map(|n| format!("../loops/{n}")));
+        names.extend(
+            ["up.asm", "down.asm", "needle.asm", "unrolled.asm"].map(|n| format!("../loops/{n}")),
+        );
         let inputs: [[u32; 2]; 9] = [
             [0, 0],
             [1, 2],
@@ -580,9 +630,16 @@ mod tests {
         let mut checked = 0;
         for name in names {
             let program = example("proofs", &name);
-            let regs = [tamarin_mips::Reg::from_bits(1), tamarin_mips::Reg::from_bits(2)];
+            let regs = [
+                tamarin_mips::Reg::from_bits(1),
+                tamarin_mips::Reg::from_bits(2),
+            ];
             let (s, paths) = explore_cs241(&program, &regs, FUEL, 400);
-            if paths.ends.iter().any(|e| matches!(e.end, End::Uncovered(_))) {
+            if paths
+                .ends
+                .iter()
+                .any(|e| matches!(e.end, End::Uncovered(_)))
+            {
                 continue;
             }
             for input in inputs {
@@ -601,13 +658,19 @@ mod tests {
                 assert_eq!(taken.len(), 1, "{name} on {input:?}: {taken:?}");
                 match (status, taken[0]) {
                     (Status::Done, End::Returned(obs)) => {
-                        assert_eq!(ev.eval(obs[0]) as u32, m.regs().get(RESULT), "{name} {input:?}")
+                        assert_eq!(
+                            ev.eval(obs[0]) as u32,
+                            m.regs().get(RESULT),
+                            "{name} {input:?}"
+                        )
                     }
                     (Status::Error(_), End::Fault(k)) => assert_eq!(*k, CS241_FAULT),
                     // The explorer counts a step less for a run that ends at the
                     // termination address right at the fuel.
                     (Status::OutOfFuel, End::OutOfFuel) => {}
-                    (st, end) => panic!("{name} on {input:?}: the emulator {st:?}, the explorer {end:?}"),
+                    (st, end) => {
+                        panic!("{name} on {input:?}: the emulator {st:?}, the explorer {end:?}")
+                    }
                 }
                 checked += 1;
             }

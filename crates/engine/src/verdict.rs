@@ -401,14 +401,22 @@ impl fmt::Display for Incomplete {
                 write!(f, "stopped after {}", count(*runs, "run", "runs"))
             }
             Incomplete::Timeout { millis } => {
-                write!(f, "stopped by the time limit after {:.1} s", *millis as f64 / 1000.0)
+                write!(
+                    f,
+                    "stopped by the time limit after {:.1} s",
+                    *millis as f64 / 1000.0
+                )
             }
             Incomplete::Interrupted => write!(f, "interrupted before the search finished"),
             Incomplete::TraceLimit { runs } => write!(
                 f,
                 "{} too long to trace symbolically to the end ({} only partly explored)",
                 count(*runs, "run was", "runs were"),
-                if *runs == 1 { "its path was" } else { "their paths were" }
+                if *runs == 1 {
+                    "its path was"
+                } else {
+                    "their paths were"
+                }
             ),
             Incomplete::CallEffects { runs } => write!(
                 f,

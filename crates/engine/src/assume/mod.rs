@@ -171,12 +171,14 @@ impl InputLayout {
             }
         }
     }
-
 }
 
 /// `preconditions` lowered into a store of their own, whose variables are declared in
 /// `layout`'s order, ready to be checked on concrete inputs.
-fn filter(layout: &InputLayout, preconditions: &[Precondition]) -> Result<InputFilter, AssumeError> {
+fn filter(
+    layout: &InputLayout,
+    preconditions: &[Precondition],
+) -> Result<InputFilter, AssumeError> {
     let mut store = TermStore::new();
     let own = InputLayout::declare(&mut store, &layout.spec, layout.stdin_len);
     let mut all = Vec::with_capacity(preconditions.len());
@@ -271,15 +273,12 @@ impl Lowerer<'_> {
     /// The constant value of an index expression.
     fn index(&mut self, e: &Expr) -> Result<i64, AssumeError> {
         let t = self.int(e)?;
-        self.store
-            .as_const(t)
-            .map(|v| v as i64)
-            .ok_or_else(|| {
-                AssumeError::new(
-                    e.span.clone(),
-                    "an index must be a constant, or computed from a quantifier's index",
-                )
-            })
+        self.store.as_const(t).map(|v| v as i64).ok_or_else(|| {
+            AssumeError::new(
+                e.span.clone(),
+                "an index must be a constant, or computed from a quantifier's index",
+            )
+        })
     }
 
     fn lower(&mut self, e: &Expr) -> Result<Value, AssumeError> {
@@ -298,7 +297,10 @@ impl Lowerer<'_> {
                     let names: Vec<String> = regs.iter().map(|r| r.to_string()).collect();
                     return Err(AssumeError::new(
                         span.clone(),
-                        format!("${reg} is not an input; the inputs are {}", names.join(", ")),
+                        format!(
+                            "${reg} is not an input; the inputs are {}",
+                            names.join(", ")
+                        ),
                     ));
                 };
                 let var = self.layout.vars()[pos];
@@ -502,7 +504,13 @@ mod tests {
     }
 
     fn array(max_len: u32) -> InputLayout {
-        layout(InputSpec::Array { max_len, base: None }, 0)
+        layout(
+            InputSpec::Array {
+                max_len,
+                base: None,
+            },
+            0,
+        )
     }
 
     fn admits(l: &InputLayout, text: &str, values: &[u32]) -> bool {
@@ -527,7 +535,11 @@ mod tests {
         assert!(admits(&l, "$1 + 1 > $1", &[0x7fff_ffff, 0]));
         assert!(admits(&l, "1 <= $1 <= 26 && $2 != 0", &[26, 5]));
         assert!(!admits(&l, "1 <= $1 <= 26", &[27, 5]));
-        assert!(admits(&l, "$1 / 2 == -3 && $1 % 2 == -1", &[(-7i32) as u32, 0]));
+        assert!(admits(
+            &l,
+            "$1 / 2 == -3 && $1 % 2 == -1",
+            &[(-7i32) as u32, 0]
+        ));
         assert!(admits(&l, "!($1 == $2) || true", &[1, 1]));
     }
 
@@ -542,14 +554,25 @@ mod tests {
         assert!(!admits(&l, "some x: x == 999", &v), "a[3] lies past len");
         assert!(admits(&l, "a[3] == 0 && a[9] == 0", &v), "past len reads 0");
         assert!(!admits(&l, "all x, i: i == 0 || a[i - 1] <= x", &v));
-        assert!(admits(&l, "all x, i: i == 0 || a[i - 1] <= x", &[3, 1, 5, 26, 0]));
-        assert!(admits(&l, "all x: x > 100", &[0, 1, 2, 3, 4]), "empty array");
+        assert!(admits(
+            &l,
+            "all x, i: i == 0 || a[i - 1] <= x",
+            &[3, 1, 5, 26, 0]
+        ));
+        assert!(
+            admits(&l, "all x: x > 100", &[0, 1, 2, 3, 4]),
+            "empty array"
+        );
     }
 
     #[test]
     fn stdin_bytes() {
         let l = layout(InputSpec::default(), 2);
-        assert!(admits(&l, "in[0] == 'y' && in[1] >= 0", &[0, 0, b'y' as u32, 255]));
+        assert!(admits(
+            &l,
+            "in[0] == 'y' && in[1] >= 0",
+            &[0, 0, b'y' as u32, 255]
+        ));
         assert!(admits(&l, "in[1] == 255", &[0, 0, 0, 255]));
     }
 

@@ -18,7 +18,10 @@ pub enum Kind {
     Num(i64),
     Bool(bool),
     /// `$N` (signed) or `u$N` (unsigned).
-    Reg { reg: u8, unsigned: bool },
+    Reg {
+        reg: u8,
+        unsigned: bool,
+    },
     /// The array's length.
     Len,
     /// `a[INDEX]`: an element of the input array.
@@ -90,8 +93,8 @@ impl Tok {
 }
 
 const SYMBOLS: [&str; 20] = [
-    "&&", "||", "==", "!=", "<=", ">=", "<", ">", "!", "+", "-", "*", "/", "%", "(", ")", "[",
-    "]", ":", ",",
+    "&&", "||", "==", "!=", "<=", ">=", "<", ">", "!", "+", "-", "*", "/", "%", "(", ")", "[", "]",
+    ":", ",",
 ];
 
 fn lex(text: &str) -> Result<Vec<(Tok, Range<usize>)>, AssumeError> {
@@ -114,7 +117,10 @@ fn lex(text: &str) -> Result<Vec<(Tok, Range<usize>)>, AssumeError> {
             // A character literal: one printable ASCII character, or an escape.
             let end = text[i + 1..].find('\'').map(|k| i + 1 + k);
             let Some(end) = end else {
-                return Err(AssumeError::new(start..text.len(), "unclosed character literal"));
+                return Err(AssumeError::new(
+                    start..text.len(),
+                    "unclosed character literal",
+                ));
             };
             let inner = &text[i + 1..end];
             let value = match inner {
@@ -140,7 +146,10 @@ fn lex(text: &str) -> Result<Vec<(Tok, Range<usize>)>, AssumeError> {
             while i < bytes.len() && bytes[i].is_ascii_digit() {
                 i += 1;
             }
-            let mut reg = text[digits..i].parse::<u8>().ok().filter(|r| (1..32).contains(r));
+            let mut reg = text[digits..i]
+                .parse::<u8>()
+                .ok()
+                .filter(|r| (1..32).contains(r));
             if i == digits && i < bytes.len() && bytes[i].is_ascii_alphabetic() {
                 // An o32 name ($a0, $v0), for MIPS32 functions.
                 while i < bytes.len() && bytes[i].is_ascii_alphanumeric() {
@@ -274,7 +283,11 @@ impl Parser {
         let mut left = self.and()?;
         while self.eat("||") {
             let right = self.and()?;
-            left = join(Kind::Logic(LogicOp::Or, Box::new(left.clone()), Box::new(right.clone())), &left, &right);
+            left = join(
+                Kind::Logic(LogicOp::Or, Box::new(left.clone()), Box::new(right.clone())),
+                &left,
+                &right,
+            );
         }
         Ok(left)
     }
@@ -283,7 +296,15 @@ impl Parser {
         let mut left = self.not()?;
         while self.eat("&&") {
             let right = self.not()?;
-            left = join(Kind::Logic(LogicOp::And, Box::new(left.clone()), Box::new(right.clone())), &left, &right);
+            left = join(
+                Kind::Logic(
+                    LogicOp::And,
+                    Box::new(left.clone()),
+                    Box::new(right.clone()),
+                ),
+                &left,
+                &right,
+            );
         }
         Ok(left)
     }
@@ -310,7 +331,11 @@ impl Parser {
         let (word, span) = self.bump();
         let every = word == Tok::Ident("all".into());
         let elem = self.binder()?;
-        let index = if self.eat(",") { Some(self.binder()?) } else { None };
+        let index = if self.eat(",") {
+            Some(self.binder()?)
+        } else {
+            None
+        };
         if index.as_ref() == Some(&elem) {
             return Err(AssumeError::new(
                 span.start..self.span().start,
@@ -379,7 +404,11 @@ impl Parser {
             };
             self.at += 1;
             let right = self.product()?;
-            left = join(Kind::Arith(op, Box::new(left.clone()), Box::new(right.clone())), &left, &right);
+            left = join(
+                Kind::Arith(op, Box::new(left.clone()), Box::new(right.clone())),
+                &left,
+                &right,
+            );
         }
     }
 
@@ -394,7 +423,11 @@ impl Parser {
             };
             self.at += 1;
             let right = self.unary()?;
-            left = join(Kind::Arith(op, Box::new(left.clone()), Box::new(right.clone())), &left, &right);
+            left = join(
+                Kind::Arith(op, Box::new(left.clone()), Box::new(right.clone())),
+                &left,
+                &right,
+            );
         }
     }
 
@@ -510,8 +543,20 @@ mod tests {
         let Kind::Compare(operands, _) = e.kind else {
             panic!("{e:?}")
         };
-        assert!(matches!(operands[0].kind, Kind::Reg { reg: 4, unsigned: false }));
-        assert!(matches!(operands[1].kind, Kind::Reg { reg: 5, unsigned: true }));
+        assert!(matches!(
+            operands[0].kind,
+            Kind::Reg {
+                reg: 4,
+                unsigned: false
+            }
+        ));
+        assert!(matches!(
+            operands[1].kind,
+            Kind::Reg {
+                reg: 5,
+                unsigned: true
+            }
+        ));
         // `$zero` is no input, and an unknown name is an error with its span.
         assert_eq!(err("$zero > 1").span, 0..5);
         assert_eq!(err("1 < $bogus").span, 4..10);
@@ -523,7 +568,13 @@ mod tests {
         let Kind::Logic(LogicOp::And, _, q) = e.kind else {
             panic!()
         };
-        let Kind::Quant { every, elem, index, body } = q.kind else {
+        let Kind::Quant {
+            every,
+            elem,
+            index,
+            body,
+        } = q.kind
+        else {
             panic!()
         };
         assert!(every);

@@ -138,7 +138,8 @@ fn acceptance(
     let mut accepted = store.or_all(ends);
     // Lengths whose array runs past the end of memory cannot be placed for it: such
     // inputs are outside (its concrete runs refuse them too).
-    if let (InputSpec::Array { max_len, base }, Some(&len)) = (&layout.spec, layout.vars().first()) {
+    if let (InputSpec::Array { max_len, base }, Some(&len)) = (&layout.spec, layout.vars().first())
+    {
         let base = base.unwrap_or(program.byte_len());
         let room = (MEM_SIZE as u64).saturating_sub(base as u64) / 4;
         if (*max_len as u64) > room {

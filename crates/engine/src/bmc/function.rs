@@ -774,7 +774,18 @@ mod tests {
     }
 
     fn arguments(n: usize) -> Vec<[u32; 4]> {
-        let edges = [0u32, 1, 2, 3, 7, 10, 100, u32::MAX, 0x8000_0000, 0x7fff_ffff];
+        let edges = [
+            0u32,
+            1,
+            2,
+            3,
+            7,
+            10,
+            100,
+            u32::MAX,
+            0x8000_0000,
+            0x7fff_ffff,
+        ];
         let mut out: Vec<[u32; 4]> = edges.iter().map(|&e| [e, 1, 2, 3]).collect();
         out.extend(edges.iter().map(|&e| [5, e, e, 1]));
         let mut x: u64 = 0x2545_f491_4f6c_dd1d;
@@ -784,7 +795,11 @@ mod tests {
                 x ^= x << 13;
                 x ^= x >> 7;
                 x ^= x << 17;
-                *v = if x & 1 == 0 { (x >> 8) as u32 % 40 } else { (x >> 16) as u32 };
+                *v = if x & 1 == 0 {
+                    (x >> 8) as u32 % 40
+                } else {
+                    (x >> 16) as u32
+                };
             }
             out.push(a);
         }
@@ -879,7 +894,11 @@ mod tests {
             for (name, sym) in image.functions() {
                 // Loops inside loops that -O2 runs through one head merge into
                 // terms that grow fast with the fuel: fewer steps tell as much.
-                let fuel = if name.starts_with("nested") { nested_fuel } else { fuel };
+                let fuel = if name.starts_with("nested") {
+                    nested_fuel
+                } else {
+                    fuel
+                };
                 let covered = check(&image, name, sym.addr, fuel);
                 assert!(covered > 0, "{object} {name}: no run covered");
             }

@@ -27,11 +27,11 @@ use tamarin_mips::memory::MEM_SIZE;
 use tamarin_mips::Program;
 
 use crate::io::{InputLayout, InputSpec};
+use crate::loop_proof::UnboundedProof;
 use crate::options::Options;
 use crate::report::{Observer, Report, Stats};
 use crate::solver::{build_chain, Answer, CountingSolver, Solver, SolverStats};
 use crate::term::{BinOp, Term, TermStore};
-use crate::loop_proof::UnboundedProof;
 use crate::verdict::{self, Counterexample, Coverage, Engine, Incomplete, Proof};
 
 /// Magnitude bounds tried, in turn, to make a counterexample small.
@@ -212,7 +212,10 @@ impl<'o> Checker<'o> {
         if planted::has(planted::ENDS_UNCHECKED) {
             return true;
         }
-        matches!(self.solver.check(&mut self.store, &[any, covered]), Answer::Unsat)
+        matches!(
+            self.solver.check(&mut self.store, &[any, covered]),
+            Answer::Unsat
+        )
     }
 
     /// The comparison asked again in parts, for when the whole is too hard: one side
@@ -224,7 +227,11 @@ impl<'o> Checker<'o> {
     /// the whole would.
     fn split(&mut self, left: &Summary, right: &Summary, covered: Term) -> Split {
         let split_left = left.stats.merges >= right.stats.merges;
-        let (cut, whole) = if split_left { (left, right) } else { (right, left) };
+        let (cut, whole) = if split_left {
+            (left, right)
+        } else {
+            (right, left)
+        };
         let no = self.store.bool(false);
         let policy = self.opts.out_of_fuel;
         let mut todo: Vec<Summary> = vec![part(no, cut.error, None)];
@@ -369,12 +376,7 @@ impl<'o> Checker<'o> {
     }
 
     /// The shared concrete minimiser, when the options ask for it.
-    fn minimise(
-        &mut self,
-        cx: Counterexample,
-        left: &Program,
-        right: &Program,
-    ) -> Counterexample {
+    fn minimise(&mut self, cx: Counterexample, left: &Program, right: &Program) -> Counterexample {
         if !self.opts.minimise {
             return cx;
         }
@@ -456,10 +458,13 @@ pub fn case_split(store: &mut TermStore, s: &Summary) -> Option<(Summary, Summar
         None => (s.error, None),
     };
     let ite = done.and_then(|(_, observed)| {
-        observed.iter().flatten().find_map(|&t| match store.node(t) {
-            crate::term::Node::Ite(c, _, _) => Some(c),
-            _ => None,
-        })
+        observed
+            .iter()
+            .flatten()
+            .find_map(|&t| match store.node(t) {
+                crate::term::Node::Ite(c, _, _) => Some(c),
+                _ => None,
+            })
     });
     let (c, on_ite) = match (ite, store.node(guard)) {
         (Some(c), _) => (c, true),

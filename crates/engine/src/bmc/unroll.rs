@@ -423,7 +423,9 @@ impl<'s, 'a, I: Isa> Unroller<'s, 'a, I> {
                 let v = sem::load(self.s, &mut mem, a);
                 Self::set(&mut st, dest, v);
             }
-            Effect::Store { addr: a, value: v, .. } => {
+            Effect::Store {
+                addr: a, value: v, ..
+            } => {
                 if let Some(mut writing) = self.split_access(&mut st, a, OUTPUT_ADDR) {
                     let byte = alu::output_byte(self.s, v);
                     writing.output.push(byte);

@@ -25,9 +25,9 @@ use tamarin_mips::Program;
 
 use crate::io::{observe, InputLayout, Observed};
 
+use crate::budget::Budget;
 use crate::solver::{build_chain, Answer, CountingSolver, Solver};
 use crate::term::{Term, TermStore};
-use crate::budget::Budget;
 use crate::trace::{self, PathCond, SymTracer, TraceLimits};
 use crate::verdict::{self, Counterexample, Coverage, Incomplete, Proof};
 use summary::Summaries;
@@ -774,8 +774,15 @@ impl<'o> Search<'o> {
             // An array that does not fit this program's memory: the run cannot start,
             // so the path stays unexplored.
             let outcome = s.machine.run_to_outcome(&mut tamarin_mips::NoTrace);
-            let (leaf, _, _) =
-                self.record_path(side, inputs, &[], None, &outcome, Vec::new(), (true, false, false));
+            let (leaf, _, _) = self.record_path(
+                side,
+                inputs,
+                &[],
+                None,
+                &outcome,
+                Vec::new(),
+                (true, false, false),
+            );
             return (outcome, Vec::new(), leaf);
         }
         let limits = TraceLimits {
@@ -794,7 +801,10 @@ impl<'o> Search<'o> {
         let resumed = resume.filter(|(c, _, _)| {
             let values: Vec<u64> = inputs.iter().map(|&v| u64::from(v)).collect();
             c.place(store, &values, &mut s.machine)
-                || (s.machine.run_until(&mut tamarin_mips::NoTrace, c.steps()).is_none()
+                || (s
+                    .machine
+                    .run_until(&mut tamarin_mips::NoTrace, c.steps())
+                    .is_none()
                     && c.matches(s.machine.regs()))
         });
         if resumed.is_none() && s.machine.steps() > 0 {
@@ -832,7 +842,12 @@ impl<'o> Search<'o> {
         // A run whose calls do not stand for every input of its path is partial too.
         let by_calls = !cut_short
             && (tracer.gave_up() == Some(trace::GaveUp::CallEffects)
-                || !tracer.calls_hold(outcome.status, outcome.steps, self.opts.fuel, &self.opts.observe));
+                || !tracer.calls_hold(
+                    outcome.status,
+                    outcome.steps,
+                    self.opts.fuel,
+                    &self.opts.observe,
+                ));
         self.stats.call_events += u64::from(tracer.call_events());
         let partial = tracer.gave_up().is_some() || cut_short || by_calls;
         let observed_terms: Vec<Vec<Term>> = self
@@ -1040,7 +1055,10 @@ impl<'o> Search<'o> {
         // work does not grow with the long side's paths' lengths (a loop of n trips
         // has paths of every length up to n).
         let total = |side: &SideState| -> usize {
-            side.leaves.iter().map(|l| side.tree.node(l.node).depth).sum()
+            side.leaves
+                .iter()
+                .map(|l| side.tree.node(l.node).depth)
+                .sum()
         };
         let short = usize::from(total(&self.sides[1]) <= total(&self.sides[0]));
         let long = 1 - short;
@@ -1194,7 +1212,10 @@ impl<'o> Search<'o> {
             // The child the model takes: entered with it, unasked.
             let taken = model.as_ref().and_then(|m| {
                 let mut ev = crate::term::Evaluator::new(&self.store, m);
-                children.iter().find(|&&(c, _)| ev.holds(c)).map(|&(_, id)| id)
+                children
+                    .iter()
+                    .find(|&&(c, _)| ev.holds(c))
+                    .map(|&(_, id)| id)
             });
             for (_, c) in children {
                 if Some(c) == taken {
@@ -1321,7 +1342,8 @@ impl<'o> Search<'o> {
                 count(&self.sides[1], Some(LeafOutcome::OutOfFuel)),
             ),
             queries: proof_queries,
-            fuel: self.opts.fuel,            unbounded: None,
+            fuel: self.opts.fuel,
+            unbounded: None,
         };
         self.stats.paths = self.path_counts();
         self.stats.out_of_fuel_paths = proof.out_of_fuel;

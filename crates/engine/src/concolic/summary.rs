@@ -252,12 +252,7 @@ impl Summaries {
     }
 
     /// The value of `c` (which mentions `inputs`) when the arcs pin every one of them.
-    fn decided_by_pinned(
-        store: &TermStore,
-        s: &Summary,
-        inputs: &[Term],
-        c: Term,
-    ) -> Option<bool> {
+    fn decided_by_pinned(store: &TermStore, s: &Summary, inputs: &[Term], c: Term) -> Option<bool> {
         let pinned: FxHashMap<Term, u64> = s
             .arcs
             .iter()
@@ -332,7 +327,10 @@ mod tests {
         let (ok, _) = tree.insert(&[xe, ye, holds]);
         let (bad, _) = tree.insert(&[xe, ye, fails]);
         let mut sums = Summaries::new(Vec::new());
-        assert_eq!(sums.conjuncts(&mut s, &tree, *ok.last().unwrap()), Some(vec![xe, ye]));
+        assert_eq!(
+            sums.conjuncts(&mut s, &tree, *ok.last().unwrap()),
+            Some(vec![xe, ye])
+        );
         assert_eq!(sums.conjuncts(&mut s, &tree, *bad.last().unwrap()), None);
     }
 
@@ -358,7 +356,11 @@ mod tests {
         let len_is_2 = s.eq(len, two);
         assert_eq!(sums.conjuncts(&mut s, &tree, a[1]), Some(vec![len_is_2]));
         let q = sums.conjuncts(&mut s, &tree, b[1]).unwrap();
-        assert_eq!(q, vec![domain[0], odd], "the domain's arc, then the odd test as written");
+        assert_eq!(
+            q,
+            vec![domain[0], odd],
+            "the domain's arc, then the odd test as written"
+        );
     }
 
     fn two_input_condition(s: &mut TermStore, x: Term, y: Term, k: u32) -> Term {

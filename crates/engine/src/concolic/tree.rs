@@ -177,7 +177,13 @@ impl PathTree {
             enter[id] = clock;
             clock += 1;
             stack.push((id, true));
-            stack.extend(self.nodes[id].children.iter().rev().map(|&(_, c)| (c, false)));
+            stack.extend(
+                self.nodes[id]
+                    .children
+                    .iter()
+                    .rev()
+                    .map(|&(_, c)| (c, false)),
+            );
         }
         let mut edges: rustc_hash::FxHashMap<Term, Vec<NodeId>> = Default::default();
         for (id, node) in self.nodes.iter().enumerate() {

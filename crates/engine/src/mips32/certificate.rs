@@ -61,7 +61,8 @@ pub fn write(
             .then(|| integer_script(store, &o.invariants, &formulas, &comment, Names::Readable))
             .flatten();
         let logic = if lifted.is_some() { "QF_NIA" } else { "QF_BV" };
-        let text = lifted.unwrap_or_else(|| smtlib_script(store, &o.invariants, &formulas, &comment));
+        let text =
+            lifted.unwrap_or_else(|| smtlib_script(store, &o.invariants, &formulas, &comment));
         let path = dir.join(&file);
         std::fs::write(&path, text).map_err(|e| at(&file, e))?;
         index.push(Entry {
@@ -73,8 +74,11 @@ pub fn write(
     }
     std::fs::write(dir.join("README"), readme_text(certificate, title, &index))
         .map_err(|e| at("README", e))?;
-    std::fs::write(dir.join("certificate.json"), json_text(certificate, title, &index))
-        .map_err(|e| at("certificate.json", e))?;
+    std::fs::write(
+        dir.join("certificate.json"),
+        json_text(certificate, title, &index),
+    )
+    .map_err(|e| at("certificate.json", e))?;
     Ok(index.len())
 }
 
@@ -141,7 +145,11 @@ fn readme_text(c: &Certificate, title: &str, index: &[Entry]) -> String {
     }
     let _ = writeln!(t, "\nThe checks (expected answer: unsat):");
     for e in index {
-        let marked = if e.logic == "QF_BV" { String::new() } else { format!(" ({})", e.logic) };
+        let marked = if e.logic == "QF_BV" {
+            String::new()
+        } else {
+            format!(" ({})", e.logic)
+        };
         let _ = writeln!(t, "  {}{marked}\n    {}: {}", e.file, e.kind, e.what);
     }
     t

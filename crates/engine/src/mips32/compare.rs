@@ -16,12 +16,12 @@ use tamarin_mips::Reg;
 use tamarin_mips::mips32::abi::ARG_REGS;
 
 pub use super::explore::FunctionSide;
-pub use crate::loop_proof::{CertificateFiles, UnboundedProof};
-pub use super::gap::FunctionGap;
 use super::explore::{self, Code, End, Function, Gap, Limits, Paths};
+pub use super::gap::FunctionGap;
 use super::induct::{self, Outcome};
 use crate::error::Error;
 use crate::io::{InputLayout, InputSpec};
+pub use crate::loop_proof::{CertificateFiles, UnboundedProof};
 use crate::solver::{build_chain, Answer, Solver, SolverConfig};
 use crate::term::{Evaluator, Term, TermStore};
 use crate::verdict::Engine;
@@ -30,7 +30,6 @@ use super::merged::{compare_merged, MergedSettings};
 
 /// Most terms the merged encoding of one side may build.
 const MERGED_TERMS: usize = 2_000_000;
-
 
 /// What to compare and how far to go.
 #[derive(Clone, Debug)]
@@ -238,7 +237,13 @@ pub fn compare_functions(
         );
         if let Outcome::Proved(certificate) = outcome {
             let mut proof = Some(UnboundedProof::induction(certificate, true));
-            write_certificate(&mut s, &domain, opts.certificate.as_deref(), "functions", &mut proof)?;
+            write_certificate(
+                &mut s,
+                &domain,
+                opts.certificate.as_deref(),
+                "functions",
+                &mut proof,
+            )?;
             return Ok(FunctionReport {
                 verdict: FunctionVerdict::Equivalent,
                 paths: (0, 0),
@@ -361,7 +366,13 @@ pub fn compare_functions(
         None => (verdict, None),
         Some(outcome) => unbounded_verdict(verdict, outcome),
     };
-    write_certificate(&mut s, &domain, opts.certificate.as_deref(), "functions", &mut unbounded)?;
+    write_certificate(
+        &mut s,
+        &domain,
+        opts.certificate.as_deref(),
+        "functions",
+        &mut unbounded,
+    )?;
     Ok(FunctionReport {
         verdict,
         paths: path_counts,
@@ -449,12 +460,13 @@ pub(crate) fn write_certificate(
             "ranking" => format!("both {subject} end, and alike, on every input"),
             _ => format!("whenever both {subject} end, they end alike (termination not claimed)"),
         };
-        let checks = super::certificate::write(s, certificate, domain, dir, &title).map_err(
-            |message| Error::Certificate {
-                dir: dir.display().to_string(),
-                message,
-            },
-        )?;
+        let checks =
+            super::certificate::write(s, certificate, domain, dir, &title).map_err(|message| {
+                Error::Certificate {
+                    dir: dir.display().to_string(),
+                    message,
+                }
+            })?;
         proof.certificate_files = Some(CertificateFiles {
             dir: dir.to_path_buf(),
             checks,
@@ -521,7 +533,10 @@ fn find_difference(
     let mut asked = 0;
     for left in &l.ends {
         if stop() {
-            return (Answer::Unknown(crate::solver::TIME_LIMIT_PASSED.into()), asked);
+            return (
+                Answer::Unknown(crate::solver::TIME_LIMIT_PASSED.into()),
+                asked,
+            );
         }
         if s.as_const(left.guard) == Some(0) {
             continue;
@@ -586,7 +601,9 @@ pub(crate) fn probes(count: usize, n: usize) -> Vec<Vec<u32>> {
     while out.len() < n {
         let v = (0..count)
             .map(|k| {
-                x = x.wrapping_mul(6_364_136_223_846_793_005).wrapping_add(1_442_695_040_888_963_407);
+                x = x
+                    .wrapping_mul(6_364_136_223_846_793_005)
+                    .wrapping_add(1_442_695_040_888_963_407);
                 let r = (x >> 32) as u32;
                 // Small values half the time: branches on small ranges are common.
                 let _ = k;
@@ -771,7 +788,12 @@ mod loop_proof_tests {
         let o0 = load("loops-O0.o");
         let honest = verdict(&o0, "by_ones_trap", "by_eights", 0);
         assert!(!matches!(honest, FunctionVerdict::Equivalent), "{honest:?}");
-        let planted = verdict(&o0, "by_ones_trap", "by_eights", planted::FAULT_BEFORE_START);
+        let planted = verdict(
+            &o0,
+            "by_ones_trap",
+            "by_eights",
+            planted::FAULT_BEFORE_START,
+        );
         assert_eq!(planted, FunctionVerdict::Equivalent);
     }
 
@@ -820,10 +842,20 @@ mod loop_proof_tests {
         assert!(answers.iter().all(|(_, a)| a == "unsat"), "{answers:?}");
         // The same proof, its certificate with a fact no state satisfies at the first
         // place: the proof is unchanged, and the re-check refuses its initiation.
-        let planted = certified(&o0, "count_down", "count_up", planted::FALSE_FACT, Some(dir.path()));
+        let planted = certified(
+            &o0,
+            "count_down",
+            "count_up",
+            planted::FALSE_FACT,
+            Some(dir.path()),
+        );
         assert_eq!(planted, FunctionVerdict::Equivalent);
         let answers = recheck(dir.path());
-        let sat: Vec<&String> = answers.iter().filter(|(_, a)| a == "sat").map(|(n, _)| n).collect();
+        let sat: Vec<&String> = answers
+            .iter()
+            .filter(|(_, a)| a == "sat")
+            .map(|(n, _)| n)
+            .collect();
         assert!(sat.iter().any(|n| n.contains("initiation")), "{answers:?}");
     }
 
@@ -835,17 +867,27 @@ mod loop_proof_tests {
         // `x <u 0` is `x < 0` for an `x` of at least 0.
         let o0 = load("loops-O0.o");
         let dir = tempfile::tempdir().unwrap();
-        let planted = certified(&o0, "div_by_subtraction", "div_by_divu", planted::FALSE_FACT, Some(dir.path()));
+        let planted = certified(
+            &o0,
+            "div_by_subtraction",
+            "div_by_divu",
+            planted::FALSE_FACT,
+            Some(dir.path()),
+        );
         assert_eq!(planted, FunctionVerdict::Equivalent);
         let initiation = std::fs::read_dir(dir.path())
             .unwrap()
             .map(|e| e.unwrap().path())
             .find(|p| p.to_string_lossy().contains("initiation"))
             .unwrap();
-        assert!(std::fs::read_to_string(&initiation).unwrap().contains("(set-logic QF_NIA)"));
+        assert!(std::fs::read_to_string(&initiation)
+            .unwrap()
+            .contains("(set-logic QF_NIA)"));
         let answers = recheck(dir.path());
         assert!(
-            answers.iter().any(|(n, a)| a == "sat" && n.contains("initiation")),
+            answers
+                .iter()
+                .any(|(n, a)| a == "sat" && n.contains("initiation")),
             "{answers:?}"
         );
     }
@@ -866,7 +908,9 @@ mod loop_proof_tests {
         assert_eq!(v, FunctionVerdict::Equivalent);
         let answers = recheck(dir.path());
         assert!(
-            answers.iter().any(|(n, a)| a == "sat" && n.contains("consecution")),
+            answers
+                .iter()
+                .any(|(n, a)| a == "sat" && n.contains("consecution")),
             "{answers:?}"
         );
     }

@@ -64,7 +64,13 @@ pub fn explain_functions(
     }
 }
 
-fn trace(side: FunctionSide<'_>, args: &[u32], observe: &[Reg], fuel: u64, keep: usize) -> FunctionTrace {
+fn trace(
+    side: FunctionSide<'_>,
+    args: &[u32],
+    observe: &[Reg],
+    fuel: u64,
+    keep: usize,
+) -> FunctionTrace {
     let mut m = Machine::new(side.image, fuel);
     m.call(side.entry, args);
     let mut steps = std::collections::VecDeque::with_capacity(keep.min(4096));
@@ -143,10 +149,10 @@ mod tests {
     /// `v0 = a0 + a1` then return (big-endian words).
     fn adder(extra: u32) -> Image {
         let words: [u32; 4] = [
-            0x0085_1021,       // addu v0, a0, a1
+            0x0085_1021,         // addu v0, a0, a1
             0x2442_0000 | extra, // addiu v0, v0, extra
-            0x03e0_0008,       // jr ra
-            0x0000_0000,       // nop (its slot)
+            0x03e0_0008,         // jr ra
+            0x0000_0000,         // nop (its slot)
         ];
         Image::code(0x0040_0000, &words)
     }
@@ -158,16 +164,37 @@ mod tests {
             image,
             entry: 0x0040_0000,
         };
-        let e = explain_functions(side(&l), side(&r), &[2, 3, 0, 0], &[Reg::from_bits(2)], 100, 10);
+        let e = explain_functions(
+            side(&l),
+            side(&r),
+            &[2, 3, 0, 0],
+            &[Reg::from_bits(2)],
+            100,
+            10,
+        );
         assert!(e.differ);
         assert_eq!((e.left.run.observed[0], e.right.run.observed[0]), (5, 6));
         let w = e.right.writers[0].as_ref().expect("a writer");
         assert_eq!((w.step, w.pc), (2, 0x0040_0004));
         assert_eq!(w.changes, vec![(Reg::from_bits(2), 5, 6)]);
         assert_eq!(e.left.steps.len(), 3);
-        assert!(e.left.steps[2].text.as_deref().is_some_and(|t| t.starts_with("jr")), "{:?}", e.left.steps);
+        assert!(
+            e.left.steps[2]
+                .text
+                .as_deref()
+                .is_some_and(|t| t.starts_with("jr")),
+            "{:?}",
+            e.left.steps
+        );
         // Equal runs do not differ; a short `keep` keeps the last steps.
-        let same = explain_functions(side(&l), side(&l), &[2, 3, 0, 0], &[Reg::from_bits(2)], 100, 1);
+        let same = explain_functions(
+            side(&l),
+            side(&l),
+            &[2, 3, 0, 0],
+            &[Reg::from_bits(2)],
+            100,
+            1,
+        );
         assert!(!same.differ);
         assert_eq!(same.left.steps.len(), 1);
         assert_eq!(same.left.steps[0].step, 3);

@@ -155,7 +155,11 @@ pub struct Cs241Code {
 impl Cs241Code {
     /// The word at `addr` before any store (the program's, or zero).
     pub fn initial_word(&self, addr: u32) -> u32 {
-        self.program.words().get((addr >> 2) as usize).copied().unwrap_or(0)
+        self.program
+            .words()
+            .get((addr >> 2) as usize)
+            .copied()
+            .unwrap_or(0)
     }
 }
 
@@ -372,7 +376,12 @@ impl Explorer<'_, '_> {
                     continue;
                 }
                 if st.pc == self.return_address() {
-                    let observed = self.func.observe.iter().map(|r| st.regs[r.index() & 31]).collect();
+                    let observed = self
+                        .func
+                        .observe
+                        .iter()
+                        .map(|r| st.regs[r.index() & 31])
+                        .collect();
                     self.end(&st, End::Returned(observed));
                     continue;
                 }
@@ -549,7 +558,10 @@ impl Explorer<'_, '_> {
         }
         let mut found: Vec<(u32, State)> = Vec::new();
         let mut others = Vec::new();
-        let mut next = st.witness.as_ref().map(|w| (Evaluator::new(self.s, w).eval(t) as u32, st.witness.clone()));
+        let mut next = st
+            .witness
+            .as_ref()
+            .map(|w| (Evaluator::new(self.s, w).eval(t) as u32, st.witness.clone()));
         loop {
             let Some((v, w)) = next.take() else {
                 // Ask for a value not found yet.
@@ -695,8 +707,12 @@ impl Explorer<'_, '_> {
         };
         match self.func.code {
             Code::Mips32(image) => {
-                let instr = crate::semantics::machine::mips32_fetch(image, pc).map_err(End::Fault)?;
-                Ok((sem::effect(&mut *self.s, regs, pc, instr), instr.has_delay_slot()))
+                let instr =
+                    crate::semantics::machine::mips32_fetch(image, pc).map_err(End::Fault)?;
+                Ok((
+                    sem::effect(&mut *self.s, regs, pc, instr),
+                    instr.has_delay_slot(),
+                ))
             }
             Code::Cs241(c) => {
                 if pc & 3 != 0 || pc >= MEM_SIZE {
@@ -912,7 +928,11 @@ impl Explorer<'_, '_> {
                     if a & (n - 1) != 0 {
                         return Err(End::Fault(FaultKind::AddressError));
                     }
-                    let v = if n == 4 { value } else { e.s.extract(width.bits() - 1, 0, value) };
+                    let v = if n == 4 {
+                        value
+                    } else {
+                        e.s.extract(width.bits() - 1, 0, value)
+                    };
                     e.write(&mut st, a, n, v).map_err(End::Fault)?;
                     Ok(st)
                 });
@@ -1008,9 +1028,13 @@ impl Explorer<'_, '_> {
             if let Some((wholes, count)) = whole_run(&states, a) {
                 let whole = pick(self.s, &wholes);
                 for k in 0..count {
-                    out.bytes.insert(a.wrapping_add(k as u32), Byte { whole, count, k });
+                    out.bytes
+                        .insert(a.wrapping_add(k as u32), Byte { whole, count, k });
                 }
-                while changed.get(i).is_some_and(|&b| b.wrapping_sub(a) < count as u32) {
+                while changed
+                    .get(i)
+                    .is_some_and(|&b| b.wrapping_sub(a) < count as u32)
+                {
                     i += 1;
                 }
                 continue;
@@ -1024,7 +1048,14 @@ impl Explorer<'_, '_> {
                 }
             }
             let whole = pick(self.s, &values);
-            out.bytes.insert(a, Byte { whole, count: 1, k: 0 });
+            out.bytes.insert(
+                a,
+                Byte {
+                    whole,
+                    count: 1,
+                    k: 0,
+                },
+            );
             i += 1;
         }
         out.path.truncate(prefix);
@@ -1060,7 +1091,13 @@ fn common_prefix(states: &[State]) -> usize {
     };
     let mut n = first.path.len();
     for st in rest {
-        n = n.min(st.path.iter().zip(&first.path).take_while(|(a, b)| a == b).count());
+        n = n.min(
+            st.path
+                .iter()
+                .zip(&first.path)
+                .take_while(|(a, b)| a == b)
+                .count(),
+        );
     }
     n
 }

@@ -6,8 +6,8 @@ use tamarin_mips::cpu::Stop;
 use tamarin_mips::mips32::cpu::FaultKind;
 use tamarin_mips::Reg;
 
-use super::gap::FunctionGap;
 use super::explore::FunctionSide;
+use super::gap::FunctionGap;
 use crate::bmc::function::{unroll_function, FunctionSetup, FunctionSummary};
 use crate::solver::{Answer, Solver};
 use crate::term::{Term, TermStore};

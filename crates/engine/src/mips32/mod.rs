@@ -14,8 +14,8 @@ pub mod merged;
 mod sampler;
 
 pub use compare::{
-    compare_functions, FunctionCounterexample, FunctionGap, FunctionOptions, FunctionReport,
-    FunctionRun, FunctionSide, FunctionVerdict, UnboundedProof, CertificateFiles,
+    compare_functions, CertificateFiles, FunctionCounterexample, FunctionGap, FunctionOptions,
+    FunctionReport, FunctionRun, FunctionSide, FunctionVerdict, UnboundedProof,
 };
-pub use induct::{Certificate, Check, CheckKind, Obligations, Schedule};
 pub use explain::{explain_functions, FunctionExplanation, FunctionTrace, TraceStep};
+pub use induct::{Certificate, Check, CheckKind, Obligations, Schedule};

@@ -131,7 +131,11 @@ impl Sampler {
 }
 
 /// The word at `addr` in `code` before any store.
-pub fn initial_word(code: Code<'_>, memory: &mut Option<tamarin_mips::mips32::memory::Memory>, addr: u32) -> u32 {
+pub fn initial_word(
+    code: Code<'_>,
+    memory: &mut Option<tamarin_mips::mips32::memory::Memory>,
+    addr: u32,
+) -> u32 {
     match (code, memory) {
         (_, Some(m)) => m.peek_word(addr).unwrap_or(0),
         (Code::Cs241(c), None) => c.initial_word(addr),

@@ -7,8 +7,8 @@ use proptest::prelude::*;
 use tamarin_mips::mips32::isa::{
     AluOp, BitOp, BranchCond, ImmOp, Instr, MulDivOp, ShiftOp, TrapCond, TrapOperand, Width,
 };
-use tamarin_mips::Reg;
 use tamarin_mips::target::{mips32 as sem, Concrete, Effect, Ops, PartOp, Regs};
+use tamarin_mips::Reg;
 
 use crate::term::{Evaluator, Term, TermStore};
 
@@ -34,26 +34,73 @@ fn reg() -> impl Strategy<Value = Reg> {
 fn instruction() -> impl Strategy<Value = Instr> {
     use AluOp as A;
     let alu = prop::sample::select(vec![
-        A::Add, A::Addu, A::Sub, A::Subu, A::And, A::Or, A::Xor, A::Nor, A::Slt, A::Sltu,
-        A::Sllv, A::Srlv, A::Srav, A::Rotrv, A::Movn, A::Movz, A::Mul,
+        A::Add,
+        A::Addu,
+        A::Sub,
+        A::Subu,
+        A::And,
+        A::Or,
+        A::Xor,
+        A::Nor,
+        A::Slt,
+        A::Sltu,
+        A::Sllv,
+        A::Srlv,
+        A::Srav,
+        A::Rotrv,
+        A::Movn,
+        A::Movz,
+        A::Mul,
     ]);
     let imm = prop::sample::select(vec![
-        ImmOp::Addi, ImmOp::Addiu, ImmOp::Slti, ImmOp::Sltiu, ImmOp::Andi, ImmOp::Ori,
-        ImmOp::Xori, ImmOp::Lui,
+        ImmOp::Addi,
+        ImmOp::Addiu,
+        ImmOp::Slti,
+        ImmOp::Sltiu,
+        ImmOp::Andi,
+        ImmOp::Ori,
+        ImmOp::Xori,
+        ImmOp::Lui,
     ]);
-    let shift = prop::sample::select(vec![ShiftOp::Sll, ShiftOp::Srl, ShiftOp::Sra, ShiftOp::Rotr]);
+    let shift = prop::sample::select(vec![
+        ShiftOp::Sll,
+        ShiftOp::Srl,
+        ShiftOp::Sra,
+        ShiftOp::Rotr,
+    ]);
     let muldiv = prop::sample::select(vec![
-        MulDivOp::Mult, MulDivOp::Multu, MulDivOp::Div, MulDivOp::Divu, MulDivOp::Madd,
-        MulDivOp::Maddu, MulDivOp::Msub, MulDivOp::Msubu,
+        MulDivOp::Mult,
+        MulDivOp::Multu,
+        MulDivOp::Div,
+        MulDivOp::Divu,
+        MulDivOp::Madd,
+        MulDivOp::Maddu,
+        MulDivOp::Msub,
+        MulDivOp::Msubu,
     ]);
-    let bit = prop::sample::select(vec![BitOp::Clz, BitOp::Clo, BitOp::Seb, BitOp::Seh, BitOp::Wsbh]);
+    let bit = prop::sample::select(vec![
+        BitOp::Clz,
+        BitOp::Clo,
+        BitOp::Seb,
+        BitOp::Seh,
+        BitOp::Wsbh,
+    ]);
     let width = prop::sample::select(vec![Width::Byte, Width::Half, Width::Word]);
     let bcond = prop::sample::select(vec![
-        BranchCond::Eq, BranchCond::Ne, BranchCond::Lez, BranchCond::Gtz, BranchCond::Ltz,
+        BranchCond::Eq,
+        BranchCond::Ne,
+        BranchCond::Lez,
+        BranchCond::Gtz,
+        BranchCond::Ltz,
         BranchCond::Gez,
     ]);
     let tcond = prop::sample::select(vec![
-        TrapCond::Eq, TrapCond::Ne, TrapCond::Ge, TrapCond::Geu, TrapCond::Lt, TrapCond::Ltu,
+        TrapCond::Eq,
+        TrapCond::Ne,
+        TrapCond::Ge,
+        TrapCond::Geu,
+        TrapCond::Lt,
+        TrapCond::Ltu,
     ]);
     prop_oneof![
         (alu, reg(), reg(), reg()).prop_map(|(op, d, s, t)| Instr::Alu { op, d, s, t }),
@@ -61,16 +108,53 @@ fn instruction() -> impl Strategy<Value = Instr> {
         (shift, reg(), reg(), 0u8..32).prop_map(|(op, d, t, sa)| Instr::Shift { op, d, t, sa }),
         (muldiv, reg(), reg()).prop_map(|(op, s, t)| Instr::MulDiv { op, s, t }),
         (bit, reg(), reg()).prop_map(|(op, d, src)| Instr::Bit { op, d, src }),
-        (reg(), reg(), 0u8..32, 1u8..33).prop_map(|(t, s, pos, size)| Instr::Ext { t, s, pos, size: size.min(32 - pos) }),
-        (reg(), reg(), 0u8..32, 1u8..33).prop_map(|(t, s, pos, size)| Instr::Ins { t, s, pos, size: size.min(32 - pos) }),
-        (width.clone(), any::<bool>(), reg(), reg(), any::<i16>())
-            .prop_map(|(width, signed, t, s, off)| Instr::Load { width, signed, t, s, off }),
-        (width, reg(), reg(), any::<i16>()).prop_map(|(width, t, s, off)| Instr::Store { width, t, s, off }),
-        (bcond, reg(), reg(), any::<i16>(), any::<bool>())
-            .prop_map(|(cond, s, t, off, link)| Instr::Branch { cond, s, t, off, link }),
+        (reg(), reg(), 0u8..32, 1u8..33).prop_map(|(t, s, pos, size)| Instr::Ext {
+            t,
+            s,
+            pos,
+            size: size.min(32 - pos)
+        }),
+        (reg(), reg(), 0u8..32, 1u8..33).prop_map(|(t, s, pos, size)| Instr::Ins {
+            t,
+            s,
+            pos,
+            size: size.min(32 - pos)
+        }),
+        (width.clone(), any::<bool>(), reg(), reg(), any::<i16>()).prop_map(
+            |(width, signed, t, s, off)| Instr::Load {
+                width,
+                signed,
+                t,
+                s,
+                off
+            }
+        ),
+        (width, reg(), reg(), any::<i16>()).prop_map(|(width, t, s, off)| Instr::Store {
+            width,
+            t,
+            s,
+            off
+        }),
+        (bcond, reg(), reg(), any::<i16>(), any::<bool>()).prop_map(|(cond, s, t, off, link)| {
+            Instr::Branch {
+                cond,
+                s,
+                t,
+                off,
+                link,
+            }
+        }),
         (0u32..1 << 26, any::<bool>()).prop_map(|(index, link)| Instr::Jump { index, link }),
         (reg(), prop::option::of(reg())).prop_map(|(s, link)| Instr::JumpReg { s, link }),
-        (tcond, reg(), prop_oneof![reg().prop_map(TrapOperand::Reg), edge().prop_map(TrapOperand::Imm)], any::<u16>())
+        (
+            tcond,
+            reg(),
+            prop_oneof![
+                reg().prop_map(TrapOperand::Reg),
+                edge().prop_map(TrapOperand::Imm)
+            ],
+            any::<u16>()
+        )
             .prop_map(|(cond, s, t, code)| Instr::Trap { cond, s, t, code }),
         reg().prop_map(|d| Instr::Mfhi { d }),
         reg().prop_map(|s| Instr::Mthi { s }),
@@ -88,7 +172,10 @@ fn evaluate(s: &TermStore, vars: &[u64], e: Effect<Term, Term>) -> Effect<u32, b
     match e {
         Effect::Nothing => Effect::Nothing,
         Effect::Set(r, v) => Effect::Set(r, w(v)),
-        Effect::SetHiLo { hi, lo } => Effect::SetHiLo { hi: w(hi), lo: w(lo) },
+        Effect::SetHiLo { hi, lo } => Effect::SetHiLo {
+            hi: w(hi),
+            lo: w(lo),
+        },
         Effect::Divide { divisor, hi, lo } => Effect::Divide {
             divisor: w(divisor),
             hi: w(hi),
@@ -116,7 +203,11 @@ fn evaluate(s: &TermStore, vars: &[u64], e: Effect<Term, Term>) -> Effect<u32, b
             value: w(value),
             width,
         },
-        Effect::Part { op, reg, addr } => Effect::Part { op, reg, addr: w(addr) },
+        Effect::Part { op, reg, addr } => Effect::Part {
+            op,
+            reg,
+            addr: w(addr),
+        },
         Effect::Branch {
             cond,
             target,

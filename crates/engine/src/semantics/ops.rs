@@ -39,7 +39,13 @@ fn fold1<D: Domain>(
     d.value(t)
 }
 
-fn test2<D: Domain>(d: &mut D, a: D::V, b: D::V, concrete: impl FnOnce(u32, u32) -> bool, op: BinOp) -> Term {
+fn test2<D: Domain>(
+    d: &mut D,
+    a: D::V,
+    b: D::V,
+    concrete: impl FnOnce(u32, u32) -> bool,
+    op: BinOp,
+) -> Term {
     if let (Some(x), Some(y)) = (d.concrete(a), d.concrete(b)) {
         return d.store().bool(concrete(x, y));
     }
@@ -92,31 +98,79 @@ macro_rules! term_ops {
                 s.as_const(c).filter(|_| s.is_bool(c)).map(|v| v != 0)
             }
             fn add(&mut self, a: Self::V, b: Self::V) -> Self::V {
-                fold2(self, a, b, |x, y| Concrete.add(x, y), |s, x, y| s.bin(BinOp::Add, x, y))
+                fold2(
+                    self,
+                    a,
+                    b,
+                    |x, y| Concrete.add(x, y),
+                    |s, x, y| s.bin(BinOp::Add, x, y),
+                )
             }
             fn sub(&mut self, a: Self::V, b: Self::V) -> Self::V {
-                fold2(self, a, b, |x, y| Concrete.sub(x, y), |s, x, y| s.bin(BinOp::Sub, x, y))
+                fold2(
+                    self,
+                    a,
+                    b,
+                    |x, y| Concrete.sub(x, y),
+                    |s, x, y| s.bin(BinOp::Sub, x, y),
+                )
             }
             fn mul(&mut self, a: Self::V, b: Self::V) -> Self::V {
-                fold2(self, a, b, |x, y| Concrete.mul(x, y), |s, x, y| s.bin(BinOp::Mul, x, y))
+                fold2(
+                    self,
+                    a,
+                    b,
+                    |x, y| Concrete.mul(x, y),
+                    |s, x, y| s.bin(BinOp::Mul, x, y),
+                )
             }
             fn and(&mut self, a: Self::V, b: Self::V) -> Self::V {
-                fold2(self, a, b, |x, y| x & y, |s, x, y| s.bin(BinOp::BvAnd, x, y))
+                fold2(
+                    self,
+                    a,
+                    b,
+                    |x, y| x & y,
+                    |s, x, y| s.bin(BinOp::BvAnd, x, y),
+                )
             }
             fn or(&mut self, a: Self::V, b: Self::V) -> Self::V {
                 fold2(self, a, b, |x, y| x | y, |s, x, y| s.bin(BinOp::BvOr, x, y))
             }
             fn xor(&mut self, a: Self::V, b: Self::V) -> Self::V {
-                fold2(self, a, b, |x, y| x ^ y, |s, x, y| s.bin(BinOp::BvXor, x, y))
+                fold2(
+                    self,
+                    a,
+                    b,
+                    |x, y| x ^ y,
+                    |s, x, y| s.bin(BinOp::BvXor, x, y),
+                )
             }
             fn shl(&mut self, v: Self::V, n: Self::V) -> Self::V {
-                fold2(self, v, n, |x, y| Concrete.shl(x, y), |s, x, y| s.bin(BinOp::Shl, x, y))
+                fold2(
+                    self,
+                    v,
+                    n,
+                    |x, y| Concrete.shl(x, y),
+                    |s, x, y| s.bin(BinOp::Shl, x, y),
+                )
             }
             fn lshr(&mut self, v: Self::V, n: Self::V) -> Self::V {
-                fold2(self, v, n, |x, y| Concrete.lshr(x, y), |s, x, y| s.bin(BinOp::LShr, x, y))
+                fold2(
+                    self,
+                    v,
+                    n,
+                    |x, y| Concrete.lshr(x, y),
+                    |s, x, y| s.bin(BinOp::LShr, x, y),
+                )
             }
             fn ashr(&mut self, v: Self::V, n: Self::V) -> Self::V {
-                fold2(self, v, n, |x, y| Concrete.ashr(x, y), |s, x, y| s.bin(BinOp::AShr, x, y))
+                fold2(
+                    self,
+                    v,
+                    n,
+                    |x, y| Concrete.ashr(x, y),
+                    |s, x, y| s.bin(BinOp::AShr, x, y),
+                )
             }
             fn rotr(&mut self, v: Self::V, n: Self::V) -> Self::V {
                 fold2(self, v, n, |x, y| Concrete.rotr(x, y), rotate_right)
@@ -195,20 +249,30 @@ macro_rules! term_ops {
                     return v;
                 }
                 let bits = bits.max(1);
-                fold1(self, v, |x| Concrete.sign_extend(x, bits), |s, t| {
-                    let low = s.extract(bits - 1, 0, t);
-                    s.sign_ext(32 - bits, low)
-                })
+                fold1(
+                    self,
+                    v,
+                    |x| Concrete.sign_extend(x, bits),
+                    |s, t| {
+                        let low = s.extract(bits - 1, 0, t);
+                        s.sign_ext(32 - bits, low)
+                    },
+                )
             }
             fn zero_extend(&mut self, v: Self::V, bits: u8) -> Self::V {
                 if bits >= 32 {
                     return v;
                 }
                 let bits = bits.max(1);
-                fold1(self, v, |x| Concrete.zero_extend(x, bits), |s, t| {
-                    let low = s.extract(bits - 1, 0, t);
-                    s.zero_ext(32 - bits, low)
-                })
+                fold1(
+                    self,
+                    v,
+                    |x| Concrete.zero_extend(x, bits),
+                    |s, t| {
+                        let low = s.extract(bits - 1, 0, t);
+                        s.zero_ext(32 - bits, low)
+                    },
+                )
             }
         }
     };

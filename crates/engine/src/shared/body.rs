@@ -258,8 +258,10 @@ mod tests {
         // `.word 4` is no call's, and $7 is overwritten before its jalr.
         assert_eq!(candidate_entries(&img), vec![36]);
         // Loaded once, called later through the same register.
-        let img = image("lis $10\n.word f\nadd $1, $1, $1\nsw $1, -4($30)\nbeq $0, $0, 0\n\
-                         add $2, $2, $2\njalr $10\njr $31\nf: jr $31\n");
+        let img = image(
+            "lis $10\n.word f\nadd $1, $1, $1\nsw $1, -4($30)\nbeq $0, $0, 0\n\
+                         add $2, $2, $2\njalr $10\njr $31\nf: jr $31\n",
+        );
         assert_eq!(candidate_entries(&img), vec![32]);
     }
 }

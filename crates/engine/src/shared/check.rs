@@ -160,7 +160,8 @@ impl Tracer for Accesses<'_, '_> {
         match event {
             Event::Store { addr, .. } => {
                 if addr >= self.sp || self.sp - addr > MAX_DEPTH {
-                    self.refused.get_or_insert("it stores outside its stack frame");
+                    self.refused
+                        .get_or_insert("it stores outside its stack frame");
                 }
                 self.lowest = self.lowest.min(addr);
                 self.stored.insert(addr);

@@ -40,7 +40,9 @@ fn words_line(words: &[u32]) -> String {
 pub fn load(dir: &Path, words: &[u32]) -> Option<Option<Arc<Procedure>>> {
     let text = std::fs::read_to_string(file(dir, words)).ok()?;
     let mut lines = text.lines();
-    if lines.next()? != format!("tamarin shared procedure {FORMAT}") || lines.next()? != words_line(words) {
+    if lines.next()? != format!("tamarin shared procedure {FORMAT}")
+        || lines.next()? != words_line(words)
+    {
         return None;
     }
     let mut fields = std::collections::HashMap::new();
@@ -131,7 +133,9 @@ mod tests {
         assert_eq!(load(dir.path(), &[4, 5]), Some(None));
         // A file that names other words is not believed.
         let f = file(dir.path(), &[4, 5]);
-        let text = std::fs::read_to_string(&f).unwrap().replace("00000005", "00000006");
+        let text = std::fs::read_to_string(&f)
+            .unwrap()
+            .replace("00000005", "00000006");
         std::fs::write(&f, text).unwrap();
         assert_eq!(load(dir.path(), &[4, 5]), None);
     }

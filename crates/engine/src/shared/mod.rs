@@ -141,7 +141,11 @@ mod tests {
     #[test]
     fn a_procedure_on_one_side_only_is_not_shared() {
         let print = include_str!("../../../../examples/runtime/print.asm");
-        let left = assemble("l.asm", &format!("lis $5\n.word print\njalr $5\njr $31\n{print}")).unwrap();
+        let left = assemble(
+            "l.asm",
+            &format!("lis $5\n.word print\njalr $5\njr $31\n{print}"),
+        )
+        .unwrap();
         let right = assemble("r.asm", "jr $31\n").unwrap();
         let [l, r] = find(&left, &right, None, None);
         assert!(l.is_empty() && r.is_empty());

@@ -77,11 +77,17 @@ impl<S: Solver> Solver for CachingSolver<S> {
         answer
     }
 
-
     fn cache_hits(&self) -> u64 {
         self.hits + self.inner.cache_hits()
     }
-    pass_on!(limit_time, limit_work, failure, describe, warnings, backend_work);
+    pass_on!(
+        limit_time,
+        limit_work,
+        failure,
+        describe,
+        warnings,
+        backend_work
+    );
 }
 
 #[cfg(test)]

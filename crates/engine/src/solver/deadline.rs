@@ -42,7 +42,10 @@ impl<S: Solver> DeadlineSolver<S> {
         let Some(d) = self.stop.deadline else {
             return ask(&mut self.inner, None);
         };
-        let answer = ask(&mut self.inner, Some(d.saturating_duration_since(Instant::now())));
+        let answer = ask(
+            &mut self.inner,
+            Some(d.saturating_duration_since(Instant::now())),
+        );
         if matches!(answer, Answer::Unknown(_)) && Instant::now() + CLAMP_SLACK >= d {
             return Answer::Unknown(TIME_LIMIT_PASSED.into());
         }
@@ -73,7 +76,12 @@ impl<S: Solver> Solver for DeadlineSolver<S> {
     }
     /// The same stop as every other query: nothing is asked once it is reached, a
     /// query gets at most the time left, and the interrupt ends it at once.
-    fn check_in_integers(&mut self, store: &mut TermStore, assertions: &[Term], limits: IntegerLimits) -> Answer {
+    fn check_in_integers(
+        &mut self,
+        store: &mut TermStore,
+        assertions: &[Term],
+        limits: IntegerLimits,
+    ) -> Answer {
         let interrupt = limits.interrupt.or(self.stop.flag);
         self.within(|inner, left| {
             let limits = IntegerLimits {
@@ -84,7 +92,15 @@ impl<S: Solver> Solver for DeadlineSolver<S> {
             inner.check_in_integers(store, assertions, limits)
         })
     }
-    pass_on!(limit_time, limit_work, failure, describe, cache_hits, warnings, backend_work);
+    pass_on!(
+        limit_time,
+        limit_work,
+        failure,
+        describe,
+        cache_hits,
+        warnings,
+        backend_work
+    );
 }
 
 #[cfg(test)]
@@ -107,7 +123,12 @@ mod tests {
             self.asked += 1;
             Answer::Unsat
         }
-        fn check_in_integers(&mut self, _: &mut TermStore, _: &[Term], limits: IntegerLimits) -> Answer {
+        fn check_in_integers(
+            &mut self,
+            _: &mut TermStore,
+            _: &[Term],
+            limits: IntegerLimits,
+        ) -> Answer {
             self.integer_limits.push(limits);
             Answer::Unsat
         }
@@ -189,7 +210,11 @@ mod tests {
             s.check_in_integers(&mut store, &[], limits),
             Answer::Unknown(INTERRUPTED.into())
         );
-        assert_eq!(s.inner.integer_limits.len(), 1, "nothing asked after the interrupt");
+        assert_eq!(
+            s.inner.integer_limits.len(),
+            1,
+            "nothing asked after the interrupt"
+        );
         let mut past = DeadlineSolver::new(Recorder::default(), Stop::at(Some(Instant::now())));
         assert_eq!(
             past.check_in_integers(&mut store, &[], limits),

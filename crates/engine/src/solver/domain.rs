@@ -30,11 +30,24 @@ impl<S: Solver> Solver for DomainSolver<S> {
     }
     /// The input bounds go with a query in integers too: its answer then speaks of
     /// the inputs the preconditions allow, as every other query's does.
-    fn check_in_integers(&mut self, store: &mut TermStore, assertions: &[Term], limits: IntegerLimits) -> Answer {
+    fn check_in_integers(
+        &mut self,
+        store: &mut TermStore,
+        assertions: &[Term],
+        limits: IntegerLimits,
+    ) -> Answer {
         let query: Vec<Term> = assertions.iter().chain(&self.domain).copied().collect();
         self.inner.check_in_integers(store, &query, limits)
     }
-    pass_on!(limit_time, limit_work, failure, describe, cache_hits, warnings, backend_work);
+    pass_on!(
+        limit_time,
+        limit_work,
+        failure,
+        describe,
+        cache_hits,
+        warnings,
+        backend_work
+    );
 }
 
 #[cfg(test)]

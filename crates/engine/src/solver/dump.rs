@@ -49,8 +49,6 @@ impl<S: Solver> Solver for DumpingSolver<S> {
         answer
     }
 
-
-
     fn warnings(&self) -> Vec<String> {
         let mut w = self.inner.warnings();
         if let Some(e) = &self.error {
@@ -58,5 +56,12 @@ impl<S: Solver> Solver for DumpingSolver<S> {
         }
         w
     }
-    pass_on!(limit_time, limit_work, failure, describe, cache_hits, backend_work);
+    pass_on!(
+        limit_time,
+        limit_work,
+        failure,
+        describe,
+        cache_hits,
+        backend_work
+    );
 }

@@ -148,7 +148,15 @@ impl<S: Solver> Solver for EliminatingSolver<S> {
             None => answer,
         }
     }
-    pass_on!(limit_time, limit_work, failure, describe, cache_hits, warnings, backend_work);
+    pass_on!(
+        limit_time,
+        limit_work,
+        failure,
+        describe,
+        cache_hits,
+        warnings,
+        backend_work
+    );
 }
 
 #[cfg(test)]
@@ -302,7 +310,13 @@ mod tests {
         Not(usize),
     }
 
-    const OPS: [BinOp; 5] = [BinOp::Add, BinOp::Sub, BinOp::Mul, BinOp::BvAnd, BinOp::URem];
+    const OPS: [BinOp; 5] = [
+        BinOp::Add,
+        BinOp::Sub,
+        BinOp::Mul,
+        BinOp::BvAnd,
+        BinOp::URem,
+    ];
     const CMPS: [BinOp; 3] = [BinOp::Eq, BinOp::Ult, BinOp::Slt];
 
     fn step() -> impl Strategy<Value = Step> {

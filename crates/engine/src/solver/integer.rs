@@ -42,7 +42,11 @@ impl IntegerLimits {
 /// Asks Z3 whether `assertions` hold together, in integers, within `limits`.
 /// Callers with a solver chain ask through [`super::Solver::check_in_integers`], which
 /// adds the chain's input bounds, deadline and interrupt.
-pub fn check_in_integers(store: &mut TermStore, assertions: &[Term], limits: IntegerLimits) -> Answer {
+pub fn check_in_integers(
+    store: &mut TermStore,
+    assertions: &[Term],
+    limits: IntegerLimits,
+) -> Answer {
     let interrupted = || limits.interrupt.is_some_and(|f| f.load(Ordering::Relaxed));
     if interrupted() {
         return Answer::Unknown(INTERRUPTED.into());
@@ -59,7 +63,10 @@ pub fn check_in_integers(store: &mut TermStore, assertions: &[Term], limits: Int
         let solver = z3::Solver::new_for_logic("QF_NIA").unwrap_or_default();
         let mut p = Params::new();
         p.set_u32("rlimit", limits.work);
-        p.set_u32("timeout", limits.time.as_millis().clamp(1, u32::MAX as u128) as u32);
+        p.set_u32(
+            "timeout",
+            limits.time.as_millis().clamp(1, u32::MAX as u128) as u32,
+        );
         solver.set_params(&p);
         solver.from_string(text);
         let watched = limits.interrupt.map(InFlight::new);
@@ -90,7 +97,9 @@ pub fn check_in_integers(store: &mut TermStore, assertions: &[Term], limits: Int
             if assertions.iter().all(|&t| e.holds(t)) {
                 Answer::Sat(Model { values })
             } else {
-                Answer::Unknown("in integers: a model that the machine's terms do not satisfy".into())
+                Answer::Unknown(
+                    "in integers: a model that the machine's terms do not satisfy".into(),
+                )
             }
         }
     }
@@ -155,7 +164,11 @@ mod tests {
                     }
                 },
                 Step::ByConst(o, a, k) => {
-                    let by = if BY_CONST[o] == BinOp::BvAnd { MASKS[k as usize % MASKS.len()] } else { k };
+                    let by = if BY_CONST[o] == BinOp::BvAnd {
+                        MASKS[k as usize % MASKS.len()]
+                    } else {
+                        k
+                    };
                     let c = s.constant(8, by);
                     s.bin(BY_CONST[o], w(a), c)
                 }
@@ -179,10 +192,20 @@ mod tests {
                 // The high half, or (from `o` of 3 on) the low half, which is taken
                 // of the wide value's own remainder where it has one.
                 Step::Wide(zero, o, a, b) => {
-                    let widen = |s: &mut TermStore, t| if zero { s.zero_ext(8, t) } else { s.sign_ext(8, t) };
+                    let widen = |s: &mut TermStore, t| {
+                        if zero {
+                            s.zero_ext(8, t)
+                        } else {
+                            s.sign_ext(8, t)
+                        }
+                    };
                     let (p, q) = (widen(s, w(a)), widen(s, w(b)));
                     let op = [BinOp::Mul, BinOp::Add, BinOp::Concat][o % 3];
-                    let (p, q) = if op == BinOp::Concat { (w(a), w(b)) } else { (p, q) };
+                    let (p, q) = if op == BinOp::Concat {
+                        (w(a), w(b))
+                    } else {
+                        (p, q)
+                    };
                     let wide = s.bin(op, p, q);
                     if o < 3 {
                         s.extract(15, 8, wide)
@@ -246,7 +269,12 @@ mod tests {
         let mut s = TermStore::new();
         let [n, q, d, r] = ["n", "q", "d", "r"].map(|name| s.new_var(name, 32));
         let wide = |s: &mut TermStore, t| s.zero_ext(32, t);
-        let (wn, wq, wd, wr) = (wide(&mut s, n), wide(&mut s, q), wide(&mut s, d), wide(&mut s, r));
+        let (wn, wq, wd, wr) = (
+            wide(&mut s, n),
+            wide(&mut s, q),
+            wide(&mut s, d),
+            wide(&mut s, r),
+        );
         let prod = s.bin(BinOp::Mul, wq, wd);
         let sum = s.bin(BinOp::Add, prod, wr);
         let exact = s.eq(wn, sum);
@@ -254,7 +282,10 @@ mod tests {
         let quotient = s.bin(BinOp::UDiv, n, d);
         let same = s.eq(q, quotient);
         let wrong = s.not(same);
-        assert_eq!(check_in_integers(&mut s, &[exact, below, wrong], LIMITS), Answer::Unsat);
+        assert_eq!(
+            check_in_integers(&mut s, &[exact, below, wrong], LIMITS),
+            Answer::Unsat
+        );
         // Without `r < d`, a model: one that the machine's terms satisfy.
         let Answer::Sat(m) = check_in_integers(&mut s, &[exact, wrong], LIMITS) else {
             panic!("expected a model");
@@ -283,7 +314,11 @@ mod tests {
                 let wrong = if machine { s.not(test) } else { test };
                 let (cx, cy) = (s.constant(8, vx), s.constant(8, vy));
                 let fixed = [s.eq(x, cx), s.eq(y, cy), wrong];
-                assert_eq!(check_in_integers(&mut s, &fixed, LIMITS), Answer::Unsat, "{kind} {vx} {vy}");
+                assert_eq!(
+                    check_in_integers(&mut s, &fixed, LIMITS),
+                    Answer::Unsat,
+                    "{kind} {vx} {vy}"
+                );
             }
         }
     }
@@ -292,7 +327,13 @@ mod tests {
     fn an_or_of_bits_that_do_not_meet_is_their_sum() {
         // `(x << 3) | (y >> 5)` on 8 bits, as gcc joins the halves of a shifted 64-bit
         // product: exact for every pair of values tried.
-        for (vx, vy) in [(0u64, 0u64), (0xff, 0xff), (0x1f, 0xe0), (0x20, 0x1f), (7, 200)] {
+        for (vx, vy) in [
+            (0u64, 0u64),
+            (0xff, 0xff),
+            (0x1f, 0xe0),
+            (0x20, 0x1f),
+            (7, 200),
+        ] {
             let mut s = TermStore::new();
             let (x, y) = (s.new_var("x", 8), s.new_var("y", 8));
             let (three, five) = (s.constant(8, 3), s.constant(8, 5));
@@ -304,7 +345,11 @@ mod tests {
             let same = s.eq(or, cv);
             let other = s.not(same);
             let q = [s.eq(x, cx), s.eq(y, cy), other];
-            assert_eq!(check_in_integers(&mut s, &q, LIMITS), Answer::Unsat, "{vx} {vy}");
+            assert_eq!(
+                check_in_integers(&mut s, &q, LIMITS),
+                Answer::Unsat,
+                "{vx} {vy}"
+            );
         }
     }
 
@@ -319,21 +364,42 @@ mod tests {
         let plus = s.bin(BinOp::Add, xy, x);
         let times = s.bin(BinOp::Mul, plus, three);
         let t = s.bin(BinOp::Add, times, y);
-        let script = integer_script(&mut s, &[], &[Formula::Term(t)], "", Names::Indexed).unwrap_or_default();
+        let script = integer_script(&mut s, &[], &[Formula::Term(t)], "", Names::Indexed)
+            .unwrap_or_default();
         // What each remainder is taken of is defined (`t<n>r`), and the remainder
         // (`t<n>`) is taken of that: the top one builds on those alone.
-        let line = |name: String| script.lines().find(|l| l.starts_with(&format!("(define-fun {name} "))).unwrap_or("");
-        let top = format!("{} {}", line(format!("t{}", t.index())), line(format!("t{}r", t.index())));
+        let line = |name: String| {
+            script
+                .lines()
+                .find(|l| l.starts_with(&format!("(define-fun {name} ")))
+                .unwrap_or("")
+        };
+        let top = format!(
+            "{} {}",
+            line(format!("t{}", t.index())),
+            line(format!("t{}r", t.index()))
+        );
         let product = line(format!("t{}r", times.index()));
         assert!(top.contains(&format!(" t{}r", times.index())), "{script}");
-        assert!(product.contains(&format!("(* t{}r 3)", plus.index())), "{script}");
-        assert_eq!(top.matches("(mod ").count() + product.matches("(mod ").count(), 1, "{script}");
+        assert!(
+            product.contains(&format!("(* t{}r 3)", plus.index())),
+            "{script}"
+        );
+        assert_eq!(
+            top.matches("(mod ").count() + product.matches("(mod ").count(),
+            1,
+            "{script}"
+        );
         for (vx, vy) in [(200u64, 100u64), (255, 255), (16, 16), (3, 0)] {
             let value = Evaluator::new(&s, &[vx, vy]).eval(t);
             let (cx, cy, cv) = (s.constant(8, vx), s.constant(8, vy), s.constant(8, value));
             let same = s.eq(t, cv);
             let q = [s.eq(x, cx), s.eq(y, cy), s.not(same)];
-            assert_eq!(check_in_integers(&mut s, &q, LIMITS), Answer::Unsat, "{vx} {vy}");
+            assert_eq!(
+                check_in_integers(&mut s, &q, LIMITS),
+                Answer::Unsat,
+                "{vx} {vy}"
+            );
         }
         // An 8-bit sum's 16-bit extension plus one stays below 257: the 16-bit sum
         // may not drop the 8-bit sum's own remainder.
@@ -345,7 +411,9 @@ mod tests {
         let below = s.bin(BinOp::Ult, again, limit);
         let q = [s.not(below)];
         assert_eq!(check_in_integers(&mut s, &q, LIMITS), Answer::Unsat);
-        let planted = with_planted(planted::UNWRAP_ANY_WIDTH, || check_in_integers(&mut s, &q, LIMITS));
+        let planted = with_planted(planted::UNWRAP_ANY_WIDTH, || {
+            check_in_integers(&mut s, &q, LIMITS)
+        });
         assert_ne!(planted, Answer::Unsat, "the planted bug went unseen");
     }
 
@@ -357,8 +425,15 @@ mod tests {
         let (x, y) = (s.new_var("x", 8), s.new_var("y", 8));
         let zero = s.constant(8, 0);
         let product = s.bin(BinOp::Mul, x, y);
-        let q = [s.eq(product, zero), s.bin(BinOp::Ult, zero, x), s.bin(BinOp::Ult, zero, y)];
-        assert!(matches!(check_in_integers(&mut s, &q, LIMITS), Answer::Sat(_)));
+        let q = [
+            s.eq(product, zero),
+            s.bin(BinOp::Ult, zero, x),
+            s.bin(BinOp::Ult, zero, y),
+        ];
+        assert!(matches!(
+            check_in_integers(&mut s, &q, LIMITS),
+            Answer::Sat(_)
+        ));
         let planted = with_planted(planted::NO_WRAP, || check_in_integers(&mut s, &q, LIMITS));
         assert_eq!(planted, Answer::Unsat, "the planted bug went unseen");
     }
@@ -384,8 +459,14 @@ mod tests {
         assert_eq!(answer, Answer::Unknown(INTERRUPTED.into()));
         // The watcher looks every 20 ms; the margin absorbs a loaded machine.
         let after = ended.saturating_duration_since(raised);
-        assert!(after < Duration::from_millis(1500), "ended {after:?} after the flag");
+        assert!(
+            after < Duration::from_millis(1500),
+            "ended {after:?} after the flag"
+        );
         // Raised, nothing is asked.
-        assert_eq!(check_in_integers(&mut s, &hard, limits), Answer::Unknown(INTERRUPTED.into()));
+        assert_eq!(
+            check_in_integers(&mut s, &hard, limits),
+            Answer::Unknown(INTERRUPTED.into())
+        );
     }
 }

@@ -49,11 +49,11 @@ macro_rules! pass_on {
 
 mod cache;
 mod deadline;
-mod integer;
 mod domain;
 mod dump;
-mod order;
 pub mod eliminate;
+mod integer;
+mod order;
 mod portfolio;
 mod process;
 mod propagate;
@@ -157,7 +157,12 @@ pub trait Solver {
     /// ([`check_in_integers`])? Links that own something every query gets (input
     /// bounds, a deadline, an interrupt, a count of queries) apply it here too; the
     /// others leave the query to Z3 as it is.
-    fn check_in_integers(&mut self, store: &mut TermStore, assertions: &[Term], limits: IntegerLimits) -> Answer {
+    fn check_in_integers(
+        &mut self,
+        store: &mut TermStore,
+        assertions: &[Term],
+        limits: IntegerLimits,
+    ) -> Answer {
         check_in_integers(store, assertions, limits)
     }
 }
@@ -187,7 +192,12 @@ impl<S: Solver + ?Sized> Solver for Box<S> {
     fn failure(&self) -> Option<String> {
         (**self).failure()
     }
-    fn check_in_integers(&mut self, store: &mut TermStore, assertions: &[Term], limits: IntegerLimits) -> Answer {
+    fn check_in_integers(
+        &mut self,
+        store: &mut TermStore,
+        assertions: &[Term],
+        limits: IntegerLimits,
+    ) -> Answer {
         (**self).check_in_integers(store, assertions, limits)
     }
 }
@@ -276,14 +286,26 @@ impl<S: Solver> Solver for CountingSolver<S> {
         self.stats.work = self.inner.backend_work();
         answer
     }
-    fn check_in_integers(&mut self, store: &mut TermStore, assertions: &[Term], limits: IntegerLimits) -> Answer {
+    fn check_in_integers(
+        &mut self,
+        store: &mut TermStore,
+        assertions: &[Term],
+        limits: IntegerLimits,
+    ) -> Answer {
         let start = Instant::now();
         let answer = self.inner.check_in_integers(store, assertions, limits);
         self.stats.time += start.elapsed();
         self.stats.count(&answer);
         answer
     }
-    pass_on!(limit_time, limit_work, failure, describe, warnings, backend_work);
+    pass_on!(
+        limit_time,
+        limit_work,
+        failure,
+        describe,
+        warnings,
+        backend_work
+    );
 }
 
 /// What a query to a backend that does not measure its work counts as (a tenth of
@@ -519,10 +541,21 @@ mod tests {
     /// after a count's.
     #[test]
     fn unknowns_the_clock_caused_are_told_apart_and_reported_first() {
-        for r in [TIME_LIMIT_PASSED, "timeout", "timeout (canceled)", "timeout while building the query"] {
+        for r in [
+            TIME_LIMIT_PASSED,
+            "timeout",
+            "timeout (canceled)",
+            "timeout while building the query",
+        ] {
             assert!(is_clock_reason(r), "{r}");
         }
-        for r in ["max. resource limit exceeded", "canceled", WORK_BUDGET_SPENT, INTERRUPTED, "unknown"] {
+        for r in [
+            "max. resource limit exceeded",
+            "canceled",
+            WORK_BUDGET_SPENT,
+            INTERRUPTED,
+            "unknown",
+        ] {
             assert!(!is_clock_reason(r), "{r}");
         }
         let mut stats = SolverStats::default();
@@ -531,7 +564,10 @@ mod tests {
         stats.count(&Answer::Unknown("timeout".into()));
         stats.count(&Answer::Unknown(TIME_LIMIT_PASSED.into()));
         assert_eq!(stats.unknown_reason(), "timeout");
-        assert_eq!(stats.first_unknown.as_deref(), Some("max. resource limit exceeded"));
+        assert_eq!(
+            stats.first_unknown.as_deref(),
+            Some("max. resource limit exceeded")
+        );
     }
 
     #[test]

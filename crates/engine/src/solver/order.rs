@@ -221,7 +221,15 @@ impl<S: Solver> Solver for OrderSolver<S> {
             None => self.inner.check(store, assertions),
         }
     }
-    pass_on!(limit_time, limit_work, failure, describe, cache_hits, warnings, backend_work);
+    pass_on!(
+        limit_time,
+        limit_work,
+        failure,
+        describe,
+        cache_hits,
+        warnings,
+        backend_work
+    );
 }
 
 #[cfg(test)]

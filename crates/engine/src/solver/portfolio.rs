@@ -229,14 +229,20 @@ mod tests {
     fn the_first_definite_answer_wins_and_the_slow_member_is_stopped() {
         let mut s = TermStore::new();
         let q = query(&mut s);
-        let members = vec![fake("5", "unsat\\n"), fake("0", "sat\\n((|x| #x0000002a))\\n")];
+        let members = vec![
+            fake("5", "unsat\\n"),
+            fake("0", "sat\\n((|x| #x0000002a))\\n"),
+        ];
         let mut p = PortfolioSolver::new(GivesUp, members, Duration::from_secs(20));
         let start = Instant::now();
         let Answer::Sat(m) = p.check(&mut s, &q) else {
             panic!("the fast member's answer")
         };
         assert_eq!(m.values, vec![42]);
-        assert!(start.elapsed() < Duration::from_secs(4), "the slow one was not awaited");
+        assert!(
+            start.elapsed() < Duration::from_secs(4),
+            "the slow one was not awaited"
+        );
         assert_eq!(p.decided().iter().map(|d| d.1).sum::<u64>(), 1);
     }
 
@@ -283,7 +289,11 @@ mod tests {
     }
 
     fn slow_portfolio() -> PortfolioSolver<GivesUp> {
-        PortfolioSolver::new(GivesUp, vec![fake("10", "unsat\\n")], Duration::from_secs(20))
+        PortfolioSolver::new(
+            GivesUp,
+            vec![fake("10", "unsat\\n")],
+            Duration::from_secs(20),
+        )
     }
 
     #[test]
@@ -327,8 +337,9 @@ mod tests {
 
     #[test]
     fn members_that_are_not_installed_are_left_out() {
-        let missing = ProcessSolver::from_name("no-such-solver-here --flag", Duration::from_secs(1))
-            .expect("a command line");
+        let missing =
+            ProcessSolver::from_name("no-such-solver-here --flag", Duration::from_secs(1))
+                .expect("a command line");
         let p = PortfolioSolver::new(GivesUp, vec![missing], Duration::from_secs(1));
         assert!(p.decided().is_empty());
         assert_eq!(p.describe(), "gives up");

@@ -109,7 +109,12 @@ impl<S: Solver> Solver for PropagatingSolver<S> {
             let mut ev = Evaluator::new(store, &values);
             let mut open = Vec::with_capacity(rest.len());
             for c in rest {
-                if self.inputs.inputs(store, c).iter().all(|x| fixed.contains_key(x)) {
+                if self
+                    .inputs
+                    .inputs(store, c)
+                    .iter()
+                    .all(|x| fixed.contains_key(x))
+                {
                     if !ev.holds(c) {
                         self.decided += 1;
                         return Answer::Unsat;
@@ -167,7 +172,15 @@ impl<S: Solver> Solver for PropagatingSolver<S> {
             other => other,
         }
     }
-    pass_on!(limit_time, limit_work, failure, describe, cache_hits, warnings, backend_work);
+    pass_on!(
+        limit_time,
+        limit_work,
+        failure,
+        describe,
+        cache_hits,
+        warnings,
+        backend_work
+    );
 }
 
 #[cfg(test)]
@@ -189,8 +202,12 @@ mod tests {
         let small = prop_oneof![0u32..4, Just(u32::MAX), any::<u32>()];
         prop_oneof![
             (0usize..3, small.clone()).prop_map(|(i, k)| Conj::Fix(i, k)),
-            (0u8..5, 0usize..3, 0usize..3, small)
-                .prop_map(|(op, a, b, k)| Conj::Rel { op, a, b, k }),
+            (0u8..5, 0usize..3, 0usize..3, small).prop_map(|(op, a, b, k)| Conj::Rel {
+                op,
+                a,
+                b,
+                k
+            }),
         ]
     }
 

@@ -71,7 +71,11 @@ impl<S: Solver> SplittingSolver<S> {
             }
         }
         let mut best: Option<(Term, Arc)> = None;
-        let mut candidates: Vec<Term> = alone.keys().copied().filter(|x| shared.contains(x)).collect();
+        let mut candidates: Vec<Term> = alone
+            .keys()
+            .copied()
+            .filter(|x| shared.contains(x))
+            .collect();
         candidates.sort_unstable();
         for x in candidates {
             let Node::Var { width, .. } = store.node(x) else {
@@ -83,7 +87,12 @@ impl<S: Solver> SplittingSolver<S> {
                     match arc.meet(a, width) {
                         Some(m) => arc = m,
                         // No value at all: one case (any) refutes the query.
-                        None => arc = Arc { start: arc.start, len: 1 },
+                        None => {
+                            arc = Arc {
+                                start: arc.start,
+                                len: 1,
+                            }
+                        }
                     }
                 }
             }
@@ -156,7 +165,15 @@ impl<S: Solver> Solver for SplittingSolver<S> {
         }
         Answer::Unsat
     }
-    pass_on!(limit_time, limit_work, failure, describe, cache_hits, warnings, backend_work);
+    pass_on!(
+        limit_time,
+        limit_work,
+        failure,
+        describe,
+        cache_hits,
+        warnings,
+        backend_work
+    );
 }
 
 #[cfg(test)]
@@ -173,11 +190,22 @@ mod tests {
     #[derive(Clone, Debug)]
     enum Conj {
         /// `n >u i ? a : 0` compared (`op`) with `b` or a constant.
-        Guarded { i: u32, a: usize, b: usize, op: u8, k: u32 },
+        Guarded {
+            i: u32,
+            a: usize,
+            b: usize,
+            op: u8,
+            k: u32,
+        },
         /// `n` compared with a constant.
         Small { op: u8, k: u32 },
         /// `a + k <u b` or `a == b`.
-        Rel { eq: bool, a: usize, b: usize, k: u32 },
+        Rel {
+            eq: bool,
+            a: usize,
+            b: usize,
+            k: u32,
+        },
     }
 
     fn conj() -> impl Strategy<Value = Conj> {
@@ -309,14 +337,28 @@ mod tests {
     #[test]
     fn every_value_of_the_arc_is_a_case_and_none_past_it() {
         let mut s = TermStore::new();
-        let cs = [Conj::Guarded { i: 2, a: 0, b: 1, op: 0, k: 0 }];
+        let cs = [Conj::Guarded {
+            i: 2,
+            a: 0,
+            b: 1,
+            op: 0,
+            k: 0,
+        }];
         let q = query(&mut s, &cs, 9);
         let mut link = SplittingSolver::new(Cases::new(None, None));
         assert_eq!(link.check(&mut s, &q), Answer::Unsat);
-        assert_eq!(link.inner.asked, (0..9).collect::<Vec<u64>>(), "len in 0..9");
+        assert_eq!(
+            link.inner.asked,
+            (0..9).collect::<Vec<u64>>(),
+            "len in 0..9"
+        );
         let mut link = SplittingSolver::new(Cases::new(Some(4), None));
         assert!(matches!(link.check(&mut s, &q), Answer::Sat(_)));
-        assert_eq!(link.inner.asked, (0..=4).collect::<Vec<u64>>(), "stops at the first sat");
+        assert_eq!(
+            link.inner.asked,
+            (0..=4).collect::<Vec<u64>>(),
+            "stops at the first sat"
+        );
         // A case left unknown: unknown, without asking more.
         let mut link = SplittingSolver::new(Cases::new(Some(4), Some(2)));
         assert!(matches!(link.check(&mut s, &q), Answer::Unknown(_)));
@@ -334,7 +376,13 @@ mod tests {
     #[test]
     fn a_large_query_or_one_with_products_is_not_split() {
         let base = |s: &mut TermStore| {
-            let cs = [Conj::Guarded { i: 2, a: 0, b: 1, op: 0, k: 0 }];
+            let cs = [Conj::Guarded {
+                i: 2,
+                a: 0,
+                b: 1,
+                op: 0,
+                k: 0,
+            }];
             query(s, &cs, 9)
         };
         let asked_once = |s: &mut TermStore, q: &[Term]| {

@@ -80,7 +80,11 @@ pub(super) fn solve(store: &TermStore, query: &[Term], cache: &mut InputsCache) 
     }
     let mut values = Vec::new();
     let mut done: FxHashSet<usize> = FxHashSet::default();
-    let mut order: Vec<Term> = alone.keys().copied().filter(|x| !shared.contains(x)).collect();
+    let mut order: Vec<Term> = alone
+        .keys()
+        .copied()
+        .filter(|x| !shared.contains(x))
+        .collect();
     order.sort_unstable();
     for x in order {
         let conjuncts = &alone[&x];

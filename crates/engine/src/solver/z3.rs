@@ -232,7 +232,6 @@ impl Z3Solver {
         self.work_left() == Some(0)
     }
 
-
     /// Interrupts a query in flight once `flag` is raised (Ctrl-C).
     pub fn with_interrupt(mut self, flag: Option<&'static AtomicBool>) -> Z3Solver {
         self.interrupt = flag;
@@ -777,7 +776,11 @@ mod tests {
                 let pinned = s.eq(x, v);
                 let differs = s.eq(shifted, e);
                 let differs = s.not(differs);
-                assert_eq!(z3.check(&mut s, &[pinned, differs]), Answer::Unsat, "{value:#x} << {k}");
+                assert_eq!(
+                    z3.check(&mut s, &[pinned, differs]),
+                    Answer::Unsat,
+                    "{value:#x} << {k}"
+                );
             }
         }
         let (b, two, five) = (s.new_var("b", 32), s.word(2), s.word(5));

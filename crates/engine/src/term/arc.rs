@@ -113,7 +113,10 @@ pub fn arc_of(store: &TermStore, c: Term) -> Option<(Term, Arc)> {
             start: (k + 1) & m,
             len: m - k,
         },
-        (BinOp::Ult, false, true) => Arc { start: 0, len: k + 1 },
+        (BinOp::Ult, false, true) => Arc {
+            start: 0,
+            len: k + 1,
+        },
         // Signed: the same on the circle shifted by the sign bit.
         (BinOp::Slt, true, false) => Arc {
             start: sign,
@@ -142,7 +145,6 @@ pub fn arc_of(store: &TermStore, c: Term) -> Option<(Term, Arc)> {
     ))
 }
 
-
 /// What two arcs have in common, exactly.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum Meet {
@@ -157,10 +159,18 @@ impl Arc {
     pub fn intersect(self, other: Arc, width: u8) -> Meet {
         let size = mask(width) + 1;
         if self.len >= size {
-            return if other.len == 0 { Meet::Empty } else { Meet::One(other) };
+            return if other.len == 0 {
+                Meet::Empty
+            } else {
+                Meet::One(other)
+            };
         }
         if other.len >= size {
-            return if self.len == 0 { Meet::Empty } else { Meet::One(self) };
+            return if self.len == 0 {
+                Meet::Empty
+            } else {
+                Meet::One(self)
+            };
         }
         // Neither is the whole circle, so the pieces of `self`'s own offsets do not
         // wrap.
@@ -210,12 +220,22 @@ pub(crate) mod testing {
     /// A random affine comparison of an input with a constant: (operator: 0 `==`,
     /// 1 `<u`, 2 `<s`; input on the left; negated; offset; constant).
     pub fn comparison() -> impl Strategy<Value = (u8, bool, bool, u32, u32)> {
-        let k = prop_oneof![0u32..10, Just(u32::MAX), Just(0x8000_0000), Just(0x7FFF_FFFF), any::<u32>()];
+        let k = prop_oneof![
+            0u32..10,
+            Just(u32::MAX),
+            Just(0x8000_0000),
+            Just(0x7FFF_FFFF),
+            any::<u32>()
+        ];
         (0u8..3, any::<bool>(), any::<bool>(), k.clone(), k)
     }
 
     /// The term of a [`comparison`] of `x`.
-    pub fn build(s: &mut TermStore, x: Term, (op, var_left, negated, c, k): (u8, bool, bool, u32, u32)) -> Term {
+    pub fn build(
+        s: &mut TermStore,
+        x: Term,
+        (op, var_left, negated, c, k): (u8, bool, bool, u32, u32),
+    ) -> Term {
         let c = s.word(c);
         let y = s.bin(BinOp::Add, x, c);
         let k = s.word(k);
@@ -261,9 +281,11 @@ mod tests {
             start: 0xFFFF_FFFE,
             len: 4,
         };
-        assert_eq!(w.meet(Arc { start: 0, len: 10 }, 32), Some(Arc { start: 0, len: 2 }));
+        assert_eq!(
+            w.meet(Arc { start: 0, len: 10 }, 32),
+            Some(Arc { start: 0, len: 2 })
+        );
     }
-
 
     proptest! {
         /// The arc of a comparison holds exactly the values that satisfy it.
@@ -315,12 +337,27 @@ mod tests {
     fn arcs_that_overlap_at_both_ends_meet_in_two_pieces() {
         // 0..100 against 90..(10 + 2^32): 0..10 and 90..100.
         let a = Arc { start: 0, len: 100 };
-        let b = Arc { start: 90, len: (1u64 << 32) - 80 };
+        let b = Arc {
+            start: 90,
+            len: (1u64 << 32) - 80,
+        };
         assert_eq!(a.intersect(b, 32), Meet::Two);
         // Touching across the wrap point of the smaller arc is still one arc.
-        let c = Arc { start: 0xFFFF_FFF0, len: 0x20 };
-        let d = Arc { start: 0, len: 0x8000_0000 };
-        assert_eq!(c.intersect(d, 32), Meet::One(Arc { start: 0, len: 0x10 }));
+        let c = Arc {
+            start: 0xFFFF_FFF0,
+            len: 0x20,
+        };
+        let d = Arc {
+            start: 0,
+            len: 0x8000_0000,
+        };
+        assert_eq!(
+            c.intersect(d, 32),
+            Meet::One(Arc {
+                start: 0,
+                len: 0x10
+            })
+        );
         assert_eq!(a.intersect(Arc::full(32), 32), Meet::One(a));
         assert_eq!(a.intersect(Arc { start: 200, len: 5 }, 32), Meet::Empty);
     }

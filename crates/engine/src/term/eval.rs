@@ -72,9 +72,7 @@ impl<'a> Evaluator<'a> {
                 self.vars.get(index as usize).copied().unwrap_or(0) & mask(width)
             }
             Node::Not(a) => (self.arg(a) == 0) as u64,
-            Node::Bin(op, a, b) => {
-                bin_value(op, s.width(a), s.width(b), self.arg(a), self.arg(b))
-            }
+            Node::Bin(op, a, b) => bin_value(op, s.width(a), s.width(b), self.arg(a), self.arg(b)),
             Node::Extract { hi, lo, arg } => (self.arg(arg) >> lo) & mask(hi - lo + 1),
             Node::SignExt { by, arg } => {
                 let w = s.width(arg);
@@ -145,16 +143,37 @@ pub struct Compiled {
 /// One op of a [`Compiled`] program; arguments are slots.
 enum Op {
     Value(u64),
-    Var { index: u32, width: u8 },
+    Var {
+        index: u32,
+        width: u8,
+    },
     Not(usize),
-    Bin { op: BinOp, w: u8, wb: u8, a: usize, b: usize },
-    Extract { hi: u8, lo: u8, arg: usize },
-    SignExt { w: u8, by: u8, arg: usize },
+    Bin {
+        op: BinOp,
+        w: u8,
+        wb: u8,
+        a: usize,
+        b: usize,
+    },
+    Extract {
+        hi: u8,
+        lo: u8,
+        arg: usize,
+    },
+    SignExt {
+        w: u8,
+        by: u8,
+        arg: usize,
+    },
     Copy(usize),
     Ite(usize, usize, usize),
     /// A word of memory: the first store (newest first) whose address is `addr`'s
     /// value, else the constant array's value (or 0).
-    Select { addr: usize, stores: Vec<(usize, usize)>, base: Option<usize> },
+    Select {
+        addr: usize,
+        stores: Vec<(usize, usize)>,
+        base: Option<usize>,
+    },
 }
 
 impl Compiled {
@@ -192,7 +211,11 @@ impl Compiled {
                         a: at(a),
                         b: at(b),
                     },
-                    Node::Extract { hi, lo, arg } => Op::Extract { hi, lo, arg: at(arg) },
+                    Node::Extract { hi, lo, arg } => Op::Extract {
+                        hi,
+                        lo,
+                        arg: at(arg),
+                    },
                     Node::SignExt { by, arg } => Op::SignExt {
                         w: store.width(arg),
                         by,
@@ -265,7 +288,9 @@ impl Compiled {
         let s = &self.slots;
         match &self.ops[i] {
             Op::Value(v) => *v,
-            Op::Var { index, width } => vars.get(*index as usize).copied().unwrap_or(0) & mask(*width),
+            Op::Var { index, width } => {
+                vars.get(*index as usize).copied().unwrap_or(0) & mask(*width)
+            }
             Op::Not(a) => (s[*a] == 0) as u64,
             Op::Bin { op, w, wb, a, b } => bin_value(*op, *w, *wb, s[*a], s[*b]),
             Op::Extract { hi, lo, arg } => (s[*arg] >> lo) & mask(hi - lo + 1),
@@ -366,9 +391,20 @@ mod tests {
         let t = s.bool(true);
         let mut bools = vec![t];
         let ops = [
-            BinOp::Add, BinOp::Sub, BinOp::Mul, BinOp::UDiv, BinOp::URem, BinOp::SDiv,
-            BinOp::SRem, BinOp::BvAnd, BinOp::Add, BinOp::BvOr, BinOp::BvXor, BinOp::Shl,
-            BinOp::LShr, BinOp::AShr,
+            BinOp::Add,
+            BinOp::Sub,
+            BinOp::Mul,
+            BinOp::UDiv,
+            BinOp::URem,
+            BinOp::SDiv,
+            BinOp::SRem,
+            BinOp::BvAnd,
+            BinOp::Add,
+            BinOp::BvOr,
+            BinOp::BvXor,
+            BinOp::Shl,
+            BinOp::LShr,
+            BinOp::AShr,
         ];
         for st in steps {
             let w = |i: usize| words[i % words.len()];
@@ -391,7 +427,11 @@ mod tests {
                     bools.push(t);
                 }
                 Step::Both(and, x, y) => {
-                    let t = if and { s.and(b(x), b(y)) } else { s.or(b(x), b(y)) };
+                    let t = if and {
+                        s.and(b(x), b(y))
+                    } else {
+                        s.or(b(x), b(y))
+                    };
                     bools.push(t);
                 }
                 Step::Ite(c, x, y) => {

@@ -75,7 +75,8 @@ impl TermStore {
         let kind = self.extremum_kind(c, a, b)?;
         let w = self.width(a);
         let mut operands = Vec::new();
-        if !self.chain_operands(kind, a, &mut operands) || !self.chain_operands(kind, b, &mut operands)
+        if !self.chain_operands(kind, a, &mut operands)
+            || !self.chain_operands(kind, b, &mut operands)
         {
             return None;
         }

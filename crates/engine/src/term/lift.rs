@@ -82,7 +82,11 @@ impl Lifted {
     /// The text and range to use under a remainder modulo `2^width`.
     fn under_mod(&self, width: u8) -> (&str, Option<(i128, i128)>) {
         #[cfg(test)]
-        let width = if planted::has(planted::UNWRAP_ANY_WIDTH) { 0 } else { width };
+        let width = if planted::has(planted::UNWRAP_ANY_WIDTH) {
+            0
+        } else {
+            width
+        };
         match &self.unwrapped {
             Some(u) if u.bits >= width => (&u.text, u.range),
             _ => (&self.text, self.range),
@@ -122,7 +126,11 @@ fn wrap(text: String, range: Option<(i128, i128)>, width: u8) -> Lifted {
         _ => Lifted {
             text: format!("(mod {text} {})", literal(m)),
             range: full(width),
-            unwrapped: Some(Box::new(Unwrapped { text, range, bits: width })),
+            unwrapped: Some(Box::new(Unwrapped {
+                text,
+                range,
+                bits: width,
+            })),
         },
     }
 }
@@ -132,18 +140,25 @@ fn signed(a: &Lifted, width: u8) -> Lifted {
     let half = pow2(u32::from(width) - 1);
     match a.range {
         Some((lo, hi)) if lo >= 0 && hi < half => a.clone(),
-        _ => Lifted::new(format!(
+        _ => Lifted::new(
+            format!(
                 "(ite (< {} {}) {} (- {} {}))",
                 a.text,
                 literal(half),
                 a.text,
                 a.text,
                 literal(2 * half)
-            ), Some((-half, half - 1))),
+            ),
+            Some((-half, half - 1)),
+        ),
     }
 }
 
-fn join(a: Option<(i128, i128)>, b: Option<(i128, i128)>, f: impl Fn(i128, i128) -> Option<i128>) -> Option<(i128, i128)> {
+fn join(
+    a: Option<(i128, i128)>,
+    b: Option<(i128, i128)>,
+    f: impl Fn(i128, i128) -> Option<i128>,
+) -> Option<(i128, i128)> {
     let ((al, ah), (bl, bh)) = (a?, b?);
     let corners = [f(al, bl)?, f(al, bh)?, f(ah, bl)?, f(ah, bh)?];
     Some((*corners.iter().min()?, *corners.iter().max()?))
@@ -199,7 +214,10 @@ impl Lifter<'_> {
             self.opaque.push(t);
         }
         let w = self.store.width(t);
-        Lifted::new(format!("o{}", t.index()), if w == 0 { None } else { full(w) })
+        Lifted::new(
+            format!("o{}", t.index()),
+            if w == 0 { None } else { full(w) },
+        )
     }
 
     /// The translation of `t`, given its arguments' (`arg`).
@@ -213,34 +231,59 @@ impl Lifter<'_> {
                 let v = i128::from(value);
                 Lifted::new(literal(v), Some((v, v)))
             }
-            Node::Var { index, width } => Lifted::new(self.var_name(index), if width == 0 { None } else { full(width) }),
+            Node::Var { index, width } => Lifted::new(
+                self.var_name(index),
+                if width == 0 { None } else { full(width) },
+            ),
             Node::Not(a) => plain(format!("(not {})", arg(self, a).text)),
             Node::Bin(op @ (BinOp::And | BinOp::Or), a, b) => {
                 let name = if op == BinOp::And { "and" } else { "or" };
-                plain(format!("({name} {} {})", arg(self, a).text, arg(self, b).text))
+                plain(format!(
+                    "({name} {} {})",
+                    arg(self, a).text,
+                    arg(self, b).text
+                ))
             }
             Node::Bin(BinOp::Eq, a, _) if s.width(a) == MEMORY => self.opaque(t),
             // `(x ^ y) = 0` is `x = y` (`movz`/`movn` on an `xor`).
-            Node::Bin(BinOp::Eq, a, b) if s.as_const(b) == Some(0) && xor_operands(s, a).is_some() => {
+            Node::Bin(BinOp::Eq, a, b)
+                if s.as_const(b) == Some(0) && xor_operands(s, a).is_some() =>
+            {
                 let (x, y) = xor_operands(s, a).unwrap_or((a, b));
                 plain(format!("(= {} {})", arg(self, x).text, arg(self, y).text))
             }
-            Node::Bin(BinOp::Eq, a, b) => plain(format!("(= {} {})", arg(self, a).text, arg(self, b).text)),
+            Node::Bin(BinOp::Eq, a, b) => {
+                plain(format!("(= {} {})", arg(self, a).text, arg(self, b).text))
+            }
             // `(x ^ y) <u 1` and `0 <u (x ^ y)`: how compilers test `x == y` and `x != y`
             // (`xor`, then `sltiu`/`sltu`), said exactly though `xor` is opaque.
-            Node::Bin(BinOp::Ult, a, b) if s.as_const(b) == Some(1) && xor_operands(s, a).is_some() => {
+            Node::Bin(BinOp::Ult, a, b)
+                if s.as_const(b) == Some(1) && xor_operands(s, a).is_some() =>
+            {
                 let (x, y) = xor_operands(s, a).unwrap_or((a, b));
                 plain(format!("(= {} {})", arg(self, x).text, arg(self, y).text))
             }
-            Node::Bin(BinOp::Ult, a, b) if s.as_const(a) == Some(0) && xor_operands(s, b).is_some() => {
+            Node::Bin(BinOp::Ult, a, b)
+                if s.as_const(a) == Some(0) && xor_operands(s, b).is_some() =>
+            {
                 let (x, y) = xor_operands(s, b).unwrap_or((a, b));
-                plain(format!("(not (= {} {}))", arg(self, x).text, arg(self, y).text))
+                plain(format!(
+                    "(not (= {} {}))",
+                    arg(self, x).text,
+                    arg(self, y).text
+                ))
             }
-            Node::Bin(BinOp::Ult, a, b) => plain(format!("(< {} {})", arg(self, a).text, arg(self, b).text)),
+            Node::Bin(BinOp::Ult, a, b) => {
+                plain(format!("(< {} {})", arg(self, a).text, arg(self, b).text))
+            }
             Node::Bin(BinOp::Slt, a, b) => {
                 let aw = s.width(a);
                 let (x, y) = (arg(self, a), arg(self, b));
-                plain(format!("(< {} {})", signed(&x, aw).text, signed(&y, aw).text))
+                plain(format!(
+                    "(< {} {})",
+                    signed(&x, aw).text,
+                    signed(&y, aw).text
+                ))
             }
             Node::Bin(op @ (BinOp::Add | BinOp::Sub | BinOp::Mul), a, b) => {
                 let (x, y) = (arg(self, a), arg(self, b));
@@ -257,22 +300,37 @@ impl Lifter<'_> {
                 match s.as_const(b) {
                     Some(c) if c > 0 => {
                         let c = i128::from(c);
-                        Lifted::new(format!("(div {} {c})", x.text), x.range.map(|(lo, hi)| (lo / c, hi / c)))
+                        Lifted::new(
+                            format!("(div {} {c})", x.text),
+                            x.range.map(|(lo, hi)| (lo / c, hi / c)),
+                        )
                     }
-                    _ => Lifted::new(format!(
+                    _ => Lifted::new(
+                        format!(
                             "(ite (= {} 0) {} (div {} {}))",
                             y.text,
                             literal(pow2(u32::from(w)) - 1),
                             x.text,
                             y.text
-                        ), full(w)),
+                        ),
+                        full(w),
+                    ),
                 }
             }
             Node::Bin(BinOp::URem, a, b) => {
                 let (x, y) = (arg(self, a), arg(self, b));
                 match s.as_const(b) {
-                    Some(c) if c > 0 => Lifted::new(format!("(mod {} {c})", x.text), Some((0, i128::from(c) - 1))),
-                    _ => Lifted::new(format!("(ite (= {} 0) {} (mod {} {}))", y.text, x.text, x.text, y.text), full(w)),
+                    Some(c) if c > 0 => Lifted::new(
+                        format!("(mod {} {c})", x.text),
+                        Some((0, i128::from(c) - 1)),
+                    ),
+                    _ => Lifted::new(
+                        format!(
+                            "(ite (= {} 0) {} (mod {} {}))",
+                            y.text, x.text, x.text, y.text
+                        ),
+                        full(w),
+                    ),
                 }
             }
             Node::Bin(BinOp::BvAnd, a, b) => {
@@ -298,7 +356,9 @@ impl Lifter<'_> {
                     self.opaque(t)
                 }
             }
-            Node::Bin(BinOp::Shl | BinOp::LShr, _, b) if s.as_const(b).is_some_and(|k| k >= u64::from(w)) => {
+            Node::Bin(BinOp::Shl | BinOp::LShr, _, b)
+                if s.as_const(b).is_some_and(|k| k >= u64::from(w)) =>
+            {
                 Lifted::new("0".into(), Some((0, 0)))
             }
             Node::Bin(BinOp::Shl, a, b) => match s.as_const(b) {
@@ -306,7 +366,8 @@ impl Lifter<'_> {
                     let x = arg(self, a);
                     let (xt, xr) = x.under_mod(w);
                     let m = pow2(k as u32);
-                    let range = xr.and_then(|(lo, hi)| Some((lo.checked_mul(m)?, hi.checked_mul(m)?)));
+                    let range =
+                        xr.and_then(|(lo, hi)| Some((lo.checked_mul(m)?, hi.checked_mul(m)?)));
                     wrap(format!("(* {xt} {m})"), range, w)
                 }
                 None => self.opaque(t),
@@ -315,7 +376,10 @@ impl Lifter<'_> {
                 Some(k) => {
                     let x = arg(self, a);
                     let m = pow2(k as u32);
-                    Lifted::new(format!("(div {} {m})", x.text), x.range.map(|(lo, hi)| (lo / m, hi / m)))
+                    Lifted::new(
+                        format!("(div {} {m})", x.text),
+                        x.range.map(|(lo, hi)| (lo / m, hi / m)),
+                    )
                 }
                 None => self.opaque(t),
             },
@@ -350,7 +414,10 @@ impl Lifter<'_> {
                     let (xt, xr) = x.under_mod(hi + 1);
                     Lifted::new(xt.to_string(), xr)
                 } else {
-                    Lifted::new(format!("(div {} {m})", x.text), x.range.map(|(l, h)| (l / m, h / m)))
+                    Lifted::new(
+                        format!("(div {} {m})", x.text),
+                        x.range.map(|(l, h)| (l / m, h / m)),
+                    )
                 };
                 wrap(shifted.text, shifted.range, hi - lo + 1)
             }
@@ -361,14 +428,17 @@ impl Lifter<'_> {
                 let half = pow2(u32::from(aw) - 1);
                 match x.range {
                     Some((lo, hi)) if lo >= 0 && hi < half => x,
-                    _ => Lifted::new(format!(
+                    _ => Lifted::new(
+                        format!(
                             "(ite (< {} {}) {} (+ {} {}))",
                             x.text,
                             literal(half),
                             x.text,
                             x.text,
                             literal(pow2(u32::from(aw) + u32::from(by)) - 2 * half)
-                        ), full(w)),
+                        ),
+                        full(w),
+                    ),
                 }
             }
             Node::Ite(c, a, b) => {
@@ -425,7 +495,10 @@ pub fn integer_script(
         for &p in &d.params {
             let name = lifter.expression(p).text;
             if store.width(p) > 0 {
-                ranges.push(format!("(<= 0 {name}) (< {name} {})", pow2(u32::from(store.width(p)))));
+                ranges.push(format!(
+                    "(<= 0 {name}) (< {name} {})",
+                    pow2(u32::from(store.width(p)))
+                ));
             }
             params.push(format!("({name} {})", sort(store, p)));
         }
@@ -437,7 +510,11 @@ pub fn integer_script(
         } else {
             format!("(and {} {text})", ranges.join(" "))
         };
-        defs.push(format!("(define-fun {} ({}) Bool {body})", symbol(&d.name), params.join(" ")));
+        defs.push(format!(
+            "(define-fun {} ({}) Bool {body})",
+            symbol(&d.name),
+            params.join(" ")
+        ));
     }
     if lifter.failed {
         return None;
@@ -448,7 +525,10 @@ pub fn integer_script(
     let mut lines = Vec::new();
     for &t in &order {
         let lifted = lifter.node(t, &mut |_, c| {
-            texts.get(&c).cloned().unwrap_or(Lifted::new("false".into(), None))
+            texts
+                .get(&c)
+                .cloned()
+                .unwrap_or(Lifted::new("false".into(), None))
         });
         // Operations get a definition of their own, so that the text stays linear in
         // the size of the term graph; atoms (numbers, variables, opaque terms) do not.
@@ -492,7 +572,11 @@ pub fn integer_script(
                 let _ = writeln!(out, "(declare-const {name} Bool)");
             } else {
                 let _ = writeln!(out, "(declare-const {name} Int)");
-                let _ = writeln!(out, "(assert (and (<= 0 {name}) (< {name} {})))", pow2(u32::from(width)));
+                let _ = writeln!(
+                    out,
+                    "(assert (and (<= 0 {name}) (< {name} {})))",
+                    pow2(u32::from(width))
+                );
             }
         }
     }
@@ -502,7 +586,12 @@ pub fn integer_script(
             let _ = writeln!(out, "(declare-const o{} Bool)", t.index());
         } else {
             let _ = writeln!(out, "(declare-const o{} Int)", t.index());
-            let _ = writeln!(out, "(assert (and (<= 0 o{0}) (< o{0} {1})))", t.index(), pow2(u32::from(w)));
+            let _ = writeln!(
+                out,
+                "(assert (and (<= 0 o{0}) (< o{0} {1})))",
+                t.index(),
+                pow2(u32::from(w))
+            );
         }
     }
     for d in defs {
@@ -514,7 +603,9 @@ pub fn integer_script(
     let mut lowered = assertions.into_iter();
     for f in formulas {
         let text = f.text_with(&mut lowered, &mut |t| {
-            texts.get(&t).map_or_else(|| "false".to_string(), |l| l.text.clone())
+            texts
+                .get(&t)
+                .map_or_else(|| "false".to_string(), |l| l.text.clone())
         });
         let _ = writeln!(out, "(assert {text})");
     }

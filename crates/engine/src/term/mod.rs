@@ -1085,7 +1085,10 @@ mod tests {
     fn bytes_put_back_together_are_the_word() {
         let mut s = TermStore::new();
         let x = s.new_var("x", 32);
-        let bytes: Vec<Term> = [31u8, 23, 15, 7].iter().map(|&h| s.extract(h, h - 7, x)).collect();
+        let bytes: Vec<Term> = [31u8, 23, 15, 7]
+            .iter()
+            .map(|&h| s.extract(h, h - 7, x))
+            .collect();
         let hi = s.bin(BinOp::Concat, bytes[0], bytes[1]);
         let lo = s.bin(BinOp::Concat, bytes[2], bytes[3]);
         assert_eq!(s.bin(BinOp::Concat, hi, lo), x);
@@ -1112,7 +1115,10 @@ mod tests {
         for value in [0u64, 0x1234_5678, 0xdead_beef, u32::MAX as u64] {
             let vals = [value, 0xabcd, value ^ 0x5555_5555];
             let mut e = crate::term::Evaluator::new(&s, &vals);
-            assert_eq!(e.eval(mid), (((0xabcdu64 << 16) | (value & 0xffff)) >> 8) & 0xffff);
+            assert_eq!(
+                e.eval(mid),
+                (((0xabcdu64 << 16) | (value & 0xffff)) >> 8) & 0xffff
+            );
         }
     }
 

@@ -177,13 +177,16 @@ impl TermStore {
         // (first instead when nothing is added: `k - x`, `0 - x`).
         let (plus, minus): (Vec<Term>, Vec<Term>) = {
             let (p, n): (Vec<_>, Vec<_>) = coefficients.iter().partition(|&(_, &c)| c == 1);
-            (p.into_iter().map(|(&t, _)| t).collect(), n.into_iter().map(|(&t, _)| t).collect())
+            (
+                p.into_iter().map(|(&t, _)| t).collect(),
+                n.into_iter().map(|(&t, _)| t).collect(),
+            )
         };
         let k = self.constant(w, constant);
         let mut sum = match plus.split_first() {
-            Some((&first, rest)) => rest
-                .iter()
-                .fold(first, |acc, &t| self.intern(Node::Bin(BinOp::Add, acc, t), w)),
+            Some((&first, rest)) => rest.iter().fold(first, |acc, &t| {
+                self.intern(Node::Bin(BinOp::Add, acc, t), w)
+            }),
             None if minus.is_empty() => return Normalized::Sum(k),
             None => k,
         };
@@ -224,7 +227,10 @@ mod tests {
             prop_oneof![
                 (inner.clone(), inner.clone()).prop_map(|(a, b)| Expr::Add(a.into(), b.into())),
                 (inner.clone(), inner.clone()).prop_map(|(a, b)| Expr::Sub(a.into(), b.into())),
-                (inner.clone(), prop_oneof![Just(2u32), Just(u32::MAX), any::<u32>()])
+                (
+                    inner.clone(),
+                    prop_oneof![Just(2u32), Just(u32::MAX), any::<u32>()]
+                )
                     .prop_map(|(a, k)| Expr::Scale(a.into(), k)),
                 (inner.clone(), inner).prop_map(|(a, b)| Expr::Mul(a.into(), b.into())),
             ]
@@ -413,7 +419,10 @@ mod tests {
         let elems: Vec<Term> = (0..16).map(|i| s.new_var(&format!("a{i}"), 32)).collect();
         let zero = s.word(0);
         let fwd = elems.iter().fold(zero, |acc, &e| s.bin(BinOp::Add, acc, e));
-        let bwd = elems.iter().rev().fold(zero, |acc, &e| s.bin(BinOp::Add, acc, e));
+        let bwd = elems
+            .iter()
+            .rev()
+            .fold(zero, |acc, &e| s.bin(BinOp::Add, acc, e));
         assert_eq!(fwd, bwd);
     }
 
@@ -437,9 +446,16 @@ mod tests {
         let before = s.len();
         let sum = elems.iter().fold(zero, |acc, &e| s.bin(BinOp::Add, acc, e));
         // Past the limit each step adds one node (and its normalized prefix stays).
-        assert!(s.len() - before < 5000 + 4 * MAX_SUMMANDS, "{}", s.len() - before);
+        assert!(
+            s.len() - before < 5000 + 4 * MAX_SUMMANDS,
+            "{}",
+            s.len() - before
+        );
         let vals: Vec<u64> = (0..5000).collect();
-        assert_eq!(eval(&s, &vals, sum), (0..5000u64).sum::<u64>() & 0xFFFF_FFFF);
+        assert_eq!(
+            eval(&s, &vals, sum),
+            (0..5000u64).sum::<u64>() & 0xFFFF_FFFF
+        );
     }
 
     #[test]

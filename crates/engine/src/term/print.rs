@@ -121,18 +121,10 @@ impl Readable<'_> {
         let (Some(k), Node::Var { index: l, .. }) = (s.as_const(k), s.node(len)) else {
             return false;
         };
-        s.as_const(b) == Some(0)
-            && s.var_name(l) == "len"
-            && s.var_name(index) == format!("a[{k}]")
+        s.as_const(b) == Some(0) && s.var_name(l) == "len" && s.var_name(index) == format!("a[{k}]")
     }
 
-    fn write(
-        &self,
-        f: &mut dyn fmt::Write,
-        t: Term,
-        top: bool,
-        budget: &mut u32,
-    ) -> fmt::Result {
+    fn write(&self, f: &mut dyn fmt::Write, t: Term, top: bool, budget: &mut u32) -> fmt::Result {
         let s = self.store;
         if *budget == 0 {
             return f.write_str("…");

@@ -89,7 +89,9 @@ impl Formula {
         lowered: &mut dyn Iterator<Item = Term>,
         atom: &mut dyn FnMut(Term) -> String,
     ) -> String {
-        let mut next = |lowered: &mut dyn Iterator<Item = Term>| lowered.next().map_or("false".to_string(), &mut *atom);
+        let mut next = |lowered: &mut dyn Iterator<Item = Term>| {
+            lowered.next().map_or("false".to_string(), &mut *atom)
+        };
         match self {
             Formula::Term(_) => next(lowered),
             Formula::Call(name, args) if args.is_empty() => symbol(name),
@@ -102,7 +104,11 @@ impl Formula {
                 (matches!(self, Formula::And(_))).to_string()
             }
             Formula::And(fs) | Formula::Or(fs) => {
-                let op = if matches!(self, Formula::And(_)) { "and" } else { "or" };
+                let op = if matches!(self, Formula::And(_)) {
+                    "and"
+                } else {
+                    "or"
+                };
                 let parts: Vec<String> = fs.iter().map(|f| f.text_with(lowered, atom)).collect();
                 format!("({op} {})", parts.join(" "))
             }
@@ -197,7 +203,10 @@ pub(super) fn lowered(
         f.terms(&mut roots);
     }
     let assertions = lower_arrays(store, &roots);
-    let bodies = lower_arrays(store, &definitions.iter().map(|d| d.body).collect::<Vec<_>>());
+    let bodies = lower_arrays(
+        store,
+        &definitions.iter().map(|d| d.body).collect::<Vec<_>>(),
+    );
     (assertions, bodies)
 }
 
@@ -256,7 +265,10 @@ mod tests {
         // The parameter is bound, not declared; the argument is a shared definition.
         assert!(!text.contains("(declare-const p.x"), "{text}");
         assert!(text.contains("(declare-const x (_ BitVec 32))"), "{text}");
-        assert!(text.contains(&format!("(assert (not (small t{})))", y.index())), "{text}");
+        assert!(
+            text.contains(&format!("(assert (not (small t{})))", y.index())),
+            "{text}"
+        );
         assert!(text.ends_with("(check-sat)\n"), "{text}");
     }
 }

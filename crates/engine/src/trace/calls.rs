@@ -99,7 +99,9 @@ fn bit(r: Reg) -> u64 {
 pub fn reads(instr: Instr) -> u64 {
     use Instr::*;
     match instr {
-        Add { s, t, .. } | Sub { s, t, .. } | Slt { s, t, .. } | Sltu { s, t, .. } => bit(s) | bit(t),
+        Add { s, t, .. } | Sub { s, t, .. } | Slt { s, t, .. } | Sltu { s, t, .. } => {
+            bit(s) | bit(t)
+        }
         Mult { s, t } | Multu { s, t } | Div { s, t } | Divu { s, t } => bit(s) | bit(t),
         Mfhi { .. } => HI,
         Mflo { .. } => LO,
@@ -163,7 +165,6 @@ pub struct CallTracking {
     pub active: Option<Active>,
     pub slack: CallSlack,
 }
-
 
 /// The width of a call's number in the output terms: no byte (8) and no word (32)
 /// has it, so a call never equals a byte of output.
@@ -253,7 +254,13 @@ impl SymTracer<'_> {
     /// is a shared procedure's entry and the call qualifies. Otherwise the run follows
     /// the procedure as any other code.
     pub(super) fn maybe_call(&mut self, target: u32, link: u32) {
-        let Some(p) = self.calls.procs.as_ref().and_then(|m| m.get(&target)).cloned() else {
+        let Some(p) = self
+            .calls
+            .procs
+            .as_ref()
+            .and_then(|m| m.get(&target))
+            .cloned()
+        else {
             return;
         };
         let Val::Conc(sp) = self.run.regs[Reg::SP.index()] else {
@@ -266,7 +273,9 @@ impl SymTracer<'_> {
             .all(|&r| self.run.unknown.regs & (1 << r.index()) == 0);
         let frame_clear = sp.is_multiple_of(4)
             && sp <= tamarin_mips::memory::MEM_SIZE
-            && sp.checked_sub(p.depth).is_some_and(|low| low >= self.image_end);
+            && sp
+                .checked_sub(p.depth)
+                .is_some_and(|low| low >= self.image_end);
         // Stores at input-dependent addresses confined to the input array leave the
         // procedure's code and frame as they were when neither overlaps it.
         let low = sp.saturating_sub(p.depth);
@@ -277,12 +286,7 @@ impl SymTracer<'_> {
             .region
             .is_some_and(|r| !overlaps(r, (target, end)) && !overlaps(r, (low, sp)));
         let code_intact = (!self.run.sym_stores || confined)
-            && !self
-                .run
-                .mem
-                .overlay
-                .keys()
-                .any(|&k| k >= target && k < end);
+            && !self.run.mem.overlay.keys().any(|&k| k >= target && k < end);
         if !(args_known && frame_clear && code_intact) || (link >= target && link < end) {
             return;
         }
@@ -325,7 +329,14 @@ mod tests {
         let r = |n| Reg::new(n).unwrap();
         assert_eq!(reads(Instr::Mflo { d: r(3) }), LO);
         assert_eq!(writes(Instr::Div { s: r(1), t: r(2) }), HI | LO);
-        assert_eq!(reads(Instr::Add { d: r(3), s: r(0), t: r(2) }), 1 << 2);
+        assert_eq!(
+            reads(Instr::Add {
+                d: r(3),
+                s: r(0),
+                t: r(2)
+            }),
+            1 << 2
+        );
         let mut u = Unknown {
             regs: HI | LO | (1 << 3),
             ..Unknown::default()

@@ -136,7 +136,8 @@ impl TraceLimits {
     /// together stay within a few GiB.
     pub fn for_jobs(self, jobs: usize) -> TraceLimits {
         TraceLimits {
-            max_bytes: (TOTAL_TRACE_BYTES / jobs.max(1)).clamp(MIN_TRACE_BYTES, DEFAULT_TRACE_BYTES),
+            max_bytes: (TOTAL_TRACE_BYTES / jobs.max(1))
+                .clamp(MIN_TRACE_BYTES, DEFAULT_TRACE_BYTES),
             ..self
         }
     }
@@ -707,7 +708,8 @@ impl<'s> SymTracer<'s> {
         // input-dependent address.
         let words = &self.run.unknown.words;
         let unconfined = self.run.mem.region.is_none();
-        if !words.is_empty() && ((matches!(a, Val::Sym(_)) && unconfined) || words.contains(&addr)) {
+        if !words.is_empty() && ((matches!(a, Val::Sym(_)) && unconfined) || words.contains(&addr))
+        {
             self.gave_up = Some(GaveUp::CallEffects);
         }
         let v = crate::semantics::load(&mut Shadow(self.store), &mut self.run.mem, a);
@@ -778,7 +780,9 @@ impl<'s> SymTracer<'s> {
         }
         let exact = target.is_multiple_of(4)
             && target < MEM_SIZE
-            && (target < self.image_end || self.run.written.contains(&target) || self.run.sym_stores);
+            && (target < self.image_end
+                || self.run.written.contains(&target)
+                || self.run.sym_stores);
         if exact {
             let k = s.word(target);
             return s.eq(t, k);
@@ -867,7 +871,9 @@ impl<'s> SymTracer<'s> {
                 let holds = if taken { cond } else { self.store.not(cond) };
                 self.cond(pc, holds, CondKind::Branch);
             }
-            Effect::Jump { target: t, link, .. } => {
+            Effect::Jump {
+                target: t, link, ..
+            } => {
                 let (target, next) = match event {
                     Event::Jump { target, link } => (target, link),
                     _ => return,
@@ -933,7 +939,14 @@ impl Tracer for SymTracer<'_> {
         let effect = Cs241::effect(&mut Shadow(self.store), regs, pc, instr);
         self.apply(pc, instr, effect, event);
         self.run.unknown.written_by(instr);
-        if let (Instr::Jalr { .. }, Event::Jump { target, link: Some(l) }) = (instr, event) {
+        if let (
+            Instr::Jalr { .. },
+            Event::Jump {
+                target,
+                link: Some(l),
+            },
+        ) = (instr, event)
+        {
             self.maybe_call(target, l);
         }
         self.checkpoint(pc, instr, event);
@@ -975,12 +988,32 @@ impl Tracer for SymTracer<'_> {
                     self.cond(pc, z, CondKind::Divisor);
                 }
             }
-            (Effect::Load { addr: Val::Sym(a), .. }, k) => {
-                let c = machine::access_fault(self.store, a, k == FaultKind::UnalignedAccess, INPUT_ADDR);
+            (
+                Effect::Load {
+                    addr: Val::Sym(a), ..
+                },
+                k,
+            ) => {
+                let c = machine::access_fault(
+                    self.store,
+                    a,
+                    k == FaultKind::UnalignedAccess,
+                    INPUT_ADDR,
+                );
                 self.cond(pc, c, CondKind::Address);
             }
-            (Effect::Store { addr: Val::Sym(a), .. }, k) => {
-                let c = machine::access_fault(self.store, a, k == FaultKind::UnalignedAccess, OUTPUT_ADDR);
+            (
+                Effect::Store {
+                    addr: Val::Sym(a), ..
+                },
+                k,
+            ) => {
+                let c = machine::access_fault(
+                    self.store,
+                    a,
+                    k == FaultKind::UnalignedAccess,
+                    OUTPUT_ADDR,
+                );
                 self.cond(pc, c, CondKind::Address);
             }
             _ => {}

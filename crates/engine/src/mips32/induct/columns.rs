@@ -8,12 +8,19 @@ pub(super) const MAX_OFFSET: i32 = 8;
 
 /// An input among `inputs` whose column, plus a small constant, is `column` on every
 /// sample: the input and the constant.
-pub(super) fn offset_column(rows: &[Vec<u32>], column: &[u32], inputs: &[usize]) -> Option<(usize, i32)> {
+pub(super) fn offset_column(
+    rows: &[Vec<u32>],
+    column: &[u32],
+    inputs: &[usize],
+) -> Option<(usize, i32)> {
     let first = rows.first()?;
     inputs.iter().find_map(|&z| {
         let d = column.first()?.wrapping_sub(*first.get(z)?) as i32;
         let fits = (-MAX_OFFSET..=MAX_OFFSET).contains(&d) && d != 0;
-        let every = rows.iter().zip(column).all(|(r, &c)| r.get(z).is_some_and(|&v| c.wrapping_sub(v) as i32 == d));
+        let every = rows
+            .iter()
+            .zip(column)
+            .all(|(r, &c)| r.get(z).is_some_and(|&v| c.wrapping_sub(v) as i32 == d));
         (fits && every).then_some((z, d))
     })
 }

@@ -37,7 +37,9 @@ mod places;
 mod schedule;
 
 use self::columns::{factors, holds, offset_column, small_gap};
-use self::places::{at_name, both_at_heads, has_cycle, invariant_name, place_slug, place_text, reachable};
+use self::places::{
+    at_name, both_at_heads, has_cycle, invariant_name, place_slug, place_text, reachable,
+};
 use self::schedule::{head_visits, in_step, loop_heads, trip_ratio, unpartnered_heads};
 use super::explore::{self, Code, End, Function, Limits, Paths, Side, Snapshot};
 use super::sampler::{self, Sampler, Stepped};
@@ -222,7 +224,11 @@ pub fn prove(
     // would then leave one side running alone for half of its trips); then lockstep.
     // Both sides' visits of their heads on the probes: they pair heads, and show a
     // loop unrolled by two. With no loop on one side, there is nothing to pair.
-    let visits = if heads.iter().any(Vec::is_empty) { Vec::new() } else { head_visits(sides, &heads, probes) };
+    let visits = if heads.iter().any(Vec::is_empty) {
+        Vec::new()
+    } else {
+        head_visits(sides, &heads, probes)
+    };
     let ratio = match (heads[0].len(), heads[1].len()) {
         (1, 1) => trip_ratio(&visits),
         _ => [1, 1],
@@ -269,7 +275,11 @@ pub fn prove(
     };
     let mut first: Option<Outcome> = None;
     let lockstep = Schedule::Lockstep;
-    let mut schedules = if ratio == [1, 1] { vec![([1, 1], lockstep)] } else { vec![(ratio, lockstep), ([1, 1], lockstep)] };
+    let mut schedules = if ratio == [1, 1] {
+        vec![([1, 1], lockstep)]
+    } else {
+        vec![(ratio, lockstep), ([1, 1], lockstep)]
+    };
     // Loops that meet in no fixed ratio (one by ones against one by eights and one
     // for the rest): the left to its end first, each side's facts tied to the inputs
     // and then to what the left returned. Only where both sides loop: with no loop
@@ -468,10 +478,9 @@ impl Prover<'_, '_> {
             lone_moves.retain(|(p, _)| reached.contains(p));
             // The facts are inductive: every way to end must end alike.
             for (_, guard, differ) in &ends {
-                match self.ask( &[*guard, *differ]) {
+                match self.ask(&[*guard, *differ]) {
                     Answer::Unsat => {}
                     Answer::Sat(_) => {
-
                         return Run::Done(Outcome::Unknown(
                             "the invariant found does not make the endings alike".into(),
                         ))
@@ -597,14 +606,17 @@ impl Prover<'_, '_> {
 
     /// Whether `q` uses the term of a [`Rel::Exact`] fact.
     fn uses_exact(&self, q: &[Term]) -> bool {
-        self.s.reachable(q).iter().any(|t| self.exact_terms.contains(t))
+        self.s
+            .reachable(q)
+            .iter()
+            .any(|t| self.exact_terms.contains(t))
     }
 
     fn feasible(&mut self, q: &[Term]) -> Option<bool> {
         if q.iter().any(|&t| self.s.as_const(t) == Some(0)) {
             return Some(false);
         }
-        match self.ask( q) {
+        match self.ask(q) {
             Answer::Sat(_) => Some(true),
             Answer::Unsat => Some(false),
             Answer::Unknown(_) => None,
@@ -689,7 +701,10 @@ impl Prover<'_, '_> {
 
     fn operand(&mut self, o: Operand, values: &[Term]) -> Term {
         match o {
-            Operand::Value(i) => values.get(i as usize).copied().unwrap_or_else(|| self.s.word(0)),
+            Operand::Value(i) => values
+                .get(i as usize)
+                .copied()
+                .unwrap_or_else(|| self.s.word(0)),
             Operand::Const(c) => self.s.word(c),
         }
     }
@@ -749,7 +764,8 @@ impl Prover<'_, '_> {
             Rel::Exact => {
                 // In 64 bits a product of two 32-bit values plus a third cannot wrap
                 // around: this is the equation in the integers.
-                let [a, b, c, e] = [a, b, self.operand(f.c, values), self.operand(f.e, values)].map(|t| self.s.zero_ext(32, t));
+                let [a, b, c, e] = [a, b, self.operand(f.c, values), self.operand(f.e, values)]
+                    .map(|t| self.s.zero_ext(32, t));
                 let bc = self.s.bin(BinOp::Mul, b, c);
                 let sum = self.s.bin(BinOp::Add, bc, e);
                 self.s.eq(a, sum)
@@ -809,7 +825,12 @@ impl Prover<'_, '_> {
 
     /// The facts to start from at `place`: those that hold on every sample of it, or,
     /// with no samples, the equalities `values` (the first state seen there) shows.
-    fn initial_facts(&mut self, place: Place, samples: &Samples, values: &[Term]) -> BTreeSet<Fact> {
+    fn initial_facts(
+        &mut self,
+        place: Place,
+        samples: &Samples,
+        values: &[Term],
+    ) -> BTreeSet<Fact> {
         let n = values.len();
         let rows: Vec<Vec<u32>> = samples
             .get(&place)
@@ -822,13 +843,21 @@ impl Prover<'_, '_> {
             for i in 0..n {
                 if let Some(c) = self.s.as_const(values[i]) {
                     if i >= inputs {
-                        facts.insert(Fact::cmp(Rel::Eq, Operand::Value(i as u16), Operand::Const(c as u32)));
+                        facts.insert(Fact::cmp(
+                            Rel::Eq,
+                            Operand::Value(i as u16),
+                            Operand::Const(c as u32),
+                        ));
                     }
                     continue;
                 }
                 for j in i + 1..n {
                     if values[i] == values[j] && j >= inputs {
-                        facts.insert(Fact::cmp(Rel::Eq, Operand::Value(i as u16), Operand::Value(j as u16)));
+                        facts.insert(Fact::cmp(
+                            Rel::Eq,
+                            Operand::Value(i as u16),
+                            Operand::Value(j as u16),
+                        ));
                     }
                 }
             }
@@ -842,7 +871,11 @@ impl Prover<'_, '_> {
             .collect();
         for (i, c) in constant.iter().enumerate().skip(inputs) {
             if let Some(c) = *c {
-                facts.insert(Fact::cmp(Rel::Eq, Operand::Value(i as u16), Operand::Const(c)));
+                facts.insert(Fact::cmp(
+                    Rel::Eq,
+                    Operand::Value(i as u16),
+                    Operand::Const(c),
+                ));
             }
         }
         // A value constant in every sample may still vary: its equality with the
@@ -856,7 +889,11 @@ impl Prover<'_, '_> {
                     && (constant[i].is_some() || constant[j].is_some())
                     && rows.iter().all(|r| r[i] == r[j])
                 {
-                    facts.insert(Fact::cmp(Rel::Eq, Operand::Value(i as u16), Operand::Value(j as u16)));
+                    facts.insert(Fact::cmp(
+                        Rel::Eq,
+                        Operand::Value(i as u16),
+                        Operand::Value(j as u16),
+                    ));
                 }
             }
         }
@@ -875,7 +912,11 @@ impl Prover<'_, '_> {
                 }
                 let (oi, oj) = (self.owner(place, i), self.owner(place, j));
                 if rows.iter().all(|r| r[i] == r[j]) {
-                    facts.insert(Fact::cmp(Rel::Eq, Operand::Value(i as u16), Operand::Value(j as u16)));
+                    facts.insert(Fact::cmp(
+                        Rel::Eq,
+                        Operand::Value(i as u16),
+                        Operand::Value(j as u16),
+                    ));
                     continue;
                 }
                 // Order only against an input or a value of the same side.
@@ -885,13 +926,21 @@ impl Prover<'_, '_> {
                 for (a, b) in [(i, j), (j, i)] {
                     for rel in [Rel::Slt, Rel::Sle, Rel::Ult, Rel::Ule] {
                         if rows.iter().all(|r| holds(rel, r[a], r[b])) {
-                            facts.insert(Fact::cmp(rel, Operand::Value(a as u16), Operand::Value(b as u16)));
+                            facts.insert(Fact::cmp(
+                                rel,
+                                Operand::Value(a as u16),
+                                Operand::Value(b as u16),
+                            ));
                         }
                     }
                     if let Some(k) = small_gap(rows, a, b) {
                         facts.insert(Fact {
                             k,
-                            ..Fact::cmp(Rel::Within, Operand::Value(a as u16), Operand::Value(b as u16))
+                            ..Fact::cmp(
+                                Rel::Within,
+                                Operand::Value(a as u16),
+                                Operand::Value(b as u16),
+                            )
                         });
                     }
                 }
@@ -901,7 +950,11 @@ impl Prover<'_, '_> {
             if i >= inputs && only_steps_by_two {
                 let most = rows.iter().map(|r| r[i]).max().unwrap_or(0);
                 if most < 256 {
-                    facts.insert(Fact::cmp(Rel::Ule, Operand::Value(i as u16), Operand::Const(most)));
+                    facts.insert(Fact::cmp(
+                        Rel::Ule,
+                        Operand::Value(i as u16),
+                        Operand::Const(most),
+                    ));
                 }
             }
             // A small least value where a side runs alone: a counter that steps down
@@ -910,20 +963,32 @@ impl Prover<'_, '_> {
             if i >= inputs && alone {
                 let least = rows.iter().map(|r| r[i]).min().unwrap_or(0);
                 if (1..=256).contains(&least) {
-                    facts.insert(Fact::cmp(Rel::Ule, Operand::Const(least), Operand::Value(i as u16)));
+                    facts.insert(Fact::cmp(
+                        Rel::Ule,
+                        Operand::Const(least),
+                        Operand::Value(i as u16),
+                    ));
                 }
             }
             if i >= inputs {
                 let low = rows[0][i] & 1;
                 if rows.iter().all(|r| r[i] & 1 == low) {
-                    facts.insert(Fact::cmp(Rel::Parity, Operand::Value(i as u16), Operand::Const(low)));
+                    facts.insert(Fact::cmp(
+                        Rel::Parity,
+                        Operand::Value(i as u16),
+                        Operand::Const(low),
+                    ));
                 }
             }
             // Not zero (an input too), where one side waits at a head for the other:
             // that the waiting side's loop was entered says that a bound is not
             // zero, and so that the other side enters its inner loop too.
             if waiting && rows.iter().all(|r| r[i] != 0) {
-                facts.insert(Fact::cmp(Rel::Ult, Operand::Const(0), Operand::Value(i as u16)));
+                facts.insert(Fact::cmp(
+                    Rel::Ult,
+                    Operand::Const(0),
+                    Operand::Value(i as u16),
+                ));
             }
             if i >= inputs {
                 for rel in [Rel::Slt, Rel::Sle] {
@@ -972,7 +1037,10 @@ impl Prover<'_, '_> {
                             .collect();
                         let c = if residual.iter().all(|&v| v == residual[0]) {
                             Operand::Const(residual[0])
-                        } else if let Some(&c) = distinct.iter().find(|&&c| c < inputs && column(c) == residual) {
+                        } else if let Some(&c) = distinct
+                            .iter()
+                            .find(|&&c| c < inputs && column(c) == residual)
+                        {
                             Operand::Value(c as u16)
                         } else {
                             continue;
@@ -981,7 +1049,11 @@ impl Prover<'_, '_> {
                             k,
                             c,
                             d,
-                            ..Fact::cmp(Rel::Tri, Operand::Value(a as u16), Operand::Value(b as u16))
+                            ..Fact::cmp(
+                                Rel::Tri,
+                                Operand::Value(a as u16),
+                                Operand::Value(b as u16),
+                            )
                         });
                         break 'fit;
                     }
@@ -1005,15 +1077,26 @@ impl Prover<'_, '_> {
                     if rows.iter().all(|r| r[z] != 0 && r[y] == r[n] / r[z]) {
                         facts.insert(Fact {
                             c: Operand::Value(z as u16),
-                            ..Fact::cmp(Rel::Quot, Operand::Value(y as u16), Operand::Value(n as u16))
+                            ..Fact::cmp(
+                                Rel::Quot,
+                                Operand::Value(y as u16),
+                                Operand::Value(n as u16),
+                            )
                         });
                     }
-                    for &w in distinct.iter().filter(|&&w| w >= inputs && w != y && w != z) {
+                    for &w in distinct
+                        .iter()
+                        .filter(|&&w| w >= inputs && w != y && w != z)
+                    {
                         if rows.iter().all(|r| exact(r, n, y, z, w)) {
                             facts.insert(Fact {
                                 c: Operand::Value(z as u16),
                                 e: Operand::Value(w as u16),
-                                ..Fact::cmp(Rel::Exact, Operand::Value(n as u16), Operand::Value(y as u16))
+                                ..Fact::cmp(
+                                    Rel::Exact,
+                                    Operand::Value(n as u16),
+                                    Operand::Value(y as u16),
+                                )
                             });
                         }
                     }
@@ -1061,7 +1144,13 @@ impl Prover<'_, '_> {
     /// `x = k * y + z` for varying values `x` (not an input) and `y`, a small factor
     /// `k` read off two samples, and `z` a constant or another value, where every
     /// sample agrees (strength-reduced counters: `j = 5 * i + c`).
-    fn linear_facts(&self, _place: Place, rows: &[Vec<u32>], varying: &[usize], facts: &mut BTreeSet<Fact>) {
+    fn linear_facts(
+        &self,
+        _place: Place,
+        rows: &[Vec<u32>],
+        varying: &[usize],
+        facts: &mut BTreeSet<Fact>,
+    ) {
         let inputs = self.args.len();
         let mut by_column: BTreeMap<Vec<u32>, usize> = BTreeMap::new();
         for &i in varying {
@@ -1125,7 +1214,12 @@ impl Prover<'_, '_> {
             .filter(|f| f.rel == Rel::Lin && f.k < 0 && f.d == 0)
             .filter(|f| {
                 let Operand::Value(_) = f.c else { return false };
-                facts.contains(&Fact { a: f.c, k: f.k.wrapping_neg(), c: f.a, ..**f })
+                facts.contains(&Fact {
+                    a: f.c,
+                    k: f.k.wrapping_neg(),
+                    c: f.a,
+                    ..**f
+                })
             })
             .copied()
             .collect();
@@ -1134,7 +1228,14 @@ impl Prover<'_, '_> {
             .iter()
             .filter(|f| f.rel == Rel::Lin && f.k == 1 && f.d == 0)
             .filter(|f| match f.c {
-                Operand::Value(_) => f.c < f.b && facts.contains(&Fact { b: f.c, c: f.b, ..**f }),
+                Operand::Value(_) => {
+                    f.c < f.b
+                        && facts.contains(&Fact {
+                            b: f.c,
+                            c: f.b,
+                            ..**f
+                        })
+                }
                 Operand::Const(_) => false,
             })
             .copied()
@@ -1211,7 +1312,13 @@ impl Prover<'_, '_> {
 
     /// A side's state at its head `index` from its part of `values` (which starts at
     /// `from`).
-    fn head_snapshot(&mut self, side: usize, index: u8, values: &[Term], from: usize) -> Option<Snapshot> {
+    fn head_snapshot(
+        &mut self,
+        side: usize,
+        index: u8,
+        values: &[Term],
+        from: usize,
+    ) -> Option<Snapshot> {
         let head = *self.heads[side].get(usize::from(index))?;
         let zero = self.s.word(0);
         let mut regs = [zero; 32];
@@ -1237,31 +1344,32 @@ impl Prover<'_, '_> {
     fn steps_from(&mut self, from: Option<Place>) -> Result<(Vec<Term>, Vec<Step>), String> {
         let inputs = self.args.len();
         let mut pre = Vec::new();
-        let (mut starts, assume, frozen): ([Option<Snapshot>; 2], Vec<Term>, [Vec<Term>; 2]) = match from {
-            None => ([None, None], Vec::new(), [Vec::new(), Vec::new()]),
-            Some(place) => {
-                let (values, assume) = self.havoc(place);
-                let lw = self.width(0, place.0);
-                let mut starts = [None, None];
-                let mut frozen = [Vec::new(), Vec::new()];
-                for (side, at, from) in [(0, place.0, inputs), (1, place.1, inputs + lw)] {
-                    match at {
-                        At::Head(index) => {
-                            starts[side] = Some(
-                                self.head_snapshot(side, index, &values, from)
-                                    .ok_or("a head state could not be built")?,
-                            )
+        let (mut starts, assume, frozen): ([Option<Snapshot>; 2], Vec<Term>, [Vec<Term>; 2]) =
+            match from {
+                None => ([None, None], Vec::new(), [Vec::new(), Vec::new()]),
+                Some(place) => {
+                    let (values, assume) = self.havoc(place);
+                    let lw = self.width(0, place.0);
+                    let mut starts = [None, None];
+                    let mut frozen = [Vec::new(), Vec::new()];
+                    for (side, at, from) in [(0, place.0, inputs), (1, place.1, inputs + lw)] {
+                        match at {
+                            At::Head(index) => {
+                                starts[side] = Some(
+                                    self.head_snapshot(side, index, &values, from)
+                                        .ok_or("a head state could not be built")?,
+                                )
+                            }
+                            At::Returned => {
+                                frozen[side] = values[from..from + self.observe.len()].to_vec()
+                            }
+                            At::Start => {}
                         }
-                        At::Returned => {
-                            frozen[side] = values[from..from + self.observe.len()].to_vec()
-                        }
-                        At::Start => {}
                     }
+                    pre = values;
+                    (starts, assume, frozen)
                 }
-                pre = values;
-                (starts, assume, frozen)
-            }
-        };
+            };
         let movers = self.movers(from);
         let mut per_side: Vec<Vec<(Term, SideEnd)>> = Vec::with_capacity(2);
         for side in 0..2 {
@@ -1336,9 +1444,7 @@ impl Prover<'_, '_> {
                         }
                         SideEnd::Head(snap)
                     }
-                    End::OutOfFuel => {
-                        return Err("a trip of a loop is longer than the fuel".into())
-                    }
+                    End::OutOfFuel => return Err("a trip of a loop is longer than the fuel".into()),
                     End::Uncovered(gap) => {
                         return Err(format!("a trip of a loop was not covered ({})", gap.name()))
                     }
@@ -1357,17 +1463,22 @@ impl Prover<'_, '_> {
                 let guard = self.s.and_all([assumed, *gl, *gr]);
                 let to = match (l, r) {
                     (SideEnd::Returned(x), SideEnd::Returned(y)) => {
-                        let ne: Vec<Term> = x.iter().zip(y).map(|(&p, &q)| self.s.ne(p, q)).collect();
+                        let ne: Vec<Term> =
+                            x.iter().zip(y).map(|(&p, &q)| self.s.ne(p, q)).collect();
                         Target::Ends(self.s.or_all(ne))
                     }
                     (SideEnd::Fault(a), SideEnd::Fault(b)) => Target::Ends(self.s.bool(a != b)),
                     #[cfg(test)]
-                    (SideEnd::Fault(_), SideEnd::Start) if planted::has(planted::FAULT_BEFORE_START) => {
+                    (SideEnd::Fault(_), SideEnd::Start)
+                        if planted::has(planted::FAULT_BEFORE_START) =>
+                    {
                         Target::Ends(self.s.bool(false))
                     }
                     // A fault before the other side has started must not happen: how
                     // the other would end is not known here.
-                    (SideEnd::Fault(_), _) | (_, SideEnd::Fault(_)) => Target::Ends(self.s.bool(true)),
+                    (SideEnd::Fault(_), _) | (_, SideEnd::Fault(_)) => {
+                        Target::Ends(self.s.bool(true))
+                    }
                     (l, r) => {
                         let mut values = self.args.to_vec();
                         let mut place = (At::Returned, At::Returned);
@@ -1405,17 +1516,22 @@ impl Prover<'_, '_> {
     /// not started once the other has returned, and only then.
     fn movers(&self, place: Option<Place>) -> [bool; 2] {
         let waits = |side: usize, at: At| match at {
-            At::Head(i) => self.waits[side].get(usize::from(i)).copied().unwrap_or(false),
+            At::Head(i) => self.waits[side]
+                .get(usize::from(i))
+                .copied()
+                .unwrap_or(false),
             At::Returned | At::Start => false,
         };
         match place {
             None if self.schedule == Schedule::OneAfterTheOther => [true, false],
             None => [true, true],
-            Some((At::Head(i), At::Head(j))) => match [waits(0, At::Head(i)), waits(1, At::Head(j))] {
-                [true, false] => [true, false],
-                [false, true] => [false, true],
-                _ => [true, true],
-            },
+            Some((At::Head(i), At::Head(j))) => {
+                match [waits(0, At::Head(i)), waits(1, At::Head(j))] {
+                    [true, false] => [true, false],
+                    [false, true] => [false, true],
+                    _ => [true, true],
+                }
+            }
             Some((At::Returned, At::Start)) => [false, true],
             Some((At::Start, At::Returned)) => [true, false],
             Some((a, b)) => [a.is_head(), b.is_head()],
@@ -1427,7 +1543,9 @@ impl Prover<'_, '_> {
         let index = self.heads[side].iter().position(|&h| h == pc);
         match index.and_then(|i| u8::try_from(i).ok()) {
             Some(i) => Ok(At::Head(i)),
-            None => Err(format!("a trip was cut at {pc:#x}, which is not a loop head")),
+            None => Err(format!(
+                "a trip was cut at {pc:#x}, which is not a loop head"
+            )),
         }
     }
 
@@ -1441,7 +1559,8 @@ impl Prover<'_, '_> {
             let t = match snap.words.get(&a) {
                 Some(&t) => t,
                 None => {
-                    let v = sampler::initial_word(self.sides[side].code, &mut self.memories[side], a);
+                    let v =
+                        sampler::initial_word(self.sides[side].code, &mut self.memories[side], a);
                     self.s.word(v)
                 }
             };
@@ -1544,9 +1663,9 @@ impl Prover<'_, '_> {
             // An equality of two values that the invariant fixes to constants says
             // nothing more than the constants.
             let fixed = |o: Operand| {
-                facts.iter().any(|g| {
-                    g.rel == Rel::Eq && g.a == o && matches!(g.b, Operand::Const(_))
-                })
+                facts
+                    .iter()
+                    .any(|g| g.rel == Rel::Eq && g.a == o && matches!(g.b, Operand::Const(_)))
             };
             let key = facts
                 .iter()
@@ -1697,27 +1816,30 @@ impl Prover<'_, '_> {
                     (t.guard, Formula::Not(Box::new(at_to)))
                 })
                 .collect();
-            let (kind, name, what) = match from {
-                None => (
-                    CheckKind::Initiation,
-                    format!("initiation-{}", place_slug(to)),
-                    format!(
-                        "from the entry, every way to reach {} satisfies its invariant",
-                        place_text(to)
+            let (kind, name, what) =
+                match from {
+                    None => (
+                        CheckKind::Initiation,
+                        format!("initiation-{}", place_slug(to)),
+                        format!(
+                            "from the entry, every way to reach {} satisfies its invariant",
+                            place_text(to)
+                        ),
                     ),
-                ),
-                Some(p) => (
-                    CheckKind::Consecution,
-                    format!("consecution-{}-to-{}", place_slug(p), place_slug(to)),
-                    format!(
+                    Some(p) => {
+                        (
+                            CheckKind::Consecution,
+                            format!("consecution-{}-to-{}", place_slug(p), place_slug(to)),
+                            format!(
                         "every {} trip from {} that satisfies its invariant and reaches {} \
                          satisfies the invariant there",
                         if self.movers(Some(p)) == [true, true] { "lockstep" } else { "lone" },
                         place_text(p),
                         place_text(to)
                     ),
-                ),
-            };
+                        )
+                    }
+                };
             check(self.s, kind, name, what, (from, Some(to)), cases);
         }
         let mut by_source: BTreeMap<Option<Place>, Vec<(Term, Formula)>> = BTreeMap::new();
@@ -1748,18 +1870,34 @@ impl Prover<'_, '_> {
             let cases = trips
                 .iter()
                 .filter(|t| t.from == Some(place) && t.to == place)
-                .map(|t| (t.guard, Formula::Term(not_decreased(self.s, m, &t.pre, &t.post))))
+                .map(|t| {
+                    (
+                        t.guard,
+                        Formula::Term(not_decreased(self.s, m, &t.pre, &t.post)),
+                    )
+                })
                 .collect();
             let what = format!(
                 "the measure {} decreases (unsigned) on every trip from {} back to it",
                 match m {
                     (a, None) => self.value_name(place, a),
-                    (a, Some(b)) => format!("{} - {}", self.value_name(place, a), self.value_name(place, b)),
+                    (a, Some(b)) => format!(
+                        "{} - {}",
+                        self.value_name(place, a),
+                        self.value_name(place, b)
+                    ),
                 },
                 place_text(place)
             );
             let name = format!("termination-{}", place_slug(place));
-            check(self.s, CheckKind::Termination, name, what, (Some(place), None), cases);
+            check(
+                self.s,
+                CheckKind::Termination,
+                name,
+                what,
+                (Some(place), None),
+                cases,
+            );
         }
         checks.sort_by_key(|c| c.kind);
         Obligations { invariants, checks }
@@ -1812,7 +1950,14 @@ impl Prover<'_, '_> {
                 let first_of_side = (0..b).all(|j| rep[j] != rep[b] || self.owner(place, j) != sb);
                 is_rep(f.a) && sa != sb && first_of_side
             }
-            _ => is_rep(f.a) && is_rep(f.b) && matches!((side(f.a), side(f.b)), (Some(0), Some(1)) | (Some(1), Some(0))),
+            _ => {
+                is_rep(f.a)
+                    && is_rep(f.b)
+                    && matches!(
+                        (side(f.a), side(f.b)),
+                        (Some(0), Some(1)) | (Some(1), Some(0))
+                    )
+            }
         }
     }
 
@@ -1824,7 +1969,13 @@ impl Prover<'_, '_> {
         if f.rel == Rel::Lin {
             return match f.d {
                 0 => format!("{} = {} * {} + {}", name(f.a), f.k, name(f.b), name(f.c)),
-                d => format!("{} = {} * {} + {} + {d}", name(f.a), f.k, name(f.b), name(f.c)),
+                d => format!(
+                    "{} = {} * {} + {} + {d}",
+                    name(f.a),
+                    f.k,
+                    name(f.b),
+                    name(f.c)
+                ),
             };
         }
         if f.rel == Rel::Within {
@@ -1835,7 +1986,13 @@ impl Prover<'_, '_> {
             return format!("{} is {}", name(f.a), if even { "even" } else { "odd" });
         }
         if f.rel == Rel::Exact {
-            return format!("{} = {} * {} + {} (no wrap-around)", name(f.a), name(f.b), name(f.c), name(f.e));
+            return format!(
+                "{} = {} * {} + {} (no wrap-around)",
+                name(f.a),
+                name(f.b),
+                name(f.c),
+                name(f.e)
+            );
         }
         if f.rel == Rel::Tri {
             let mut t = format!("{} = {}", name(f.a), name(f.c));
@@ -1853,7 +2010,11 @@ impl Prover<'_, '_> {
         }
         if f.rel == Rel::Mul {
             let product = format!("{} = {} * {}", name(f.a), name(f.b), name(f.c));
-            return if f.k == 0 { product } else { format!("{product} + {}", f.k) };
+            return if f.k == 0 {
+                product
+            } else {
+                format!("{product} + {}", f.k)
+            };
         }
         let rel = match f.rel {
             Rel::Eq => "=",
@@ -1861,7 +2022,9 @@ impl Prover<'_, '_> {
             Rel::Sle => "<=s",
             Rel::Ult => "<u",
             Rel::Ule => "<=u",
-            Rel::Lin | Rel::Mul | Rel::Parity | Rel::Within | Rel::Exact | Rel::Quot | Rel::Tri => "=",
+            Rel::Lin | Rel::Mul | Rel::Parity | Rel::Within | Rel::Exact | Rel::Quot | Rel::Tri => {
+                "="
+            }
         };
         format!("{} {rel} {}", name(f.a), name(f.b))
     }
@@ -1872,9 +2035,15 @@ impl Prover<'_, '_> {
         let (Rel::Eq, Operand::Value(a), Operand::Value(b)) = (f.rel, f.a, f.b) else {
             return false;
         };
-        let (a, b) = (self.value_name(place, a as usize), self.value_name(place, b as usize));
+        let (a, b) = (
+            self.value_name(place, a as usize),
+            self.value_name(place, b as usize),
+        );
         [&a, &b].iter().any(|x| !x.contains('.'))
-            && (b == format!("left.{a}") || b == format!("right.{a}") || a == format!("left.{b}") || a == format!("right.{b}"))
+            && (b == format!("left.{a}")
+                || b == format!("right.{a}")
+                || a == format!("left.{b}")
+                || a == format!("right.{b}"))
     }
 
     /// The conventional name of register `r` on the machine proved.
@@ -1891,26 +2060,43 @@ impl Prover<'_, '_> {
         if i < n {
             return match self.sides[0].code {
                 Code::Mips32(_) => format!("$a{i}"),
-                Code::Cs241(c) => c.inputs.get(i).map_or(format!("input{i}"), |r| format!("${}", r.index())),
+                Code::Cs241(c) => c
+                    .inputs
+                    .get(i)
+                    .map_or(format!("input{i}"), |r| format!("${}", r.index())),
             };
         }
         let lw = self.width(0, place.0);
-        let (side, at, k) = if i < n + lw { (0, place.0, i - n) } else { (1, place.1, i - n - lw) };
+        let (side, at, k) = if i < n + lw {
+            (0, place.0, i - n)
+        } else {
+            (1, place.1, i - n - lw)
+        };
         let who = ["left", "right"][side];
         match at {
-            At::Returned => format!("{who}.{}", self.observe.get(k).map_or("?".into(), |r| self.reg_name(*r))),
+            At::Returned => format!(
+                "{who}.{}",
+                self.observe
+                    .get(k)
+                    .map_or("?".into(), |r| self.reg_name(*r))
+            ),
             At::Start => format!("{who}.?"),
-            At::Head(_) if k < 31 => format!("{who}.{}", self.reg_name(Reg::from_bits(k as u32 + 1))),
+            At::Head(_) if k < 31 => {
+                format!("{who}.{}", self.reg_name(Reg::from_bits(k as u32 + 1)))
+            }
             At::Head(_) if k == 31 => format!("{who}.hi"),
             At::Head(_) if k == 32 => format!("{who}.lo"),
             At::Head(_) => {
-                let a = self.words[side].iter().nth(k - REG_LOCATIONS).copied().unwrap_or(0);
+                let a = self.words[side]
+                    .iter()
+                    .nth(k - REG_LOCATIONS)
+                    .copied()
+                    .unwrap_or(0);
                 format!("{who}.mem[{a:#x}]")
             }
         }
     }
 }
-
 
 /// Of `varying`, the first of each set of values equal on every sample (one stands
 /// for all in a fact).
@@ -1938,7 +2124,9 @@ fn replace_terms(f: &Formula, terms: &mut impl Iterator<Item = Term>) -> Formula
     let mut next = |t: Term| terms.next().unwrap_or(t);
     match f {
         Formula::Term(t) => Formula::Term(next(*t)),
-        Formula::Call(name, args) => Formula::Call(name.clone(), args.iter().map(|&t| next(t)).collect()),
+        Formula::Call(name, args) => {
+            Formula::Call(name.clone(), args.iter().map(|&t| next(t)).collect())
+        }
         Formula::Not(f) => Formula::Not(Box::new(replace_terms(f, terms))),
         Formula::And(fs) => Formula::And(fs.iter().map(|f| replace_terms(f, terms)).collect()),
         Formula::Or(fs) => Formula::Or(fs.iter().map(|f| replace_terms(f, terms)).collect()),
@@ -2020,8 +2208,13 @@ mod tests {
 
     #[test]
     fn places_reached_are_those_the_arrows_lead_to_from_the_entry() {
-        let arrows: BTreeSet<(Option<Place>, Place)> =
-            [(None, HH), (Some(HH), H2H), (Some(H2H), HH), (Some(HR), H2R)].into();
+        let arrows: BTreeSet<(Option<Place>, Place)> = [
+            (None, HH),
+            (Some(HH), H2H),
+            (Some(H2H), HH),
+            (Some(HR), H2R),
+        ]
+        .into();
         // `HR` was reached in an earlier round only: nothing leads there now.
         assert_eq!(reachable(&arrows), [HH, H2H].into());
         assert!(reachable(&BTreeSet::new()).is_empty());
@@ -2043,12 +2236,21 @@ mod tests {
         let heads = [vec![0x10], vec![0x20, 0x30]];
         let probe = |l: u64, r: [u64; 2]| [vec![l], r.to_vec()];
         // By ones against by eights and the rest: n + 1 against n / 8 + 1, n % 8 + 1.
-        let chunks: Vec<_> = [100u64, 37, 64].iter().map(|&n| probe(n + 1, [n / 8 + 1, n % 8 + 1])).collect();
+        let chunks: Vec<_> = [100u64, 37, 64]
+            .iter()
+            .map(|&n| probe(n + 1, [n / 8 + 1, n % 8 + 1]))
+            .collect();
         assert!(!in_step(&heads, &chunks));
         // Off by one (a rotated loop), or twice as often (unrolled by two): in step.
-        let rotated: Vec<_> = [100u64, 37, 64].iter().map(|&n| probe(n + 1, [n, 1])).collect();
+        let rotated: Vec<_> = [100u64, 37, 64]
+            .iter()
+            .map(|&n| probe(n + 1, [n, 1]))
+            .collect();
         assert!(in_step(&heads, &rotated));
-        let unrolled: Vec<_> = [100u64, 37, 64].iter().map(|&n| probe(n, [n / 2, 1])).collect();
+        let unrolled: Vec<_> = [100u64, 37, 64]
+            .iter()
+            .map(|&n| probe(n, [n / 2, 1]))
+            .collect();
         assert!(in_step(&heads, &unrolled));
         // Too few probes tell nothing: lockstep first, as before.
         assert!(in_step(&heads, &chunks[..2]));
@@ -2112,8 +2314,14 @@ mod tests {
         for _ in 0..40 {
             s = s.wrapping_mul(9).wrapping_add(b);
         }
-        let (x0, x1) = (before.wrapping_mul(9).wrapping_add(b), s.wrapping_mul(9).wrapping_add(b));
-        assert_eq!(modular_factor(x1.wrapping_sub(x0), s.wrapping_sub(before)), Some(9));
+        let (x0, x1) = (
+            before.wrapping_mul(9).wrapping_add(b),
+            s.wrapping_mul(9).wrapping_add(b),
+        );
+        assert_eq!(
+            modular_factor(x1.wrapping_sub(x0), s.wrapping_sub(before)),
+            Some(9)
+        );
         assert_eq!(modular_factor(6, 4), None);
         assert_eq!(modular_factor(8, 4), Some(2));
         assert_eq!(modular_factor(5, 0), None);

@@ -53,7 +53,8 @@ pub(super) fn reachable(arrows: &BTreeSet<(Option<Place>, Place)>) -> BTreeSet<P
 pub(super) fn has_cycle(edges: &BTreeSet<(Place, Place)>) -> bool {
     // Take away places that nothing leads to, until none are left or all that are
     // left lie on or behind a cycle.
-    let mut left: BTreeSet<(Place, Place)> = edges.iter().filter(|(a, b)| a != b).copied().collect();
+    let mut left: BTreeSet<(Place, Place)> =
+        edges.iter().filter(|(a, b)| a != b).copied().collect();
     loop {
         let sources: BTreeSet<Place> = left
             .iter()

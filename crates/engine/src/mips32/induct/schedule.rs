@@ -11,7 +11,11 @@ use crate::mips32::sampler::{Sampler, Stepped};
 /// Per probe whose runs return on both sides within the sampling fuel (only whole
 /// runs tell: a run cut by the fuel goes round as often as the fuel allows), how often
 /// each side visits each of its heads.
-pub(super) fn head_visits(sides: [Side<'_>; 2], heads: &[Vec<u32>; 2], probes: &[Vec<u32>]) -> Vec<[Vec<u64>; 2]> {
+pub(super) fn head_visits(
+    sides: [Side<'_>; 2],
+    heads: &[Vec<u32>; 2],
+    probes: &[Vec<u32>],
+) -> Vec<[Vec<u64>; 2]> {
     let mut machines = sides.map(|f| Sampler::new(f.code, SAMPLE_FUEL));
     let mut out = Vec::new();
     for probe in probes.iter().take(SAMPLE_PROBES) {
@@ -55,7 +59,8 @@ pub(super) fn unpartnered_heads(heads: &[Vec<u32>; 2], visits: &[[Vec<u64>; 2]])
     }
     for (k, own) in waits.iter_mut().enumerate() {
         for (i, waits) in own.iter_mut().enumerate() {
-            let partnered = (0..heads[1 - k].len()).any(|j| on_every_probe(visits, k, i, j, |a, b| a == b));
+            let partnered =
+                (0..heads[1 - k].len()).any(|j| on_every_probe(visits, k, i, j, |a, b| a == b));
             *waits = !partnered;
         }
     }
@@ -64,7 +69,13 @@ pub(super) fn unpartnered_heads(heads: &[Vec<u32>; 2], visits: &[[Vec<u64>; 2]])
 
 /// Whether head `i` of side `k` and head `j` of the other side are visited as `pair`
 /// wants (this side's count, the other's) on every probe of `visits`.
-fn on_every_probe(visits: &[[Vec<u64>; 2]], k: usize, i: usize, j: usize, pair: impl Fn(u64, u64) -> bool) -> bool {
+fn on_every_probe(
+    visits: &[[Vec<u64>; 2]],
+    k: usize,
+    i: usize,
+    j: usize,
+    pair: impl Fn(u64, u64) -> bool,
+) -> bool {
     visits.iter().all(|v| match (v[k].get(i), v[1 - k].get(j)) {
         (Some(&a), Some(&b)) => pair(a, b),
         _ => false,
