@@ -1111,15 +1111,17 @@ fn compare_unbounded_says_when_only_equal_endings_were_proved() {
     assert_eq!(report["verdict"], "possibly-equivalent");
     assert_eq!(report["proof"]["termination"], "not-proved");
     assert_eq!(report["reasons"][0]["kind"], "termination");
-    // A needle after 3,000,000 trips: no invariant holds, and the reason says why.
+    // A closed form whose product wraps past n = 65,536: no invariant holds, and the
+    // reason says why.
+    let o2 = format!("{EX}/loops-O2.o");
     let o = run(&[
         "compare",
         &o0,
-        &o0,
+        &o2,
         "--function",
-        "count_up",
+        "sum_of_i",
         "--right-function",
-        "count_up_late_needle",
+        "sum_closed_wrapped",
         "--args",
         "2",
         "--unbounded",
@@ -1137,6 +1139,60 @@ fn compare_unbounded_says_when_only_equal_endings_were_proved() {
     assert!(
         invariant["detail"].as_str().is_some_and(|d| !d.is_empty()),
         "{report}"
+    );
+}
+
+#[test]
+fn compare_unbounded_finds_a_difference_after_three_million_trips() {
+    // Where the loop proof fails, the state from which a trip broke a fact gives the
+    // inputs: 3,000,002 trips, far past the fuel of 300, and replayed before it is
+    // printed. The commands it suggests carry the fuel that shows it again.
+    let o0 = format!("{EX}/loops-O0.o");
+    let args = [
+        "compare",
+        &o0,
+        &o0,
+        "--function",
+        "count_up",
+        "--right-function",
+        "count_up_late_needle",
+        "--args",
+        "2",
+        "--unbounded",
+        "--fuel",
+        "300",
+        "--solver-timeout",
+        "1",
+    ];
+    let o = run(&[&args[..], &["--format", "json"]].concat());
+    assert_eq!(o.status.code(), Some(1), "{}", stderr(&o));
+    let report = json(&o);
+    assert_eq!(report["verdict"], "disequivalent", "{report}");
+    let cx = &report["counterexample"];
+    assert!(cx["args"]["$a0"].as_i64().unwrap() > 3_000_000, "{report}");
+    assert_eq!(cx["left"]["status"], "returned", "{report}");
+    assert_ne!(cx["left"]["observed"], cx["right"]["observed"], "{report}");
+    assert!(
+        cx["right"]["steps"].as_u64().unwrap() > 30_000_000,
+        "{report}"
+    );
+    let o = run(&args);
+    assert_eq!(o.status.code(), Some(1), "{}", stderr(&o));
+    let text = stdout(&o);
+    assert_eq!(text.matches("--fuel 100000000").count(), 3, "{text}");
+    // The suggested replay shows the same ending.
+    let replay = text
+        .lines()
+        .find(|l| l.contains("tamarin run") && l.contains("count_up_late_needle"))
+        .unwrap();
+    let words = shell_words::split(replay.trim()).unwrap();
+    let o = run(&words[1..].iter().map(String::as_str).collect::<Vec<_>>());
+    assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
+    let observed = cx["right"]["observed"][0].as_i64().unwrap();
+    assert!(
+        stdout(&o).contains(&format!("$v0 = {observed}")),
+        "{}",
+        stdout(&o)
     );
 }
 

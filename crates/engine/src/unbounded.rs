@@ -219,6 +219,10 @@ fn attempt(
         &limits,
         &until_stop,
         opts.certificate.is_some(),
+        // A CS241 program's difference after many trips is left to the bounded
+        // search: its runs read standard input and arrays, which the suspects'
+        // inputs (registers only) do not describe.
+        &mut induct::Suspects::new(),
     );
     match outcome {
         Outcome::Proved(c) => {

@@ -462,6 +462,20 @@ pub(crate) fn end_json(run: &tamarin::FunctionRun) -> EndJson {
     }
 }
 
+/// The fuel that `run` and `explain` need to show a counterexample again when its runs
+/// took more steps than `fuel`: the next power of ten above the longer run.
+fn fuel_to_show(cx: &tamarin::FunctionCounterexample, fuel: u64) -> Option<u64> {
+    let longest = cx.left.steps.max(cx.right.steps);
+    if longest < fuel {
+        return None;
+    }
+    let mut f: u64 = 10;
+    while f <= longest {
+        f = f.saturating_mul(10);
+    }
+    Some(f)
+}
+
 fn end_text(run: &tamarin::FunctionRun, observe: &[String]) -> String {
     match run.status {
         Status::Returned => {
@@ -734,12 +748,19 @@ pub fn compare(task: CompareTask<'_>) -> Result<ExitCode, CliError> {
                             cx.args.iter().map(|&v| (v as i32).to_string()).collect();
                         format!("{name}({})", args.join(", "))
                     };
+                    // A difference after many trips (found past the fuel, where a loop
+                    // proof broke) needs more fuel to show again.
+                    let fuel = match fuel_to_show(cx, task.fuel) {
+                        Some(f) => format!(" --fuel {f}"),
+                        None => String::new(),
+                    };
                     let replay = |file: &str, name: &str| {
                         let mut c =
                             format!("tamarin run {} --function {name}", shell_words::quote(file));
                         for (k, v) in cx.args.iter().enumerate() {
                             c.push_str(&format!(" --a{k} {}", *v as i32));
                         }
+                        c.push_str(&fuel);
                         c
                     };
                     let mut why = format!(
@@ -753,6 +774,7 @@ pub fn compare(task: CompareTask<'_>) -> Result<ExitCode, CliError> {
                     for (k, v) in cx.args.iter().enumerate() {
                         why.push_str(&format!(" --a{k} {}", *v as i32));
                     }
+                    why.push_str(&fuel);
                     format!(
                         "disequivalent:\n  left:  {} {}\n  right: {} {}\nreplay:\n  {}\n  {}\nwhy: {why}\n",
                         call(lname),

@@ -27,6 +27,7 @@ use crate::term::{Evaluator, Term, TermStore};
 use crate::verdict::Engine;
 
 use super::merged::{compare_merged, MergedSettings};
+use super::needle;
 
 /// Most terms the merged encoding of one side may build.
 const MERGED_TERMS: usize = 2_000_000;
@@ -213,6 +214,7 @@ pub fn compare_functions(
     // For runs of any length, a loop proof first (with at most half the time left),
     // then the paths, which find differences and prove loop-free functions.
     let mut induction = None;
+    let mut suspects = induct::Suspects::new();
     if opts.unbounded {
         let admitted: Vec<Vec<u32>> = probes(args.len(), PROBES)
             .into_iter()
@@ -234,6 +236,7 @@ pub fn compare_functions(
             &limits,
             &half_stop,
             opts.certificate.is_some(),
+            &mut suspects,
         );
         if let Outcome::Proved(certificate) = outcome {
             let mut proof = Some(UnboundedProof::induction(certificate, true));
@@ -252,6 +255,44 @@ pub fn compare_functions(
                 engine: Engine::Concolic,
                 unbounded: proof,
             });
+        }
+        // No proof: a state where the loop proof saw a fact broken may be the one
+        // just before a difference after many trips, which the bounded search that
+        // follows cannot reach. Within the same first half of the time.
+        if !suspects.is_empty() && !half_stop() {
+            let mut replay = |a: &[u32]| {
+                let l = replay_with(left, a, &opts.observe, needle::NEEDLE_FUEL);
+                if l.status == Status::OutOfFuel {
+                    return (false, l.steps);
+                }
+                let r = replay_with(right, a, &opts.observe, needle::NEEDLE_FUEL);
+                (ended_differently(&l, &r), l.steps + r.steps)
+            };
+            let found = needle::search(
+                &mut s,
+                &mut solver,
+                &suspects,
+                &args,
+                &|a| layout.admits(a),
+                &mut replay,
+                &half_stop,
+            );
+            if let Some(values) = found {
+                let left_run = replay_with(left, &values, &opts.observe, needle::NEEDLE_FUEL);
+                let right_run = replay_with(right, &values, &opts.observe, needle::NEEDLE_FUEL);
+                return Ok(FunctionReport {
+                    verdict: FunctionVerdict::Disequivalent(FunctionCounterexample {
+                        args: values,
+                        left: left_run,
+                        right: right_run,
+                    }),
+                    paths: (0, 0),
+                    queries: 0,
+                    elapsed: started.elapsed(),
+                    engine: Engine::Concolic,
+                    unbounded: None,
+                });
+            }
         }
         induction = Some(outcome);
     }
@@ -657,12 +698,23 @@ fn shrink(mut args: Vec<u32>, differs: &dyn Fn(&[u32]) -> bool) -> Vec<u32> {
 
 /// Runs one side on `args` in the emulator.
 fn replay(side: FunctionSide<'_>, args: &[u32], opts: &FunctionOptions) -> FunctionRun {
-    let mut m = Machine::new(side.image, opts.fuel);
+    replay_with(side, args, &opts.observe, opts.fuel)
+}
+
+/// Whether both runs ended (a return or a fault), and differently.
+fn ended_differently(l: &FunctionRun, r: &FunctionRun) -> bool {
+    let ended = |run: &FunctionRun| matches!(run.status, Status::Returned | Status::Error(_));
+    ended(l) && ended(r) && l.differs_from(r)
+}
+
+/// Runs one side on `args` in the emulator with `fuel`.
+fn replay_with(side: FunctionSide<'_>, args: &[u32], observe: &[Reg], fuel: u64) -> FunctionRun {
+    let mut m = Machine::new(side.image, fuel);
     m.call(side.entry, args);
     let status = m.run();
     FunctionRun {
         status,
-        observed: opts.observe.iter().map(|&r| m.regs().get(r)).collect(),
+        observed: observe.iter().map(|&r| m.regs().get(r)).collect(),
         steps: m.steps(),
     }
 }
@@ -747,6 +799,27 @@ mod loop_proof_tests {
         // needle is then "proved", which the test above would catch.
         let planted = verdict(&o0, "count_up", "count_up_late_needle", planted::NO_PRUNING);
         assert_eq!(planted, FunctionVerdict::Equivalent);
+    }
+
+    #[test]
+    fn a_difference_after_many_trips_is_kept_only_when_its_replay_shows_it() {
+        // One side runs forever on an odd bound and returns 0 otherwise, like the
+        // other side: they never both end differently. The search for a difference after many trips replays what the
+        // loop proof's broken facts suggest; keeping a candidate without that replay
+        // gives a witness on which both end alike, which the harness's replay under
+        // qemu (and `found_past` in the tests) would catch.
+        let o0 = load("loops-O0.o");
+        let honest = verdict(&o0, "spin_outer_on_odd", "zero", 0);
+        assert!(
+            matches!(honest, FunctionVerdict::PossiblyEquivalent(_)),
+            "{honest:?}"
+        );
+        match verdict(&o0, "spin_outer_on_odd", "zero", planted::NEEDLE_UNREPLAYED) {
+            FunctionVerdict::Disequivalent(cx) => {
+                assert!(!cx.left.differs_from(&cx.right), "{cx:?}")
+            }
+            other => panic!("{other:?}"),
+        }
     }
 
     #[test]

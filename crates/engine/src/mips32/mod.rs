@@ -11,6 +11,7 @@ pub mod explore;
 mod gap;
 pub mod induct;
 pub mod merged;
+mod needle;
 mod sampler;
 
 pub use compare::{

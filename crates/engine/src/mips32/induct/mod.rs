@@ -42,6 +42,7 @@ use self::places::{
 };
 use self::schedule::{head_visits, in_step, loop_heads, trip_ratio, unpartnered_heads};
 use super::explore::{self, Code, End, Function, Limits, Paths, Side, Snapshot};
+pub use super::needle::Suspects;
 use super::sampler::{self, Sampler, Stepped};
 pub use crate::loop_proof::{Certificate, Check, CheckKind, Obligations, Schedule};
 use crate::solver::{Answer, IntegerLimits, Solver};
@@ -189,7 +190,10 @@ const MAX_HEADS: usize = 4;
 /// `args` are the inputs' terms (`$a0`..), `probes` argument vectors that satisfy the
 /// preconditions, `observe` the registers compared at a return; `solver` must hold
 /// the preconditions as its domain. With `certify`, a proof's certificate carries its
-/// [`Obligations`] (otherwise none, which costs nothing).
+/// [`Obligations`] (otherwise none, which costs nothing). Each query whose model is
+/// a state from which a trip breaks a fact is kept in `suspects`: where no proof is
+/// found, they are where to look for a difference after many trips
+/// ([`super::needle`]).
 #[allow(clippy::too_many_arguments)]
 pub fn prove(
     s: &mut TermStore,
@@ -202,6 +206,7 @@ pub fn prove(
     limits: &Limits,
     stop: &dyn Fn() -> bool,
     certify: bool,
+    suspects: &mut Suspects,
 ) -> Outcome {
     let sides = [left, right];
     let mut heads: [Vec<u32>; 2] = [Vec::new(), Vec::new()];
@@ -253,6 +258,7 @@ pub fn prove(
                 limits,
                 stop,
                 certify,
+                suspects: &mut *suspects,
                 facts: BTreeMap::new(),
                 fresh: BTreeMap::new(),
                 grown: false,
@@ -338,6 +344,8 @@ struct Prover<'a, 'f> {
     stop: &'a dyn Fn() -> bool,
     /// Whether to record the obligations of a proof.
     certify: bool,
+    /// Queries whose models broke a fact, or made an ending differ.
+    suspects: &'a mut Suspects,
     /// The facts still believed at each place reached.
     facts: BTreeMap<Place, BTreeSet<Fact>>,
     /// The fresh input standing for each value of each place.
@@ -481,9 +489,10 @@ impl Prover<'_, '_> {
                 match self.ask(&[*guard, *differ]) {
                     Answer::Unsat => {}
                     Answer::Sat(_) => {
+                        self.suspects.record("an ending", &[*guard, *differ]);
                         return Run::Done(Outcome::Unknown(
                             "the invariant found does not make the endings alike".into(),
-                        ))
+                        ));
                     }
                     Answer::Unknown(why) => {
                         return Run::Done(Outcome::Unknown(format!(
@@ -678,6 +687,7 @@ impl Prover<'_, '_> {
                     .filter(|(_, &t)| !e.holds(t))
                     .map(|(f, _)| *f)
                     .collect();
+                self.suspects.record(&bad, &[guard, broken]);
                 if bad.is_empty() {
                     return Err("a model of a broken fact broke none".into());
                 }
@@ -2193,6 +2203,9 @@ pub(crate) mod planted {
     /// Under a schedule of one side after the other, a left that faults before the
     /// right has started is taken to end alike with it.
     pub const FAULT_BEFORE_START: u32 = 16;
+    /// A candidate of the search for a difference after many trips is kept without
+    /// its replay showing one ([`crate::mips32::needle`]).
+    pub const NEEDLE_UNREPLAYED: u32 = 32;
 }
 
 #[cfg(test)]
