@@ -33,7 +33,10 @@ const QUERY_TIME: std::time::Duration = std::time::Duration::from_secs(4);
 /// Fuel of one replay: a few million trips of a loop of a few dozen instructions.
 pub const NEEDLE_FUEL: u64 = 100_000_000;
 /// Most steps the replays of one search may take together (both sides).
-pub const NEEDLE_STEPS: u64 = 600_000_000;
+pub const NEEDLE_STEPS: u64 = 400_000_000;
+/// The largest input tried as soon as its suspect was asked: a needle that one of
+/// [`NEEDLE_FUEL`]'s runs can reach is at most a few tens of millions of trips.
+const SMALL_INPUT: u32 = 1 << 25;
 /// Most head values of one state tried as inputs.
 const MAX_HEAD_VALUES: usize = 6;
 
@@ -85,34 +88,12 @@ pub fn search(
     stop: &dyn Fn() -> bool,
 ) -> Option<Vec<u32>> {
     let mut queries = 0;
-    let mut candidates: Vec<Vec<u32>> = Vec::new();
-    for query in &suspects.queries {
-        if stop() || queries >= MAX_QUERIES {
-            break;
-        }
-        let Some((inputs, heads)) = smallest_inputs(s, solver, query, args, &mut queries) else {
-            continue;
-        };
-        for v in heads.into_iter().take(MAX_HEAD_VALUES) {
-            for k in 0..inputs.len() {
-                let mut c = inputs.clone();
-                c[k] = v.wrapping_add(1);
-                candidates.push(c);
-            }
-        }
-        candidates.push(inputs);
-    }
-    // Small inputs first: they take few trips, so a run that does not end (or ends
-    // alike) costs little, and the first difference found is a short one.
-    candidates.sort_by_key(|c| (c.iter().copied().max(), c.clone()));
-    candidates.dedup();
     let mut steps = 0;
-    for c in candidates {
-        if stop() || steps >= NEEDLE_STEPS {
-            return None;
-        }
-        if !admits(&c) {
-            continue;
+    let mut tried: Vec<Vec<u32>> = Vec::new();
+    let mut large: Vec<Vec<u32>> = Vec::new();
+    let mut try_one = |c: Vec<u32>, steps: &mut u64| -> bool {
+        if tried.contains(&c) || !admits(&c) {
+            return false;
         }
         #[allow(unused_mut)]
         let (mut differs, spent) = replay(&c);
@@ -120,8 +101,46 @@ pub fn search(
         if super::induct::planted::has(super::induct::planted::NEEDLE_UNREPLAYED) {
             differs = true;
         }
-        steps += spent;
-        if differs {
+        tried.push(c);
+        *steps += spent;
+        differs
+    };
+    for query in &suspects.queries {
+        if stop() || queries >= MAX_QUERIES || steps >= NEEDLE_STEPS {
+            break;
+        }
+        let Some((inputs, heads)) = smallest_inputs(s, solver, query, args, &mut queries) else {
+            continue;
+        };
+        let mut candidates = vec![inputs.clone()];
+        for v in heads.into_iter().take(MAX_HEAD_VALUES) {
+            for k in 0..inputs.len() {
+                let mut c = inputs.clone();
+                c[k] = v.wrapping_add(1);
+                candidates.push(c);
+            }
+        }
+        // Small inputs right away (a run of a few trips costs little, and one found
+        // here saves the queries of the suspects after it); larger ones after every
+        // suspect was asked, smallest first, since a run that never ends costs the
+        // whole fuel.
+        for c in candidates {
+            if c.iter().any(|&v| v > SMALL_INPUT) {
+                large.push(c);
+            } else if stop() || steps >= NEEDLE_STEPS {
+                return None;
+            } else if try_one(c.clone(), &mut steps) {
+                return Some(c);
+            }
+        }
+    }
+    large.sort_by_key(|c| (c.iter().copied().max(), c.clone()));
+    large.dedup();
+    for c in large {
+        if stop() || steps >= NEEDLE_STEPS {
+            return None;
+        }
+        if try_one(c.clone(), &mut steps) {
             return Some(c);
         }
     }
@@ -154,10 +173,17 @@ fn smallest_inputs(
     };
     let value = |s: &TermStore, m: &Model, t: Term| Evaluator::new(s, &m.values).eval(t) as u32;
     for &arg in args {
-        // The least value with a model lies in [lo, hi]: hi has one.
+        // The least value with a model lies in [lo, hi]: hi has one. Bounds grow
+        // from 0 (0, 1, 3, 7, …: most states allow small inputs, found in a few
+        // queries), then halve what is left.
         let (mut lo, mut hi) = (0u32, value(s, &model, arg));
+        let mut gallop: u32 = 0;
         while lo < hi {
-            let mid = lo + (hi - lo) / 2;
+            let mid = if gallop < hi {
+                gallop
+            } else {
+                lo + (hi - lo) / 2
+            };
             let bound = s.word(mid);
             let gt = s.bin(BinOp::Ult, bound, arg);
             let le = s.not(gt);
@@ -172,6 +198,7 @@ fn smallest_inputs(
                 // What the solver cannot tell, or no queries left: the value found.
                 Answer::Unknown(_) => break,
             }
+            gallop = gallop.saturating_mul(2).saturating_add(1).max(lo);
         }
         let at = s.word(value(s, &model, arg));
         let fixed = s.eq(arg, at);
