@@ -195,19 +195,13 @@ pub fn compare_functions(
             let values = shrink(probe, &|a| {
                 layout.admits(a) && replay(left, a, opts).differs_from(&replay(right, a, opts))
             });
-            let (l, r) = (replay(left, &values, opts), replay(right, &values, opts));
-            return Ok(FunctionReport {
-                verdict: FunctionVerdict::Disequivalent(FunctionCounterexample {
-                    args: values,
-                    left: l,
-                    right: r,
-                }),
-                paths: (0, 0),
-                queries: 0,
-                elapsed: started.elapsed(),
-                engine: Engine::Concolic,
-                unbounded: None,
-            });
+            return Ok(difference_report(
+                [left, right],
+                values,
+                &opts.observe,
+                opts.fuel,
+                started,
+            ));
         }
     }
     let stopped = || stop.reached();
@@ -278,20 +272,13 @@ pub fn compare_functions(
                 &half_stop,
             );
             if let Some(values) = found {
-                let left_run = replay_with(left, &values, &opts.observe, needle::NEEDLE_FUEL);
-                let right_run = replay_with(right, &values, &opts.observe, needle::NEEDLE_FUEL);
-                return Ok(FunctionReport {
-                    verdict: FunctionVerdict::Disequivalent(FunctionCounterexample {
-                        args: values,
-                        left: left_run,
-                        right: right_run,
-                    }),
-                    paths: (0, 0),
-                    queries: 0,
-                    elapsed: started.elapsed(),
-                    engine: Engine::Concolic,
-                    unbounded: None,
-                });
+                return Ok(difference_report(
+                    [left, right],
+                    values,
+                    &opts.observe,
+                    needle::NEEDLE_FUEL,
+                    started,
+                ));
             }
         }
         induction = Some(outcome);
@@ -699,6 +686,33 @@ fn shrink(mut args: Vec<u32>, differs: &dyn Fn(&[u32]) -> bool) -> Vec<u32> {
 /// Runs one side on `args` in the emulator.
 fn replay(side: FunctionSide<'_>, args: &[u32], opts: &FunctionOptions) -> FunctionRun {
     replay_with(side, args, &opts.observe, opts.fuel)
+}
+
+/// The report of a difference found by concrete runs, before any bounded search:
+/// both sides replayed on `args` with `fuel`.
+fn difference_report(
+    [left, right]: [FunctionSide<'_>; 2],
+    args: Vec<u32>,
+    observe: &[Reg],
+    fuel: u64,
+    started: Instant,
+) -> FunctionReport {
+    let (l, r) = (
+        replay_with(left, &args, observe, fuel),
+        replay_with(right, &args, observe, fuel),
+    );
+    FunctionReport {
+        verdict: FunctionVerdict::Disequivalent(FunctionCounterexample {
+            args,
+            left: l,
+            right: r,
+        }),
+        paths: (0, 0),
+        queries: 0,
+        elapsed: started.elapsed(),
+        engine: Engine::Concolic,
+        unbounded: None,
+    }
 }
 
 /// Whether both runs ended (a return or a fault), and differently.
