@@ -260,7 +260,7 @@ pub fn compare_functions(
                     return (false, l.steps);
                 }
                 let r = replay_with(right, a, &opts.observe, needle::NEEDLE_FUEL);
-                (ended_differently(&l, &r), l.steps + r.steps)
+                (l.differs_from(&r), l.steps + r.steps)
             };
             let found = needle::search(
                 &mut s,
@@ -713,12 +713,6 @@ fn difference_report(
         engine: Engine::Concolic,
         unbounded: None,
     }
-}
-
-/// Whether both runs ended (a return or a fault), and differently.
-fn ended_differently(l: &FunctionRun, r: &FunctionRun) -> bool {
-    let ended = |run: &FunctionRun| matches!(run.status, Status::Returned | Status::Error(_));
-    ended(l) && ended(r) && l.differs_from(r)
 }
 
 /// Runs one side on `args` in the emulator with `fuel`.

@@ -70,8 +70,8 @@ impl Suspects {
     }
 }
 
-/// How both sides ran on one input: `Some(true)` when both ended, differently;
-/// `Some(false)` when they did not show a difference; and the steps both took.
+/// Runs both sides on one input: whether both ended, differently (a run out of fuel
+/// differs from nothing), and the steps they took.
 pub type Replay<'a> = dyn FnMut(&[u32]) -> (bool, u64) + 'a;
 
 /// Looks for inputs on which both sides end differently among the suspects' states
