@@ -214,18 +214,14 @@ fn a_loop_against_itself_unrolled_by_two_is_proved() {
 
 #[test]
 fn a_difference_after_three_million_trips_is_found_where_the_invariant_breaks() {
-    // A flag set on trip 3,000,000 (the machine shows it from n = 3,000,001), and a
-    // flag that only the state after that trip tells: the fact that a trip breaks
-    // names the state before the difference, and the least inputs it allows differ.
-    let (o0, o2) = (load("loops-O0.o"), load("loops-O2.o"));
+    // A flag set on trip 3,000,000 (the machine shows it from n = 3,000,001): the fact
+    // that a trip breaks names the state before the difference, and the least inputs
+    // it allows differ. The flag that only the state after that trip tells is found
+    // by the CLI's test in this suite, and at other levels in the long tier.
+    let o2 = load("loops-O2.o");
     found_past(
         side(&o2, "count_up"),
         side(&o2, "count_up_needle"),
-        3_000_000,
-    );
-    found_past(
-        side(&o0, "count_up"),
-        side(&o0, "count_up_late_needle"),
         3_000_000,
     );
 }
@@ -407,6 +403,7 @@ fn every_other_pairing_of_levels_is_proved_or_kept_unproved() {
     // The other needles at other levels, each found from the facts a trip broke.
     for (l, r) in [
         (side(&o0, "count_up"), side(&o0, "count_up_needle")),
+        (side(&o0, "count_up"), side(&o0, "count_up_late_needle")),
         (side(&o0, "count_up_needle"), side(&o2, "count_up")),
         (side(&o2, "count_up_late_needle"), side(&o0, "count_up")),
         (side(&o2, "two_loops_needle"), side(&o0, "two_loops")),

@@ -259,13 +259,16 @@ fn check_traces(
     checked
 }
 
-/// The unroller's summary of `program` (in concrete mode, of its run at `point`).
+/// The unroller's summary of `program` (in concrete mode, of its run at `point`),
+/// asking `solver` (one chain for a whole row: building one per point would take
+/// most of the row's time).
 fn summarize(
     store: &mut TermStore,
     layout: &InputLayout,
     program: &Program,
     point: &[u32],
     mode: Mode,
+    solver: &mut dyn Solver,
 ) -> Summary {
     let observe = observables();
     let m = machine(program, layout, point);
@@ -282,7 +285,6 @@ fn summarize(
         max_terms: 1_000_000,
         stop: Default::default(),
     };
-    let mut solver = build_chain(&SolverConfig::default(), Default::default(), Vec::new());
     unroll(store, &setup, &mut |s: &mut TermStore, q| {
         solver.check(s, q)
     })
@@ -392,15 +394,17 @@ fn agree_on_row(name: &str, mode: Mode) {
         checked >= all.len(),
         "{name}: every traced point checks itself"
     );
+    let mut solver = build_chain(&SolverConfig::default(), Default::default(), Vec::new());
     let uncovered = match mode {
         Mode::Symbolic => {
-            let summary = summarize(&mut store, &layout, &program, &all[0].0, mode);
+            let summary = summarize(&mut store, &layout, &program, &all[0].0, mode, &mut solver);
             check_unroller(name, &summary, &store, &all)
         }
         Mode::Concrete => all
             .chunks(1)
             .map(|one| {
-                let summary = summarize(&mut store, &layout, &program, &one[0].0, mode);
+                let summary =
+                    summarize(&mut store, &layout, &program, &one[0].0, mode, &mut solver);
                 check_unroller(name, &summary, &store, one)
             })
             .sum(),

@@ -860,7 +860,7 @@ mod tests {
 
     #[test]
     fn every_example_function_ends_as_the_emulator_ends() {
-        every_example_function_agrees(250, 100);
+        every_example_function_agrees(150, 60);
     }
 
     /// The same at the fuel that lets every example loop run to its end on most of

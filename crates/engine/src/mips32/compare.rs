@@ -800,11 +800,11 @@ mod loop_proof_tests {
 
     #[test]
     fn facts_that_a_trip_breaks_are_what_keeps_a_needle_unproved() {
+        // Honestly this pair is `disequivalent` (the CLI's
+        // `compare_unbounded_finds_a_difference_after_three_million_trips` and the
+        // long tier's `found_past` hold it so). Keep every fact the samples show
+        // (none reaches trip 3,000,001): the needle is then "proved".
         let o0 = load("loops-O0.o");
-        let honest = verdict(&o0, "count_up", "count_up_late_needle", 0);
-        assert!(!matches!(honest, FunctionVerdict::Equivalent), "{honest:?}");
-        // Keep every fact the samples show (none reaches trip 3,000,001): the
-        // needle is then "proved", which the test above would catch.
         let planted = verdict(&o0, "count_up", "count_up_late_needle", planted::NO_PRUNING);
         assert_eq!(planted, FunctionVerdict::Equivalent);
     }
@@ -835,6 +835,12 @@ mod loop_proof_tests {
             }
             other => panic!("{other:?}"),
         }
+    }
+
+    #[test]
+    #[ignore = "seconds of emulated runs: the long tier of .ci/run runs it (--ignored)"]
+    fn a_side_alone_that_goes_round_two_loops_catches_its_planted_bugs() {
+        let o0 = load("loops-O0.o");
         let planted = verdict(&o0, "spin_outer_on_odd", "zero", planted::LONE_CYCLES);
         assert_eq!(planted, FunctionVerdict::Equivalent);
         // The two never both end differently. The search for a difference after many
