@@ -6,7 +6,10 @@
 //! - `equivalent` when the loop proof holds (both run forever or both end alike, on
 //!   every input the preconditions allow), or when the bounded proof followed every
 //!   run to its end (no path ran out of fuel);
-//! - `disequivalent` as the bounded comparison found it (replayed);
+//! - `disequivalent` where a state at which the loop proof saw a fact broken leads to
+//!   inputs on which both programs end differently, after more steps than the fuel
+//!   ([`crate::mips32::needle`]: a difference after millions of trips), or as the
+//!   bounded comparison found it; replayed either way;
 //! - otherwise `possibly-equivalent`, with `termination` when only "equal whenever
 //!   both end" was proved, or `invariant` and why no loop proof was found.
 
@@ -20,12 +23,17 @@ use crate::io::{InputLayout, InputSpec, Observable};
 use crate::mips32::compare::{probes, write_certificate, PROBES};
 use crate::mips32::explore::{Code, Cs241Code, Limits, Side};
 use crate::mips32::induct::{self, Outcome};
+use crate::mips32::needle;
 use crate::mips32::UnboundedProof;
 use crate::options::Options;
 use crate::report::{Observer, Report, Stats};
 use crate::solver::{build_chain, Answer, Solver, SolverStats};
 use crate::term::TermStore;
-use crate::verdict::{Engine, Incomplete, Proof, Verdict};
+use crate::verdict::{
+    self, results_differ, run_observed, Counterexample, Engine, FuelPolicy, Incomplete, Proof,
+    Verdict,
+};
+use tamarin_mips::cpu::Status;
 
 /// Most paths of one trip of a loop (or of the way to the first loop head).
 const MAX_PATHS: usize = 20_000;
@@ -84,6 +92,26 @@ pub fn compare(
                 notes: Vec::new(),
             });
         }
+        Attempt::Differs {
+            counterexample,
+            solver_name,
+            solver,
+            input_names,
+        } => {
+            let stats = Stats {
+                total: started.elapsed(),
+                solver_name,
+                solver,
+                ..Stats::default()
+            };
+            return Ok(Report {
+                verdict: Verdict::Disequivalent(counterexample),
+                stats,
+                input_names,
+                paths: Default::default(),
+                notes: Vec::new(),
+            });
+        }
         Attempt::Failed(reason) => reason,
     };
     let mut report = equiv::compare(left, right, opts, observer);
@@ -118,6 +146,14 @@ enum Attempt {
     /// inputs' names.
     Proved {
         proof: Box<UnboundedProof>,
+        solver_name: String,
+        solver: SolverStats,
+        input_names: Vec<String>,
+    },
+    /// Inputs on which both end differently, found from the states where the proof
+    /// saw a fact broken, and replayed with [`needle::NEEDLE_FUEL`].
+    Differs {
+        counterexample: Box<Counterexample>,
         solver_name: String,
         solver: SolverStats,
         input_names: Vec<String>,
@@ -208,6 +244,7 @@ fn attempt(
         max_targets: MAX_TARGETS,
     };
     let until_stop = || stop.reached() || until.is_some_and(|h| Instant::now() >= h);
+    let mut suspects = induct::Suspects::new();
     let outcome = induct::prove(
         &mut s,
         &mut solver,
@@ -219,10 +256,7 @@ fn attempt(
         &limits,
         &until_stop,
         opts.certificate.is_some(),
-        // A CS241 program's difference after many trips is left to the bounded
-        // search: its runs read standard input and arrays, which the suspects'
-        // inputs (registers only) do not describe.
-        &mut induct::Suspects::new(),
+        &mut suspects,
     );
     match outcome {
         Outcome::Proved(c) => {
@@ -244,9 +278,81 @@ fn attempt(
                 None => failed("the proof was not kept".into()),
             })
         }
-        Outcome::Partial(_) => Ok(Attempt::Failed(Incomplete::Termination)),
-        Outcome::Unknown(why) => Ok(failed(why)),
+        outcome => {
+            // A state where the proof saw a fact broken may be the one just before a
+            // difference after many trips, which the bounded comparison that follows
+            // cannot reach (the programs take only register inputs here: `refusal`).
+            let found = (!suspects.is_empty() && !until_stop()).then(|| {
+                difference_after_many_trips(
+                    &mut s,
+                    &mut solver,
+                    &suspects,
+                    &layout,
+                    [left, right],
+                    opts,
+                    &until_stop,
+                )
+            });
+            if let Some(cx) = found.flatten() {
+                return Ok(Attempt::Differs {
+                    counterexample: Box::new(cx),
+                    solver_name: solver.describe(),
+                    solver: solver.stats.clone(),
+                    input_names: layout.names().to_vec(),
+                });
+            }
+            Ok(match outcome {
+                Outcome::Partial(_) => Attempt::Failed(Incomplete::Termination),
+                Outcome::Unknown(why) => failed(why),
+                Outcome::Proved(_) => failed("the proof was not kept".into()),
+            })
+        }
     }
+}
+
+/// Inputs on which both programs end differently after more steps than the fuel,
+/// looked for from the states where the loop proof saw a fact broken
+/// ([`needle::search`]), each run with [`needle::NEEDLE_FUEL`]; the counterexample
+/// is [`verdict::replay`]'s, as every CS241 counterexample is.
+fn difference_after_many_trips(
+    s: &mut TermStore,
+    solver: &mut dyn Solver,
+    suspects: &induct::Suspects,
+    layout: &InputLayout,
+    [left, right]: [&Program; 2],
+    opts: &Options,
+    stop: &dyn Fn() -> bool,
+) -> Option<Counterexample> {
+    let what = &opts.observe;
+    let mut config = opts.machine_config();
+    config.fuel = needle::NEEDLE_FUEL;
+    let run = |p: &Program, a: &[u32]| run_observed(p, config, layout, a, what);
+    let mut replay = |a: &[u32]| {
+        let Some((l, lobs)) = run(left, a) else {
+            return (false, 0);
+        };
+        if l.status == Status::OutOfFuel {
+            return (false, l.steps);
+        }
+        let Some((r, robs)) = run(right, a) else {
+            return (false, l.steps);
+        };
+        // Under `Same` only runs that both end can differ: a difference under either
+        // fuel policy.
+        let differs = results_differ(FuelPolicy::Same, &l, &lobs, &r, &robs);
+        (differs, l.steps + r.steps)
+    };
+    let args = layout.vars().to_vec();
+    let found = needle::search(
+        s,
+        solver,
+        suspects,
+        &args,
+        &|a| layout.admits(a),
+        &mut replay,
+        stop,
+    )?;
+    verdict::replay(left, right, config, layout, &found, what, FuelPolicy::Same)
 }
 
 fn failed(why: String) -> Attempt {
@@ -257,7 +363,7 @@ fn failed(why: String) -> Attempt {
 mod tests {
     use std::path::Path;
 
-    use tamarin_mips::cpu::{Config, Machine, NoTrace, Status};
+    use tamarin_mips::cpu::{Config, Frontend, Machine, NoTrace, Status};
     use tamarin_mips::Program;
 
     use crate::compare;
@@ -392,35 +498,65 @@ mod tests {
     }
 
     #[test]
-    fn a_needle_past_three_million_trips_is_kept_unproved_by_pruning() {
-        kept_unproved_by_pruning("needle.asm");
+    #[ignore = "seconds of search and runs: the long tier of .ci/run runs it (--ignored)"]
+    fn a_needle_past_three_million_trips_is_found_and_never_proved() {
+        // The CLI's `a_needle_past_three_million_trips_is_found_with_its_fuel` does the
+        // same comparison in the default suite.
+        found_and_never_proved("needle.asm");
     }
 
     #[test]
-    #[ignore = "seconds of solving in a debug build: the long tier of .ci/run runs it (--ignored)"]
-    fn an_unrolled_needle_past_three_million_trips_is_kept_unproved_by_pruning() {
-        kept_unproved_by_pruning("unrolled-needle.asm");
-    }
-
-    /// `needle` against `up.asm` is never proved, and is "proved" with the pruning
-    /// planted away: the test sees the difference.
-    fn kept_unproved_by_pruning(needle: &str) {
-        // The bounded search after a failed proof finds nothing in 300 steps either:
-        // a short fuel keeps it short.
+    fn a_needle_past_three_million_trips_is_proved_with_the_pruning_planted_away() {
+        // Keep every fact the samples show (none reaches trip 3,000,000): the needle
+        // is then "proved", which `found_and_never_proved` catches.
         let opts = Options {
             fuel: 300,
             ..options()
         };
+        let planted = verdict_with("up.asm", "needle.asm", planted::NO_PRUNING, &opts);
+        assert!(matches!(planted, Verdict::Equivalent(_)), "{planted:?}");
+    }
+
+    #[test]
+    #[ignore = "seconds of solving in a debug build: the long tier of .ci/run runs it (--ignored)"]
+    fn an_unrolled_needle_past_three_million_trips_is_found_and_never_proved() {
+        found_and_never_proved("unrolled-needle.asm");
+    }
+
+    /// `needle` against `up.asm` is `disequivalent` on an input past 3,000,000 trips,
+    /// found from the facts the loop proof saw broken (the bounded search stops at
+    /// 300 steps), and is "proved" with the pruning planted away.
+    fn found_and_never_proved(needle: &str) {
+        // The default per-query time: the queries' work limits decide what is
+        // found, not the machine's load.
+        let opts = Options {
+            fuel: 300,
+            solver: SolverConfig::default(),
+            ..options()
+        };
         let honest = verdict_with("up.asm", needle, 0, &opts);
-        let Verdict::PossiblyEquivalent(reasons) = &honest else {
+        let Verdict::Disequivalent(cx) = &honest else {
             panic!("{needle}: {honest:?}");
         };
-        assert!(
-            reasons.iter().any(|r| r.kind() == "invariant"),
-            "{reasons:?}"
+        assert!(cx.inputs[0].1 > 3_000_000, "{cx:?}");
+        assert_eq!(
+            (cx.left.status, cx.right.status),
+            (Status::Done, Status::Done)
         );
+        assert!(cx.right.steps > 3_000_000, "{cx:?}");
+        // A fresh run of each, far past the comparison's fuel, shows it.
+        let result = |name: &str| {
+            let program = example("loops", name);
+            let mut m = Machine::new(&program, Config::with_fuel(200_000_000));
+            m.apply(&Frontend::TwoInts(cx.inputs[0].1, cx.inputs[1].1))
+                .unwrap();
+            let outcome = m.run_to_outcome(&mut NoTrace);
+            assert_eq!(outcome.status, Status::Done);
+            outcome.regs.result()
+        };
+        assert_ne!(result("up.asm"), result(needle), "{cx:?}");
         // Keep every fact the samples show (none reaches trip 3,000,000): the needle
-        // is then "proved", which the assertion above catches.
+        // is then "proved", which the assertions above catch.
         let planted = verdict_with("up.asm", needle, planted::NO_PRUNING, &opts);
         assert!(
             matches!(planted, Verdict::Equivalent(_)),

@@ -68,6 +68,14 @@ pub struct Witness {
     pub submission: WitnessSide,
 }
 
+impl Witness {
+    /// The steps of the longer of its two runs (as the JSON reports give them).
+    pub fn longest_run(&self) -> u64 {
+        let steps = |side: &WitnessSide| side.json["steps"].as_u64().unwrap_or(0);
+        steps(&self.reference).max(steps(&self.submission))
+    }
+}
+
 /// One program's run on a witness: in words, and as the JSON reports give it.
 #[derive(Clone, Debug, Serialize, Deserialize)]
 pub struct WitnessSide {

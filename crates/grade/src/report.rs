@@ -14,7 +14,7 @@ use crate::groups::Group;
 use crate::json::{Inputs, TaskModel};
 use crate::record::stored_reason_text;
 use crate::settings::Search;
-use crate::text::{inputs_line, replay_command, short_inputs_line};
+use crate::text::{inputs_line, replay_command, search_showing, short_inputs_line};
 use crate::{Diagnostic, Record, Verdict, SCHEMA_VERSION};
 
 /// What the report needs of one submission.
@@ -305,6 +305,8 @@ impl Model {
             };
             let witness = record.witness.as_ref().map(|w| {
                 let values = layout.describe(&w.values);
+                // A difference after many trips needs more fuel to show again.
+                let search = &*search_showing(search, w.longest_run());
                 WitnessModel {
                     inputs_line: inputs_line(&values),
                     inputs_short: short_inputs_line(&values),

@@ -1,6 +1,7 @@
 //! Values in words, as every report shows them: numbers, a run's status, inputs, the
 //! commands that replay a verdict, and the advice for each kind of incompleteness.
 
+use std::borrow::Cow;
 use std::path::Path;
 use std::time::Duration;
 
@@ -39,6 +40,33 @@ pub fn shell_word(s: &str) -> String {
 /// Standard input bytes as a `printf` format (octal escapes: POSIX printf has no `\x`).
 pub fn printf_bytes(bytes: &[u8]) -> String {
     bytes.iter().map(|b| format!("\\{b:03o}")).collect()
+}
+
+/// The fuel that `run` and `explain` need to show a difference again when its longer
+/// run took `longest` steps, more than the search's `fuel` (a difference after many
+/// trips, found past the fuel where a loop proof failed): the next power of ten above
+/// it. `None` when `fuel` is enough.
+pub fn fuel_to_show(longest: u64, fuel: u64) -> Option<u64> {
+    if longest < fuel {
+        return None;
+    }
+    let mut f: u64 = 10;
+    while f <= longest {
+        f = f.saturating_mul(10);
+    }
+    Some(f)
+}
+
+/// `search` with the fuel that shows again a difference whose longer run took
+/// `longest` steps ([`fuel_to_show`]), for the commands that replay it.
+pub fn search_showing(search: &Search, longest: u64) -> Cow<'_, Search> {
+    match fuel_to_show(longest, search.fuel) {
+        Some(fuel) => Cow::Owned(Search {
+            fuel,
+            ..search.clone()
+        }),
+        None => Cow::Borrowed(search),
+    }
 }
 
 /// The `tamarin run` command line that replays `values` on `prog`.

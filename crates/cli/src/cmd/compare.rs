@@ -14,8 +14,8 @@ use tamarin_grade::parse::{parse_observables, ObservableList};
 use tamarin_grade::settings::{Frontend, Line, Settings};
 
 use super::search::{
-    explain_command, inputs_line, ms, note_text, reason_text, replay_command, shell_word, shown,
-    status_line, CliObserver, EngineArg, SearchArgs, Searcher,
+    explain_command, inputs_line, ms, note_text, reason_text, replay_command, search_showing,
+    shell_word, shown, status_line, CliObserver, EngineArg, SearchArgs, Searcher,
 };
 use crate::args::OutputFormat;
 use crate::diag::{CliError, EXIT_FOUND, EXIT_INCOMPLETE, EXIT_OK};
@@ -344,6 +344,9 @@ fn write_text(
                 "disequivalent: the programs differ on {}",
                 inputs_line(&cx.values)
             )?;
+            // A difference after many trips took more steps than the fuel: the
+            // commands that show it again, and the inline explanation, get enough.
+            let search = &*search_showing(search, cx.left.steps.max(cx.right.steps));
             let (l, r) = (super::program_name(left), super::program_name(right));
             let width = l.len().max(r.len());
             for (side, name, o, pick) in [("left ", &l, &cx.left, 0), ("right", &r, &cx.right, 1)] {
@@ -374,13 +377,15 @@ fn write_text(
             }
             if args.explain {
                 if let Some((l, r)) = programs {
+                    let mut config = opts.machine_config();
+                    config.fuel = search.fuel;
                     writeln!(out)?;
                     super::explain::write_inline(
                         out,
                         (left, right),
                         (l, r),
                         &super::explain::run_inputs(&cx.values, search.array_base),
-                        opts.machine_config(),
+                        config,
                         &opts.observe,
                         opts.out_of_fuel,
                     )?;

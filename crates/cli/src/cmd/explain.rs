@@ -18,6 +18,9 @@ use super::search::FuelPolicyArg;
 use crate::args::{parse_count, FrontendArgs, InputFormatOpt, OutputFormat, TerminationOpt};
 use crate::diag::{CliError, EXIT_FOUND, EXIT_OK};
 
+/// Most branch conditions of one side shown in the text (JSON gives them all).
+const MAX_SHOWN_CONDITIONS: usize = 16;
+
 /// Rows shown before the divergence in the text report (all of them in JSON, up to
 /// a cap).
 const CONTEXT_ROWS: usize = 24;
@@ -730,6 +733,13 @@ impl View<'_> {
             for (side, conds) in [("left ", l), ("right", r)] {
                 let text = if conds.is_empty() {
                     "(no condition: every input takes it)".to_string()
+                } else if conds.len() > MAX_SHOWN_CONDITIONS {
+                    // A run of millions of trips has a condition per trip.
+                    format!(
+                        "{}, … and {} more",
+                        conds[..MAX_SHOWN_CONDITIONS].join(", "),
+                        conds.len() - MAX_SHOWN_CONDITIONS
+                    )
                 } else {
                     conds.join(", ")
                 };

@@ -10,6 +10,7 @@ use serde::Serialize;
 use tamarin_mips::cpu::Stop;
 use tamarin_mips::mips32::{abi, calls, elf, isa, Image, Machine, Status, Symbol};
 
+use super::search::fuel_to_show;
 use crate::args::OutputFormat;
 use crate::diag::CliError;
 
@@ -462,20 +463,6 @@ pub(crate) fn end_json(run: &tamarin::FunctionRun) -> EndJson {
     }
 }
 
-/// The fuel that `run` and `explain` need to show a counterexample again when its runs
-/// took more steps than `fuel`: the next power of ten above the longer run.
-fn fuel_to_show(cx: &tamarin::FunctionCounterexample, fuel: u64) -> Option<u64> {
-    let longest = cx.left.steps.max(cx.right.steps);
-    if longest < fuel {
-        return None;
-    }
-    let mut f: u64 = 10;
-    while f <= longest {
-        f = f.saturating_mul(10);
-    }
-    Some(f)
-}
-
 fn end_text(run: &tamarin::FunctionRun, observe: &[String]) -> String {
     match run.status {
         Status::Returned => {
@@ -750,7 +737,7 @@ pub fn compare(task: CompareTask<'_>) -> Result<ExitCode, CliError> {
                     };
                     // A difference after many trips (found past the fuel, where a loop
                     // proof broke) needs more fuel to show again.
-                    let fuel = match fuel_to_show(cx, task.fuel) {
+                    let fuel = match fuel_to_show(cx.left.steps.max(cx.right.steps), task.fuel) {
                         Some(f) => format!(" --fuel {f}"),
                         None => String::new(),
                     };

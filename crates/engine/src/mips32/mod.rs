@@ -11,7 +11,7 @@ pub mod explore;
 mod gap;
 pub mod induct;
 pub mod merged;
-mod needle;
+pub(crate) mod needle;
 mod sampler;
 
 pub use compare::{
