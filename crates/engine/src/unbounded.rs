@@ -64,8 +64,8 @@ pub fn compare(
         None => attempt(left, right, opts, half)?,
     };
     let reason = match attempt {
-        Attempt::Proved {
-            proof,
+        Attempt::Decided {
+            verdict,
             solver_name,
             solver,
             input_names,
@@ -77,35 +77,7 @@ pub fn compare(
                 ..Stats::default()
             };
             return Ok(Report {
-                verdict: Verdict::Equivalent(Proof {
-                    engine: opts.engine,
-                    paths: (0, 0),
-                    out_of_fuel: (0, 0),
-                    encoding: None,
-                    queries: 0,
-                    fuel: opts.fuel,
-                    unbounded: Some(proof),
-                }),
-                stats,
-                input_names,
-                paths: Default::default(),
-                notes: Vec::new(),
-            });
-        }
-        Attempt::Differs {
-            counterexample,
-            solver_name,
-            solver,
-            input_names,
-        } => {
-            let stats = Stats {
-                total: started.elapsed(),
-                solver_name,
-                solver,
-                ..Stats::default()
-            };
-            return Ok(Report {
-                verdict: Verdict::Disequivalent(counterexample),
+                verdict: *verdict,
                 stats,
                 input_names,
                 paths: Default::default(),
@@ -139,21 +111,14 @@ pub fn compare(
     Ok(report)
 }
 
-/// What the loop proof came to: a proof, or the reason it gives for the runs longer
+/// What the loop proof came to: a verdict, or the reason it gives for the runs longer
 /// than the fuel that it did not cover.
 enum Attempt {
-    /// The proof, with the solver chain that made it, what it asked, and the
-    /// inputs' names.
-    Proved {
-        proof: Box<UnboundedProof>,
-        solver_name: String,
-        solver: SolverStats,
-        input_names: Vec<String>,
-    },
-    /// Inputs on which both end differently, found from the states where the proof
-    /// saw a fact broken, and replayed with [`needle::NEEDLE_FUEL`].
-    Differs {
-        counterexample: Box<Counterexample>,
+    /// `equivalent` by the proof, or `disequivalent` on inputs found from the states
+    /// where the proof saw a fact broken (replayed with [`needle::NEEDLE_FUEL`]); with
+    /// the solver chain that decided it, what it asked, and the inputs' names.
+    Decided {
+        verdict: Box<Verdict>,
         solver_name: String,
         solver: SolverStats,
         input_names: Vec<String>,
@@ -269,8 +234,16 @@ fn attempt(
                 &mut proof,
             )?;
             Ok(match proof {
-                Some(proof) => Attempt::Proved {
-                    proof: Box::new(proof),
+                Some(proof) => Attempt::Decided {
+                    verdict: Box::new(Verdict::Equivalent(Proof {
+                        engine: opts.engine,
+                        paths: (0, 0),
+                        out_of_fuel: (0, 0),
+                        encoding: None,
+                        queries: 0,
+                        fuel: opts.fuel,
+                        unbounded: Some(Box::new(proof)),
+                    })),
                     solver_name: solver.describe(),
                     solver: solver.stats.clone(),
                     input_names: layout.names().to_vec(),
@@ -296,8 +269,8 @@ fn attempt(
                 )
             });
             if let Some(cx) = found.flatten() {
-                return Ok(Attempt::Differs {
-                    counterexample: Box::new(cx),
+                return Ok(Attempt::Decided {
+                    verdict: Box::new(Verdict::Disequivalent(Box::new(cx))),
                     solver_name: solver.describe(),
                     solver: solver.stats.clone(),
                     input_names: layout.names().to_vec(),
