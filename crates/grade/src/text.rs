@@ -45,9 +45,9 @@ pub fn printf_bytes(bytes: &[u8]) -> String {
 /// The fuel that `run` and `explain` need to show a difference again when its longer
 /// run took `longest` steps, more than the search's `fuel` (a difference after many
 /// trips, found past the fuel where a loop proof failed): the next power of ten above
-/// it. `None` when `fuel` is enough.
+/// it. `None` when `fuel` is enough (a run out of fuel took exactly `fuel` steps).
 pub fn fuel_to_show(longest: u64, fuel: u64) -> Option<u64> {
-    if longest < fuel {
+    if longest <= fuel {
         return None;
     }
     let mut f: u64 = 10;
@@ -258,5 +258,21 @@ pub fn reason_text(reason: &Incomplete, cmd: Searcher) -> String {
         (Some(c), None) => format!("{reason} ({c})"),
         (None, Some(a)) => format!("{reason} ({a})"),
         (None, None) => reason.to_string(),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::fuel_to_show;
+
+    #[test]
+    fn the_fuel_shown_is_raised_only_past_the_searchs_own() {
+        // A run out of fuel took exactly the fuel: the search's own fuel shows it.
+        assert_eq!(fuel_to_show(1_000, 1_000), None);
+        assert_eq!(fuel_to_show(999, 1_000), None);
+        // A difference after 15 million steps: the next power of ten above it.
+        assert_eq!(fuel_to_show(15_000_013, 10_000), Some(100_000_000));
+        assert_eq!(fuel_to_show(10_000_000, 500), Some(100_000_000));
+        assert_eq!(fuel_to_show(1_001, 1_000), Some(10_000));
     }
 }
