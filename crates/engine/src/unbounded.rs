@@ -255,9 +255,9 @@ fn attempt(
             // A state where the proof saw a fact broken may be the one just before a
             // difference after many trips, which the bounded comparison that follows
             // cannot reach (the programs take only register inputs here: `refusal`).
-            // Where "equal whenever both end" was proved there is none to find.
-            let partial = matches!(outcome, Outcome::Partial(_));
-            let found = (!partial && !suspects.is_empty() && !until_stop()).then(|| {
+            // (None where "equal whenever both end" was proved: `prove` keeps no
+            // suspects then.)
+            let found = (!suspects.is_empty() && !until_stop()).then(|| {
                 difference_after_many_trips(
                     &mut s,
                     &mut solver,

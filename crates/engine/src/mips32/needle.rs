@@ -65,6 +65,12 @@ impl Suspects {
         }
     }
 
+    /// Forgets every query (see [`super::induct::prove`]: after a partial proof).
+    pub fn clear(&mut self) {
+        self.queries.clear();
+        self.keys.clear();
+    }
+
     pub fn is_empty(&self) -> bool {
         self.queries.is_empty()
     }
