@@ -1319,6 +1319,58 @@ fn compare_unbounded_writes_a_certificate_that_cvc5_rechecks() {
 }
 
 #[test]
+fn the_certificate_of_a_sum_against_its_closed_form_rechecks_under_plain_cvc5() {
+    // A degree-2 fact: the checks with opaque products, and the lemmas they assume,
+    // each file unsat for cvc5 without options.
+    let (o0, o2) = (format!("{EX}/loops-O0.o"), format!("{EX}/loops-O2.o"));
+    let tmp = tempfile::tempdir().unwrap();
+    let dir = tmp.path().join("cert");
+    let o = run(&[
+        "compare",
+        &o2,
+        &o0,
+        "--function",
+        "sum_closed",
+        "--right-function",
+        "sum_of_i",
+        "--args",
+        "2",
+        "--unbounded",
+        "--certificate",
+        dir.to_str().unwrap(),
+    ]);
+    assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
+    let index = std::fs::read_to_string(dir.join("certificate.json")).unwrap();
+    let index: Value = serde_json::from_str(&index).unwrap();
+    let checks = index["checks"].as_array().unwrap();
+    assert_eq!(index["logic"], "mixed", "{index}");
+    let lemmas: Vec<&str> = checks
+        .iter()
+        .filter(|c| c["kind"] == "lemma")
+        .map(|c| c["file"].as_str().unwrap())
+        .collect();
+    assert_eq!(lemmas.len(), 4, "{index}");
+    assert!(
+        lemmas.iter().any(|f| f.contains("lemma-next-triangle")),
+        "{index}"
+    );
+    assert!(
+        checks
+            .iter()
+            .any(|c| c["kind"] == "consecution" && c["logic"] == "QF_UFBV"),
+        "{index}"
+    );
+    let readme = std::fs::read_to_string(dir.join("README")).unwrap();
+    assert!(readme.contains("mul64"), "{readme}");
+    if let Some(answers) = cvc5_answers(&dir) {
+        assert_eq!(answers.len(), checks.len());
+        for (file, answer) in answers {
+            assert_eq!(answer, "unsat", "{file}");
+        }
+    }
+}
+
+#[test]
 fn certificate_is_refused_without_a_loop_proof_to_write() {
     let o0 = format!("{EX}/loops-O0.o");
     let tmp = tempfile::tempdir().unwrap();

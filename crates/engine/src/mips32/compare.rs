@@ -777,10 +777,23 @@ mod loop_proof_tests {
         bugs: u32,
         certificate: Option<&Path>,
     ) -> FunctionVerdict {
-        let side = |f: &str| FunctionSide {
-            image,
-            entry: image.function(f).unwrap().addr,
-        };
+        certified_across([image, image], l, r, bugs, certificate)
+    }
+
+    /// [`certified`], `l` from the first image and `r` from the second.
+    fn certified_across(
+        images: [&Image; 2],
+        l: &str,
+        r: &str,
+        bugs: u32,
+        certificate: Option<&Path>,
+    ) -> FunctionVerdict {
+        fn side<'a>(image: &'a Image, f: &str) -> FunctionSide<'a> {
+            FunctionSide {
+                image,
+                entry: image.function(f).unwrap().addr,
+            }
+        }
         let solver = crate::solver::SolverConfig {
             timeout: std::time::Duration::from_secs(1),
             ..crate::solver::SolverConfig::default()
@@ -794,7 +807,9 @@ mod loop_proof_tests {
             ..FunctionOptions::default()
         };
         planted::plant(bugs);
-        let v = compare_functions(side(l), side(r), &opts).unwrap().verdict;
+        let v = compare_functions(side(images[0], l), side(images[1], r), &opts)
+            .unwrap()
+            .verdict;
         planted::plant(0);
         v
     }
@@ -946,6 +961,36 @@ mod loop_proof_tests {
             .map(|(n, _)| n)
             .collect();
         assert!(sat.iter().any(|n| n.contains("initiation")), "{answers:?}");
+    }
+
+    #[test]
+    fn a_false_fact_in_a_certificate_with_products_is_caught_by_its_recheck() {
+        // A sum against its closed form: a degree-2 fact, whose checks are written
+        // with opaque products and lemmas (the honest certificate: the CLI's test).
+        // With a fact no state satisfies, the initiation is not unsat.
+        let (o0, o2) = (load("loops-O0.o"), load("loops-O2.o"));
+        let dir = tempfile::tempdir().unwrap();
+        let v = certified_across(
+            [&o2, &o0],
+            "sum_closed",
+            "sum_of_i",
+            planted::FALSE_FACT,
+            Some(dir.path()),
+        );
+        assert_eq!(v, FunctionVerdict::Equivalent);
+        let answers = recheck(dir.path());
+        assert!(
+            answers
+                .iter()
+                .any(|(n, _)| n.contains("lemma-next-triangle")),
+            "{answers:?}"
+        );
+        assert!(
+            answers
+                .iter()
+                .any(|(n, a)| a == "sat" && n.contains("initiation")),
+            "{answers:?}"
+        );
     }
 
     #[test]

@@ -23,7 +23,8 @@ pub use lower::{lower_arrays, ArrayLowering};
 pub use print::Readable;
 pub use smtlib::{
     expression as smtlib_expression, malformed_memory, script as smtlib_script,
-    symbol as smtlib_symbol, to_smtlib, Definition, Formula,
+    script_with as smtlib_script_with, symbol as smtlib_symbol, to_smtlib, Definition, Formula,
+    Products,
 };
 
 use rustc_hash::FxHashMap;
@@ -250,6 +251,22 @@ impl TermStore {
         let width = self.width(by);
         let k = self.as_const(by)?;
         (k > 0 && k < u64::from(width) && width <= 64).then_some((k as u32, width))
+    }
+
+    /// The two words of `t` when it is the 64-bit product of two zero-extended
+    /// words (how the machine's `multu`, and a degree-2 fact, multiply without
+    /// wrap-around), the lower-numbered term first: a product written as
+    /// `mul64` where products are opaque ([`crate::term::Products::Opaque`]).
+    pub fn wide_product(&self, t: Term) -> Option<(Term, Term)> {
+        let Node::Bin(BinOp::Mul, x, y) = self.node(t) else {
+            return None;
+        };
+        let word = |e: Term| match self.node(e) {
+            Node::ZeroExt { by: 32, arg } if self.width(arg) == 32 => Some(arg),
+            _ => None,
+        };
+        let (a, b) = (word(x)?, word(y)?);
+        Some(if a <= b { (a, b) } else { (b, a) })
     }
 
     /// The constant value of `t`, if it is a constant (Booleans as 0/1).

@@ -133,8 +133,39 @@ pub fn script(
     formulas: &[Formula],
     comment: &str,
 ) -> String {
+    script_with(store, definitions, formulas, comment, Products::Bits)
+}
+
+/// How a [`script_with`] writes the 64-bit product of two zero-extended words.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Products {
+    /// As `bvmul`: the solver bit-blasts a multiplier.
+    Bits,
+    /// As `(mul64 a b)`, an uninterpreted function of the two words (in the order of
+    /// [`TermStore::wide_product`]), logic `QF_UFBV`; a 32-bit product of two
+    /// words (neither a constant) as the low word of theirs. An `unsat` then holds
+    /// for every function, so for the product too; the caller asserts the facts
+    /// about products the check needs (instances of lemmas proved on their own, the
+    /// low word among them). Solvers settle
+    /// equal products of equal words by congruence, where two bit-blasted
+    /// multipliers fed the same unknown word defeat them.
+    Opaque,
+}
+
+/// The name of the uninterpreted product of [`Products::Opaque`].
+pub const OPAQUE_PRODUCT: &str = "mul64";
+
+/// A [`script`] whose wide products are written as `products` says.
+pub fn script_with(
+    store: &mut TermStore,
+    definitions: &[Definition],
+    formulas: &[Formula],
+    comment: &str,
+    products: Products,
+) -> String {
     let (assertions, bodies) = lowered(store, definitions, formulas);
     let store = &*store;
+    let opaque = products == Products::Opaque;
     let mut out = String::new();
     for line in comment.lines() {
         let _ = writeln!(out, "; {line}");
@@ -142,7 +173,15 @@ pub fn script(
     let order = store.reachable(&assertions);
     // Options before the logic: some solvers (Yices) refuse them afterwards.
     let _ = writeln!(out, "(set-option :produce-models true)");
-    let _ = writeln!(out, "(set-logic QF_BV)");
+    if opaque {
+        let _ = writeln!(out, "(set-logic QF_UFBV)");
+        let _ = writeln!(
+            out,
+            "(declare-fun {OPAQUE_PRODUCT} ((_ BitVec 32) (_ BitVec 32)) (_ BitVec 64))"
+        );
+    } else {
+        let _ = writeln!(out, "(set-logic QF_BV)");
+    }
     for &t in &order {
         if let Node::Var { index, .. } = store.node(t) {
             let _ = writeln!(
@@ -164,11 +203,11 @@ pub fn script(
             "(define-fun {} ({}) Bool {})",
             symbol(&d.name),
             params.join(" "),
-            expression(store, body)
+            expression_with(store, body, opaque)
         );
     }
     for &t in &order {
-        let Some(body) = node_text(store, t, &|c| atom(store, c)) else {
+        let Some(body) = node_text(store, t, &|c| atom(store, c), opaque) else {
             if let Node::ConstArray(_) | Node::Store(..) | Node::Select(..) = store.node(t) {
                 // Left by the lowering only where memory is malformed.
                 let _ = writeln!(out, "; t{}: malformed memory, not printed", t.index());
@@ -212,7 +251,30 @@ pub(super) fn lowered(
 
 /// The text of an operation node over its children's texts; `None` for a leaf (and
 /// for memory, which no text says).
-fn node_text(store: &TermStore, t: Term, child: &dyn Fn(Term) -> String) -> Option<String> {
+/// With `opaque`, a wide product is written as [`OPAQUE_PRODUCT`] ([`Products::Opaque`]).
+fn node_text(
+    store: &TermStore,
+    t: Term,
+    child: &dyn Fn(Term) -> String,
+    opaque: bool,
+) -> Option<String> {
+    if opaque {
+        if let Some((a, b)) = store.wide_product(t) {
+            return Some(format!("({OPAQUE_PRODUCT} {} {})", child(a), child(b)));
+        }
+        // A product of two words is the low word of theirs (`multu`'s `lo`).
+        if let Node::Bin(BinOp::Mul, a, b) = store.node(t) {
+            let words = store.width(t) == 32 && store.as_const(a).is_none();
+            if words && store.as_const(b).is_none() {
+                let (a, b) = if a <= b { (a, b) } else { (b, a) };
+                return Some(format!(
+                    "((_ extract 31 0) ({OPAQUE_PRODUCT} {} {}))",
+                    child(a),
+                    child(b)
+                ));
+            }
+        }
+    }
     Some(match store.node(t) {
         Node::Bool(_) | Node::Const { .. } | Node::Var { .. } => return None,
         Node::ConstArray(_) | Node::Store(..) | Node::Select(..) => return None,
@@ -234,7 +296,12 @@ fn node_text(store: &TermStore, t: Term, child: &dyn Fn(Term) -> String) -> Opti
 /// The text of `t` as one nested expression, shared subterms repeated: for small
 /// terms over bound variables, which the shared definitions cannot name.
 pub fn expression(store: &TermStore, t: Term) -> String {
-    node_text(store, t, &|c| expression(store, c)).unwrap_or_else(|| atom(store, t))
+    expression_with(store, t, false)
+}
+
+fn expression_with(store: &TermStore, t: Term, opaque: bool) -> String {
+    node_text(store, t, &|c| expression_with(store, c, opaque), opaque)
+        .unwrap_or_else(|| atom(store, t))
 }
 
 #[cfg(test)]

@@ -791,10 +791,8 @@ impl Prover<'_, '_> {
                 // even), then cut to 32: the triangular number, wrapping as the sum of a
                 // loop does.
                 let c = self.operand(f.c, values);
-                let wide = self.s.zero_ext(32, b);
+                let product = triangle_in_64_bits(self.s, b);
                 let one = self.s.constant(64, 1);
-                let below = self.s.bin(BinOp::Sub, wide, one);
-                let product = self.s.bin(BinOp::Mul, wide, below);
                 let half = self.s.bin(BinOp::LShr, product, one);
                 let tri = self.s.extract(31, 0, half);
                 let k = self.s.word(f.k as u32);
@@ -2151,6 +2149,16 @@ fn replace_terms(f: &Formula, terms: &mut impl Iterator<Item = Term>) -> Formula
 
 type Samples = BTreeMap<Place, Vec<Vec<u32>>>;
 
+/// `b * (b - 1)` in 64 bits, where it cannot wrap around (0 where `b` is 0): twice
+/// the triangular number of a [`Rel::Tri`] fact. The certificate restates it as the
+/// product of two words ([`crate::mips32::certificate`]).
+pub(crate) fn triangle_in_64_bits(s: &mut TermStore, b: Term) -> Term {
+    let wide = s.zero_ext(32, b);
+    let one = s.constant(64, 1);
+    let below = s.bin(BinOp::Sub, wide, one);
+    s.bin(BinOp::Mul, wide, below)
+}
+
 /// A place where one side runs alone: the place, the values it starts from, and each
 /// feasible trip back to it (its guard and the values after it).
 type LoneTrips = (Place, Vec<Term>, Vec<(Term, Vec<Term>)>);
@@ -2212,6 +2220,9 @@ pub(crate) mod planted {
     /// A candidate of the search for a difference after many trips is kept without
     /// its replay showing one ([`crate::mips32::needle`]).
     pub const NEEDLE_UNREPLAYED: u32 = 32;
+    /// The certificate's next-triangle lemma says a triangle grows by `y`, not `2 y`
+    /// ([`crate::mips32::certificate`]).
+    pub const HALF_TRIANGLE_STEP: u32 = 64;
 }
 
 #[cfg(test)]

@@ -7,20 +7,28 @@
 //! check starts from, asserts the preconditions, the invariant of that state and the
 //! negated obligation, and ends with `(check-sat)`. The terms are printed by the one
 //! SMT-LIB printer ([`crate::term::to_smtlib`]'s), memory read as `ite` chains, so
-//! the logic is `QF_BV`.
+//! the logic is `QF_BV`. A check over a fact that holds without wrap-around is written
+//! in integers (`QF_NIA`); one over a degree-2 fact with opaque products and the
+//! instances of lemmas it assumes, each lemma a file of its own (`QF_UFBV`,
+//! [`lemmas`]): the forms in which cvc5, not only Z3, settles each file.
 
 use std::fmt::Write as _;
 use std::path::Path;
 
+mod lemmas;
+
 use super::induct::{Certificate, Obligations};
-use crate::term::{integer_script, smtlib_script, Formula, Names, Term, TermStore};
+use crate::term::{
+    integer_script, smtlib_script, smtlib_script_with, Formula, Names, Products, Term, TermStore,
+};
 
 /// One check file, as the index lists it.
 struct Entry<'a> {
     file: String,
     kind: &'static str,
     what: &'a str,
-    /// `QF_BV`, or `QF_NIA` for a check written in integers.
+    /// `QF_BV`; `QF_NIA` for a check written in integers; `QF_UFBV` for one with
+    /// opaque products (or a lemma's logic).
     logic: &'static str,
 }
 
@@ -46,6 +54,7 @@ pub fn write(
     remove_stale(dir).map_err(|e| e.to_string())?;
     let width = o.checks.len().to_string().len().max(2);
     let mut index = Vec::new();
+    let mut used_lemmas = false;
     for (k, check) in o.checks.iter().enumerate() {
         let file = format!("{:0width$}-{}.smt2", k + 1, check.name);
         let mut formulas = check.assertions.clone();
@@ -56,13 +65,28 @@ pub fn write(
             check.kind.name(),
             check.what
         );
-        let lifted = check
+        // A degree-2 fact: bit-vectors with opaque products and lemma instances.
+        let opaque = check
             .in_integers
-            .then(|| integer_script(store, &o.invariants, &formulas, &comment, Names::Readable))
+            .then(|| lemmas::opaque_check(store, &o.invariants, &formulas))
             .flatten();
-        let logic = if lifted.is_some() { "QF_NIA" } else { "QF_BV" };
-        let text =
-            lifted.unwrap_or_else(|| smtlib_script(store, &o.invariants, &formulas, &comment));
+        let (logic, text) = if let Some(opaque) = opaque {
+            used_lemmas = true;
+            let text = smtlib_script_with(store, &[], &opaque, &comment, Products::Opaque);
+            ("QF_UFBV", text)
+        } else {
+            let lifted = check
+                .in_integers
+                .then(|| integer_script(store, &o.invariants, &formulas, &comment, Names::Readable))
+                .flatten();
+            match lifted {
+                Some(text) => ("QF_NIA", text),
+                None => (
+                    "QF_BV",
+                    smtlib_script(store, &o.invariants, &formulas, &comment),
+                ),
+            }
+        };
         let path = dir.join(&file);
         std::fs::write(&path, text).map_err(|e| at(&file, e))?;
         index.push(Entry {
@@ -71,6 +95,21 @@ pub fn write(
             what: check.what.as_str(),
             logic,
         });
+    }
+    if used_lemmas {
+        // The lemmas that the opaque checks assume, each a check of its own.
+        for (name, text) in lemmas::files(store, title) {
+            let file = format!("{:0width$}-{name}.smt2", index.len() + 1);
+            let text = text.ok_or_else(|| format!("{file}: the lemma has no text in integers"))?;
+            std::fs::write(dir.join(&file), text).map_err(|e| at(&file, e))?;
+            let lemma = lemmas::LEMMAS.iter().find(|l| l.name == name);
+            index.push(Entry {
+                file,
+                kind: "lemma",
+                what: lemma.map_or("", |l| l.what),
+                logic: lemma.map_or("QF_NIA", |l| l.logic),
+            });
+        }
     }
     std::fs::write(dir.join("README"), readme_text(certificate, title, &index))
         .map_err(|e| at("README", e))?;
@@ -95,9 +134,15 @@ fn remove_stale(dir: &Path) -> std::io::Result<()> {
         let ours = !number.is_empty()
             && number.bytes().all(|b| b.is_ascii_digit())
             && name.ends_with(".smt2")
-            && ["initiation-", "consecution-", "exit-", "termination-"]
-                .iter()
-                .any(|k| rest.starts_with(k));
+            && [
+                "initiation-",
+                "consecution-",
+                "exit-",
+                "termination-",
+                "lemma-",
+            ]
+            .iter()
+            .any(|k| rest.starts_with(k));
         if ours && entry.file_type()?.is_file() {
             std::fs::remove_file(entry.path())?;
         }
@@ -117,7 +162,7 @@ fn readme_text(c: &Certificate, title: &str, index: &[Entry]) -> String {
     );
     let _ = writeln!(
         t,
-        "Each .smt2 file is a standalone SMT-LIB 2 query (logic QF_BV, or QF_NIA where marked) whose \
+        "Each .smt2 file is a standalone SMT-LIB 2 query (logic QF_BV, or another where marked) whose \
          unsatisfiability the proof\nrests on: every solver must answer `unsat` to each. \
          Re-check them with\n\n    for f in DIR/*.smt2; do cvc5 \"$f\"; done\n\n\
          A check over sums of products (a loop unrolled by two, a strength-reduced \
@@ -134,12 +179,27 @@ fn readme_text(c: &Certificate, title: &str, index: &[Entry]) -> String {
              and mod, and any other\noperation as a fresh value of its range. Every behaviour \
              of the machine is one of the\nintegers', so `unsat` there is `unsat` for the \
              machine. Where cvc5's nonlinear\nreasoning does not settle one quickly, \
-             splitting on zero first often does (a division;\nnot the remainders of a \
-             square, which Z3 settles):\n\n    cvc5 --nl-ext-split-zero FILE\n    \
-             z3 FILE\n"
+             splitting on zero first does (a division):\n\n    \
+             cvc5 --nl-ext-split-zero FILE\n"
         );
     }
-    let _ = writeln!(t, "The invariant (the inv.PLACE functions of the files):");
+    if index.iter().any(|e| e.kind == "lemma") {
+        let _ = writeln!(
+            t,
+            "Checks marked QF_UFBV hold a degree-2 fact (a sum against its closed form). \
+             They are written in\nbit-vectors with each 64-bit product of two words as \
+             `mul64`, a function the file leaves\nunknown, each 32-bit product of two words \
+             as the low word of theirs, and the invariant\nwritten out at each state \
+             (its triangles b * (b - 1) as mul64(b, b - 1)). They assume\ninstances of the \
+             lemma files (kind `lemma`), each of which proves its lemma of the\nproduct for \
+             all words. An `unsat` holds for every function that satisfies the instances,\n\
+             so for the product. Plain cvc5 settles each file, checks and lemmas alike.\n"
+        );
+    }
+    let _ = writeln!(
+        t,
+        "The invariant (the inv.PLACE functions of the files, written out in QF_UFBV ones):"
+    );
     for (place, facts) in &c.invariant {
         let _ = writeln!(t, "  {place}: {}", facts.join(", "));
     }
