@@ -1,0 +1,15 @@
+; lockstep_sum (examples/mips32/loops.c) against its strength-reduced form
+; (t = 3 i + b kept in a register), one trip of each at a time: sat means equivalent.
+(set-logic HORN)
+(define-sort W () (_ BitVec 32))
+(declare-fun inv (W W W W W W W) Bool)
+(assert (forall ((n W) (b W)) (inv n b #x00000000 #x00000005 #x00000000 #x00000005 b)))
+(assert (forall ((n W) (b W) (i W) (s W) (j W) (u W) (t W))
+  (=> (and (inv n b i s j u t) (bvult i n) (bvult j n))
+      (inv n b (bvadd i #x00000001) (bvadd s (bvadd (bvmul #x00000003 i) b))
+           (bvadd j #x00000001) (bvadd u t) (bvadd t #x00000003)))))
+(assert (forall ((n W) (b W) (i W) (s W) (j W) (u W) (t W))
+  (=> (and (inv n b i s j u t) (distinct (bvult i n) (bvult j n))) false)))
+(assert (forall ((n W) (b W) (i W) (s W) (j W) (u W) (t W))
+  (=> (and (inv n b i s j u t) (not (bvult i n)) (not (bvult j n)) (distinct s u)) false)))
+(check-sat)

@@ -1,0 +1,15 @@
+; count_up against count_up_needle (examples/mips32/loops.c), in lockstep: they differ
+; for n > 3,000,000 only, so the answer must be unsat (a counterexample), never sat.
+(set-logic HORN)
+(define-sort W () (_ BitVec 32))
+(declare-fun inv (W W W W W W W) Bool)
+(assert (forall ((n W) (k W)) (inv n k #x00000000 #x00000000 #x00000000 #x00000000 #x00000000)))
+(assert (forall ((n W) (k W) (i W) (s W) (j W) (t W) (seen W))
+  (=> (and (inv n k i s j t seen) (distinct i n) (distinct j n))
+      (inv n k (bvadd i #x00000001) (bvadd s k) (bvadd j #x00000001) (bvadd t k)
+           (ite (= j #x002dc6c0) #x00000001 seen)))))
+(assert (forall ((n W) (k W) (i W) (s W) (j W) (t W) (seen W))
+  (=> (and (inv n k i s j t seen) (distinct (distinct i n) (distinct j n))) false)))
+(assert (forall ((n W) (k W) (i W) (s W) (j W) (t W) (seen W))
+  (=> (and (inv n k i s j t seen) (= i n) (= j n) (distinct s (bvadd t seen))) false)))
+(check-sat)
