@@ -69,12 +69,28 @@ pub enum Formula {
 }
 
 impl Formula {
-    fn terms(&self, out: &mut Vec<Term>) {
+    /// Its terms, in order (a call's arguments included), appended to `out`.
+    pub fn terms(&self, out: &mut Vec<Term>) {
         match self {
             Formula::Term(t) => out.push(*t),
             Formula::Call(_, args) => out.extend(args),
             Formula::Not(f) => f.terms(out),
             Formula::And(fs) | Formula::Or(fs) => fs.iter().for_each(|f| f.terms(out)),
+        }
+    }
+
+    /// The same formula with its terms taken in order from `next` (as
+    /// [`Formula::terms`] lists them; a term `next` runs out before stays).
+    pub fn replace_terms(&self, next: &mut impl Iterator<Item = Term>) -> Formula {
+        match self {
+            Formula::Term(t) => Formula::Term(next.next().unwrap_or(*t)),
+            Formula::Call(name, args) => Formula::Call(
+                name.clone(),
+                args.iter().map(|&a| next.next().unwrap_or(a)).collect(),
+            ),
+            Formula::Not(f) => Formula::Not(Box::new(f.replace_terms(next))),
+            Formula::And(fs) => Formula::And(fs.iter().map(|f| f.replace_terms(next)).collect()),
+            Formula::Or(fs) => Formula::Or(fs.iter().map(|f| f.replace_terms(next)).collect()),
         }
     }
 

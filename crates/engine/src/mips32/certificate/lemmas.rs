@@ -75,7 +75,7 @@ pub(super) fn opaque_check(
         .collect();
     let mut roots = Vec::new();
     for f in &inlined {
-        terms(f, &mut roots);
+        f.terms(&mut roots);
     }
     let mut restated: FxHashMap<Term, Term> = FxHashMap::default();
     for t in store.reachable(&roots) {
@@ -93,10 +93,7 @@ pub(super) fn opaque_check(
     }
     let new_roots = store.substitute_all(&roots, restated);
     let mut next = new_roots.iter().copied();
-    let mut out: Vec<Formula> = inlined
-        .iter()
-        .map(|f| replace_terms(f, &mut next))
-        .collect();
+    let mut out: Vec<Formula> = inlined.iter().map(|f| f.replace_terms(&mut next)).collect();
     let mut products: Vec<(Term, Term)> = store
         .reachable(&new_roots)
         .into_iter()
@@ -125,30 +122,6 @@ fn inline(store: &mut TermStore, definitions: &[Definition], f: &Formula) -> For
             Formula::And(gs.iter().map(|g| inline(store, definitions, g)).collect())
         }
         Formula::Or(gs) => Formula::Or(gs.iter().map(|g| inline(store, definitions, g)).collect()),
-    }
-}
-
-/// The terms of `f`, in order (a call's arguments included).
-fn terms(f: &Formula, out: &mut Vec<Term>) {
-    match f {
-        Formula::Term(t) => out.push(*t),
-        Formula::Call(_, args) => out.extend(args),
-        Formula::Not(g) => terms(g, out),
-        Formula::And(gs) | Formula::Or(gs) => gs.iter().for_each(|g| terms(g, out)),
-    }
-}
-
-/// `f` with its terms replaced, in the order of [`terms`], by those of `next`.
-fn replace_terms(f: &Formula, next: &mut impl Iterator<Item = Term>) -> Formula {
-    match f {
-        Formula::Term(t) => Formula::Term(next.next().unwrap_or(*t)),
-        Formula::Call(name, args) => Formula::Call(
-            name.clone(),
-            args.iter().map(|&a| next.next().unwrap_or(a)).collect(),
-        ),
-        Formula::Not(g) => Formula::Not(Box::new(replace_terms(g, next))),
-        Formula::And(gs) => Formula::And(gs.iter().map(|g| replace_terms(g, next)).collect()),
-        Formula::Or(gs) => Formula::Or(gs.iter().map(|g| replace_terms(g, next)).collect()),
     }
 }
 

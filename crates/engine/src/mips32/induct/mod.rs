@@ -1788,7 +1788,7 @@ impl Prover<'_, '_> {
             let mut roots = Vec::new();
             for (guard, f) in &cases {
                 roots.push(*guard);
-                collect_terms(f, &mut roots);
+                f.terms(&mut roots);
             }
             let renamed = match from.and_then(|p| renames.get(&p)) {
                 Some(map) => s.substitute_all(&roots, map.clone()),
@@ -1798,7 +1798,7 @@ impl Prover<'_, '_> {
             let mut disjuncts = Vec::new();
             for (_, f) in cases {
                 let Some(guard) = it.next() else { break };
-                let f = replace_terms(&f, &mut it);
+                let f = f.replace_terms(&mut it);
                 if s.as_const(guard) != Some(0) {
                     disjuncts.push(Formula::And(vec![Formula::Term(guard), f]));
                 }
@@ -2121,30 +2121,6 @@ fn distinct_columns(rows: &[Vec<u32>], varying: &[usize]) -> Vec<usize> {
         .copied()
         .filter(|&i| seen.insert(rows.iter().map(|r| r[i]).collect()))
         .collect()
-}
-
-/// The terms of a formula, in order.
-fn collect_terms(f: &Formula, out: &mut Vec<Term>) {
-    match f {
-        Formula::Term(t) => out.push(*t),
-        Formula::Call(_, args) => out.extend(args),
-        Formula::Not(f) => collect_terms(f, out),
-        Formula::And(fs) | Formula::Or(fs) => fs.iter().for_each(|f| collect_terms(f, out)),
-    }
-}
-
-/// `f` with its terms taken in order from `terms` (as [`collect_terms`] lists them).
-fn replace_terms(f: &Formula, terms: &mut impl Iterator<Item = Term>) -> Formula {
-    let mut next = |t: Term| terms.next().unwrap_or(t);
-    match f {
-        Formula::Term(t) => Formula::Term(next(*t)),
-        Formula::Call(name, args) => {
-            Formula::Call(name.clone(), args.iter().map(|&t| next(t)).collect())
-        }
-        Formula::Not(f) => Formula::Not(Box::new(replace_terms(f, terms))),
-        Formula::And(fs) => Formula::And(fs.iter().map(|f| replace_terms(f, terms)).collect()),
-        Formula::Or(fs) => Formula::Or(fs.iter().map(|f| replace_terms(f, terms)).collect()),
-    }
 }
 
 type Samples = BTreeMap<Place, Vec<Vec<u32>>>;
