@@ -305,3 +305,18 @@ unsigned sum_3_closed(unsigned n, unsigned b) {
     unsigned long long m = n;
     return b + 3 * (unsigned)(m * (m - 1) / 2);
 }
+
+/* A sum of 2 i, and its closed form: gcc -O2 keeps only the product's low word and
+   clears its low bit, (lo >> 1) << 1, which is the closed form only because
+   n (n - 1) is even. */
+unsigned sum_of_2i(unsigned n, unsigned b) {
+    unsigned s = b;
+    for (unsigned i = 0; i < n; i++)
+        s += 2 * i;
+    return s;
+}
+
+unsigned sum_2_closed(unsigned n, unsigned b) {
+    unsigned long long m = n;
+    return b + 2 * (unsigned)(m * (m - 1) / 2);
+}

@@ -92,6 +92,22 @@ impl<S: Solver> Solver for DeadlineSolver<S> {
             inner.check_in_integers(store, assertions, limits)
         })
     }
+    fn check_opaque(
+        &mut self,
+        store: &mut TermStore,
+        assertions: &[Term],
+        limits: IntegerLimits,
+    ) -> Answer {
+        let interrupt = limits.interrupt.or(self.stop.flag);
+        self.within(|inner, left| {
+            let limits = IntegerLimits {
+                time: left.map_or(limits.time, |left| limits.time.min(left)),
+                interrupt,
+                ..limits
+            };
+            inner.check_opaque(store, assertions, limits)
+        })
+    }
     pass_on!(
         limit_time,
         limit_work,

@@ -39,6 +39,15 @@ impl<S: Solver> Solver for DomainSolver<S> {
         let query: Vec<Term> = assertions.iter().chain(&self.domain).copied().collect();
         self.inner.check_in_integers(store, &query, limits)
     }
+    fn check_opaque(
+        &mut self,
+        store: &mut TermStore,
+        assertions: &[Term],
+        limits: IntegerLimits,
+    ) -> Answer {
+        let query: Vec<Term> = assertions.iter().chain(&self.domain).copied().collect();
+        self.inner.check_opaque(store, &query, limits)
+    }
     pass_on!(
         limit_time,
         limit_work,

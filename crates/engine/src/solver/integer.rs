@@ -15,7 +15,10 @@ use z3::{Params, SatResult};
 
 use super::z3::{fresh_context, in_context, InFlight};
 use super::{Answer, Model, INTERRUPTED};
-use crate::term::{integer_script, Evaluator, Formula, Names, Term, TermStore};
+use crate::term::products::opaque_formulas;
+use crate::term::{
+    integer_script, smtlib_script_with, Evaluator, Formula, Names, Products, Term, TermStore,
+};
 
 /// What bounds a query in integers: `work` resource units (a count, so that the
 /// answer is the same on any load), a time limit, and the flag that interrupts the
@@ -55,38 +58,15 @@ pub fn check_in_integers(
     let Some(text) = integer_script(store, &[], &formulas, "", Names::Indexed) else {
         return Answer::Unknown("the query has no integer form".into());
     };
-    let Some(ctx) = fresh_context() else {
-        return Answer::Unknown("no Z3 context".into());
-    };
     let vars = store.var_count();
-    let values = in_context(&ctx, || {
-        let solver = z3::Solver::new_for_logic("QF_NIA").unwrap_or_default();
-        let mut p = Params::new();
-        p.set_u32("rlimit", limits.work);
-        p.set_u32(
-            "timeout",
-            limits.time.as_millis().clamp(1, u32::MAX as u128) as u32,
-        );
-        solver.set_params(&p);
-        solver.from_string(text);
-        let watched = limits.interrupt.map(InFlight::new);
-        let result = solver.check();
-        drop(watched);
-        match result {
-            SatResult::Unsat => Ok(None),
-            SatResult::Unknown if interrupted() => Err(INTERRUPTED.into()),
-            SatResult::Unknown => Err(solver.get_reason_unknown().unwrap_or_default()),
-            SatResult::Sat => {
-                let model = solver.get_model().ok_or("sat without a model")?;
-                let values = (0..vars)
-                    .map(|i| {
-                        let v = z3::ast::Int::new_const(format!("v{i}"));
-                        model.eval(&v, true).and_then(|v| v.as_u64()).unwrap_or(0)
-                    })
-                    .collect::<Vec<u64>>();
-                Ok(Some(values))
-            }
-        }
+    let values = solve_text(&text, "QF_NIA", limits, |solver| {
+        let model = solver.get_model().ok_or("sat without a model")?;
+        Ok((0..vars)
+            .map(|i| {
+                let v = z3::ast::Int::new_const(format!("v{i}"));
+                model.eval(&v, true).and_then(|v| v.as_u64()).unwrap_or(0)
+            })
+            .collect::<Vec<u64>>())
     });
     match values {
         Ok(None) => Answer::Unsat,
@@ -103,6 +83,62 @@ pub fn check_in_integers(
             }
         }
     }
+}
+
+/// Asks Z3 whether `assertions` are unsatisfiable with their products opaque
+/// ([`crate::term::Products::Opaque`], logic `QF_UFBV`) and the instances of the lemmas
+/// about products asserted ([`crate::term::products`]), within `limits`: for a query
+/// over a degree-2 fact that neither bit-blasting nor the integers settle. Only
+/// `unsat` is an answer: a model gives the products values that no machine computes.
+/// Callers with a solver chain ask through [`super::Solver::check_opaque`].
+pub fn check_opaque(store: &mut TermStore, assertions: &[Term], limits: IntegerLimits) -> Answer {
+    let formulas: Vec<Formula> = assertions.iter().map(|&t| Formula::Term(t)).collect();
+    let Some(opaque) = opaque_formulas(store, &[], &formulas) else {
+        return Answer::Unknown("no triangle to make opaque".into());
+    };
+    let text = smtlib_script_with(store, &[], &opaque, "", Products::Opaque);
+    match solve_text(&text, "QF_UFBV", limits, |_| Ok(())) {
+        Ok(None) => Answer::Unsat,
+        Ok(Some(())) => Answer::Unknown("with opaque products: a model of the lemmas only".into()),
+        Err(why) if why == INTERRUPTED => Answer::Unknown(why),
+        Err(why) => Answer::Unknown(format!("with opaque products: {why}")),
+    }
+}
+
+/// Solves `text` in a fresh Z3 context for `logic` within `limits`: `None` when
+/// unsatisfiable, else what `on_sat` reads off the solver; why not where Z3 gave
+/// no answer.
+fn solve_text<T>(
+    text: &str,
+    logic: &str,
+    limits: IntegerLimits,
+    on_sat: impl FnOnce(&z3::Solver) -> Result<T, String>,
+) -> Result<Option<T>, String> {
+    let interrupted = || limits.interrupt.is_some_and(|f| f.load(Ordering::Relaxed));
+    if interrupted() {
+        return Err(INTERRUPTED.into());
+    }
+    let ctx = fresh_context().ok_or("no Z3 context")?;
+    in_context(&ctx, || {
+        let solver = z3::Solver::new_for_logic(logic).unwrap_or_default();
+        let mut p = Params::new();
+        p.set_u32("rlimit", limits.work);
+        p.set_u32(
+            "timeout",
+            limits.time.as_millis().clamp(1, u32::MAX as u128) as u32,
+        );
+        solver.set_params(&p);
+        solver.from_string(text);
+        let watched = limits.interrupt.map(InFlight::new);
+        let result = solver.check();
+        drop(watched);
+        match result {
+            SatResult::Unsat => Ok(None),
+            SatResult::Unknown if interrupted() => Err(INTERRUPTED.into()),
+            SatResult::Unknown => Err(solver.get_reason_unknown().unwrap_or_default()),
+            SatResult::Sat => on_sat(&solver).map(Some),
+        }
+    })
 }
 
 #[cfg(test)]
@@ -260,6 +296,45 @@ mod tests {
                 prop_assert_eq!(differs, Answer::Unsat, "{:?}", steps);
             }
         }
+    }
+
+    #[test]
+    fn twice_a_triangle_is_the_even_low_word_with_products_opaque_and_a_wrong_half_is_not() {
+        // gcc's closed form of a sum of 2 i keeps the product's low word and clears
+        // its low bit: `((n - 1) * n >> 1) << 1`. Twice the triangle of the fact (its
+        // 64-bit product halved) is that, bit for bit once the products are one
+        // opaque `mul64`; Z3 in integers would need the evenness of n (n - 1).
+        let mut s = TermStore::new();
+        let n = s.new_var("n", 32);
+        let product = crate::term::products::triangle_in_64_bits(&mut s, n);
+        let one = s.constant(64, 1);
+        let half = s.bin(BinOp::LShr, product, one);
+        let tri = s.extract(31, 0, half);
+        let two = s.word(2);
+        let twice = s.bin(BinOp::Mul, two, tri);
+        let minus_one = s.word(u32::MAX);
+        let below = s.bin(BinOp::Add, n, minus_one);
+        let low = s.bin(BinOp::Mul, below, n);
+        let one = s.word(1);
+        let halved = s.bin(BinOp::LShr, low, one);
+        let even = s.bin(BinOp::Shl, halved, one);
+        let same = s.eq(twice, even);
+        let differs = s.not(same);
+        assert_eq!(check_opaque(&mut s, &[differs], LIMITS), Answer::Unsat);
+        // The triangle is not the low word halved (bit 31 is the product's bit 32):
+        // never `unsat`, whatever the opaque products allow.
+        let wrong = s.eq(tri, halved);
+        let differs = s.not(wrong);
+        assert!(
+            matches!(check_opaque(&mut s, &[differs], LIMITS), Answer::Unknown(_)),
+            "a false claim proved"
+        );
+        // A query without a triangle is left alone.
+        let plain = s.eq(low, even);
+        assert!(matches!(
+            check_opaque(&mut s, &[plain], LIMITS),
+            Answer::Unknown(_)
+        ));
     }
 
     #[test]

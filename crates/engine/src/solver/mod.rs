@@ -66,7 +66,7 @@ pub use self::deadline::{DeadlineSolver, INTERRUPTED, TIME_LIMIT_PASSED};
 pub use self::domain::DomainSolver;
 pub use self::dump::DumpingSolver;
 pub use self::eliminate::EliminatingSolver;
-pub use self::integer::{check_in_integers, IntegerLimits};
+pub use self::integer::{check_in_integers, check_opaque, IntegerLimits};
 pub use self::order::OrderSolver;
 pub use self::portfolio::PortfolioSolver;
 pub use self::process::ProcessSolver;
@@ -165,6 +165,17 @@ pub trait Solver {
     ) -> Answer {
         check_in_integers(store, assertions, limits)
     }
+
+    /// Are `assertions` unsatisfiable with their products opaque ([`check_opaque`])?
+    /// Links apply what they own to it as to [`Solver::check_in_integers`].
+    fn check_opaque(
+        &mut self,
+        store: &mut TermStore,
+        assertions: &[Term],
+        limits: IntegerLimits,
+    ) -> Answer {
+        check_opaque(store, assertions, limits)
+    }
 }
 
 impl<S: Solver + ?Sized> Solver for Box<S> {
@@ -199,6 +210,14 @@ impl<S: Solver + ?Sized> Solver for Box<S> {
         limits: IntegerLimits,
     ) -> Answer {
         (**self).check_in_integers(store, assertions, limits)
+    }
+    fn check_opaque(
+        &mut self,
+        store: &mut TermStore,
+        assertions: &[Term],
+        limits: IntegerLimits,
+    ) -> Answer {
+        (**self).check_opaque(store, assertions, limits)
     }
 }
 
@@ -294,6 +313,18 @@ impl<S: Solver> Solver for CountingSolver<S> {
     ) -> Answer {
         let start = Instant::now();
         let answer = self.inner.check_in_integers(store, assertions, limits);
+        self.stats.time += start.elapsed();
+        self.stats.count(&answer);
+        answer
+    }
+    fn check_opaque(
+        &mut self,
+        store: &mut TermStore,
+        assertions: &[Term],
+        limits: IntegerLimits,
+    ) -> Answer {
+        let start = Instant::now();
+        let answer = self.inner.check_opaque(store, assertions, limits);
         self.stats.time += start.elapsed();
         self.stats.count(&answer);
         answer

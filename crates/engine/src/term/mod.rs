@@ -13,6 +13,7 @@ mod extremum;
 pub(crate) mod lift;
 mod lower;
 mod normalize;
+pub(crate) mod products;
 use normalize::Normalized;
 mod print;
 mod smtlib;

@@ -68,7 +68,7 @@ pub fn write(
         // A degree-2 fact: bit-vectors with opaque products and lemma instances.
         let opaque = check
             .in_integers
-            .then(|| lemmas::opaque_check(store, &o.invariants, &formulas))
+            .then(|| crate::term::products::opaque_formulas(store, &o.invariants, &formulas))
             .flatten();
         let (logic, text) = if let Some(opaque) = opaque {
             used_lemmas = true;
