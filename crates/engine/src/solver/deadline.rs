@@ -7,7 +7,7 @@ use std::time::{Duration, Instant};
 
 use tamarin_mips::cpu::Stop;
 
-use super::{Answer, IntegerLimits, Solver};
+use super::{Answer, IntegerLimits, QueryForm, Solver};
 use crate::term::{Term, TermStore};
 
 /// Why a query past the deadline was not asked.
@@ -76,8 +76,9 @@ impl<S: Solver> Solver for DeadlineSolver<S> {
     }
     /// The same stop as every other query: nothing is asked once it is reached, a
     /// query gets at most the time left, and the interrupt ends it at once.
-    fn check_in_integers(
+    fn check_as(
         &mut self,
+        form: QueryForm,
         store: &mut TermStore,
         assertions: &[Term],
         limits: IntegerLimits,
@@ -89,23 +90,7 @@ impl<S: Solver> Solver for DeadlineSolver<S> {
                 interrupt,
                 ..limits
             };
-            inner.check_in_integers(store, assertions, limits)
-        })
-    }
-    fn check_opaque(
-        &mut self,
-        store: &mut TermStore,
-        assertions: &[Term],
-        limits: IntegerLimits,
-    ) -> Answer {
-        let interrupt = limits.interrupt.or(self.stop.flag);
-        self.within(|inner, left| {
-            let limits = IntegerLimits {
-                time: left.map_or(limits.time, |left| limits.time.min(left)),
-                interrupt,
-                ..limits
-            };
-            inner.check_opaque(store, assertions, limits)
+            inner.check_as(form, store, assertions, limits)
         })
     }
     pass_on!(
@@ -139,8 +124,9 @@ mod tests {
             self.asked += 1;
             Answer::Unsat
         }
-        fn check_in_integers(
+        fn check_as(
             &mut self,
+            _: QueryForm,
             _: &mut TermStore,
             _: &[Term],
             limits: IntegerLimits,

@@ -2,7 +2,7 @@
 //! at most its maximum) to every query, so no model names an input the comparison
 //! cannot run and no engine has to remember to add them.
 
-use super::{Answer, IntegerLimits, Solver};
+use super::{Answer, IntegerLimits, QueryForm, Solver};
 use crate::term::{Term, TermStore};
 
 /// Asks every query together with the input domain.
@@ -30,23 +30,15 @@ impl<S: Solver> Solver for DomainSolver<S> {
     }
     /// The input bounds go with a query in integers too: its answer then speaks of
     /// the inputs the preconditions allow, as every other query's does.
-    fn check_in_integers(
+    fn check_as(
         &mut self,
+        form: QueryForm,
         store: &mut TermStore,
         assertions: &[Term],
         limits: IntegerLimits,
     ) -> Answer {
         let query: Vec<Term> = assertions.iter().chain(&self.domain).copied().collect();
-        self.inner.check_in_integers(store, &query, limits)
-    }
-    fn check_opaque(
-        &mut self,
-        store: &mut TermStore,
-        assertions: &[Term],
-        limits: IntegerLimits,
-    ) -> Answer {
-        let query: Vec<Term> = assertions.iter().chain(&self.domain).copied().collect();
-        self.inner.check_opaque(store, &query, limits)
+        self.inner.check_as(form, store, &query, limits)
     }
     pass_on!(
         limit_time,

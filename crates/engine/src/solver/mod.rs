@@ -153,28 +153,56 @@ pub trait Solver {
         None
     }
 
-    /// Is the conjunction of `assertions` satisfiable, asked in integers
-    /// ([`check_in_integers`])? Links that own something every query gets (input
-    /// bounds, a deadline, an interrupt, a count of queries) apply it here too; the
-    /// others leave the query to Z3 as it is.
+    /// Is the conjunction of `assertions` satisfiable, asked of Z3 in another `form`
+    /// than the backend's bit-vectors ([`QueryForm`])? Links that own something every
+    /// query gets (input bounds, a deadline, an interrupt, a count of queries) apply
+    /// it here too; the others leave the query to Z3 as it is.
+    fn check_as(
+        &mut self,
+        form: QueryForm,
+        store: &mut TermStore,
+        assertions: &[Term],
+        limits: IntegerLimits,
+    ) -> Answer {
+        form.check(store, assertions, limits)
+    }
+
+    /// [`Solver::check_as`] in integers ([`check_in_integers`]).
     fn check_in_integers(
         &mut self,
         store: &mut TermStore,
         assertions: &[Term],
         limits: IntegerLimits,
     ) -> Answer {
-        check_in_integers(store, assertions, limits)
+        self.check_as(QueryForm::Integers, store, assertions, limits)
     }
 
-    /// Are `assertions` unsatisfiable with their products opaque ([`check_opaque`])?
-    /// Links apply what they own to it as to [`Solver::check_in_integers`].
+    /// [`Solver::check_as`] with the products opaque ([`check_opaque`]).
     fn check_opaque(
         &mut self,
         store: &mut TermStore,
         assertions: &[Term],
         limits: IntegerLimits,
     ) -> Answer {
-        check_opaque(store, assertions, limits)
+        self.check_as(QueryForm::OpaqueProducts, store, assertions, limits)
+    }
+}
+
+/// A form in which a query that bit-blasting does not settle is asked of Z3.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum QueryForm {
+    /// In integers ([`check_in_integers`]).
+    Integers,
+    /// In bit-vectors with the products opaque ([`check_opaque`]): `unsat` or unknown.
+    OpaqueProducts,
+}
+
+impl QueryForm {
+    fn check(self, store: &mut TermStore, assertions: &[Term], limits: IntegerLimits) -> Answer {
+        match self {
+            QueryForm::Integers => check_in_integers(store, assertions, limits),
+            QueryForm::OpaqueProducts => check_opaque(store, assertions, limits),
+        }
     }
 }
 
@@ -203,21 +231,14 @@ impl<S: Solver + ?Sized> Solver for Box<S> {
     fn failure(&self) -> Option<String> {
         (**self).failure()
     }
-    fn check_in_integers(
+    fn check_as(
         &mut self,
+        form: QueryForm,
         store: &mut TermStore,
         assertions: &[Term],
         limits: IntegerLimits,
     ) -> Answer {
-        (**self).check_in_integers(store, assertions, limits)
-    }
-    fn check_opaque(
-        &mut self,
-        store: &mut TermStore,
-        assertions: &[Term],
-        limits: IntegerLimits,
-    ) -> Answer {
-        (**self).check_opaque(store, assertions, limits)
+        (**self).check_as(form, store, assertions, limits)
     }
 }
 
@@ -305,26 +326,15 @@ impl<S: Solver> Solver for CountingSolver<S> {
         self.stats.work = self.inner.backend_work();
         answer
     }
-    fn check_in_integers(
+    fn check_as(
         &mut self,
+        form: QueryForm,
         store: &mut TermStore,
         assertions: &[Term],
         limits: IntegerLimits,
     ) -> Answer {
         let start = Instant::now();
-        let answer = self.inner.check_in_integers(store, assertions, limits);
-        self.stats.time += start.elapsed();
-        self.stats.count(&answer);
-        answer
-    }
-    fn check_opaque(
-        &mut self,
-        store: &mut TermStore,
-        assertions: &[Term],
-        limits: IntegerLimits,
-    ) -> Answer {
-        let start = Instant::now();
-        let answer = self.inner.check_opaque(store, assertions, limits);
+        let answer = self.inner.check_as(form, store, assertions, limits);
         self.stats.time += start.elapsed();
         self.stats.count(&answer);
         answer
