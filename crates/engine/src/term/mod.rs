@@ -270,6 +270,17 @@ impl TermStore {
         Some(if a <= b { (a, b) } else { (b, a) })
     }
 
+    /// The two words of `t` when it is a 32-bit product of two words, neither a
+    /// constant (`multu`'s `lo`), in the order of [`TermStore::wide_product`]: written
+    /// as the low word of `mul64` where products are opaque.
+    pub fn word_product(&self, t: Term) -> Option<(Term, Term)> {
+        let Node::Bin(BinOp::Mul, a, b) = self.node(t) else {
+            return None;
+        };
+        let words = self.width(t) == 32 && self.as_const(a).is_none();
+        (words && self.as_const(b).is_none()).then_some(if a <= b { (a, b) } else { (b, a) })
+    }
+
     /// The constant value of `t`, if it is a constant (Booleans as 0/1).
     pub fn as_const(&self, t: Term) -> Option<u64> {
         match self.node(t) {

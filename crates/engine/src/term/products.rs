@@ -82,7 +82,7 @@ pub(crate) fn opaque_formulas(
     let mut products: Vec<(Term, Term)> = store
         .reachable(&new_roots)
         .into_iter()
-        .filter_map(|t| store.wide_product(t).or_else(|| narrow_product(store, t)))
+        .filter_map(|t| store.wide_product(t).or_else(|| store.word_product(t)))
         .collect();
     products.sort();
     products.dedup();
@@ -110,27 +110,17 @@ fn inline(store: &mut TermStore, definitions: &[Definition], f: &Formula) -> For
     }
 }
 
-/// The two words of a 32-bit product of words (neither a constant), which an opaque
-/// check writes as the low word of theirs; in the order of [`TermStore::wide_product`].
-fn narrow_product(store: &TermStore, t: Term) -> Option<(Term, Term)> {
-    let Node::Bin(BinOp::Mul, a, b) = store.node(t) else {
-        return None;
-    };
-    let words = store.width(t) == 32 && store.as_const(a).is_none();
-    (words && store.as_const(b).is_none()).then_some(if a <= b { (a, b) } else { (b, a) })
-}
-
 /// The instances a check with these `products` assumes: the zero lemma of each
 /// product, and the next-triangle lemma at each word whose triangle it holds, and at
 /// the word below (a loop that counts up or down). The low-word lemma needs none:
 /// an opaque check writes each 32-bit product as the low word of the wide one.
 pub(crate) fn instances(store: &mut TermStore, products: &[(Term, Term)]) -> Vec<Term> {
+    let minus_one = store.word(u32::MAX);
     let mut out = Vec::new();
     let mut triangles = Vec::new();
     for &(a, b) in products {
         out.push(zero(store, a, b));
         for (y, x) in [(a, b), (b, a)] {
-            let minus_one = store.word(u32::MAX);
             if store.bin(BinOp::Add, y, minus_one) == x {
                 triangles.push(y);
             }
@@ -138,7 +128,6 @@ pub(crate) fn instances(store: &mut TermStore, products: &[(Term, Term)]) -> Vec
     }
     for y in triangles {
         out.push(next_triangle(store, y));
-        let minus_one = store.word(u32::MAX);
         let below = store.bin(BinOp::Add, y, minus_one);
         out.push(next_triangle(store, below));
     }
@@ -179,15 +168,14 @@ pub(crate) fn next_triangle(store: &mut TermStore, y: Term) -> Term {
     let after = triangle_product(store, next);
     let before = triangle_product(store, y);
     let wide_y = store.zero_ext(32, y);
+    let step = store.bin(BinOp::Add, wide_y, wide_y);
     #[cfg(test)]
-    let wide_y = if planted::has(planted::HALF_TRIANGLE_STEP) {
-        store.constant(64, 0)
-    } else {
+    let step = if planted::has(planted::HALF_TRIANGLE_STEP) {
         wide_y
+    } else {
+        step
     };
-    let sum = store.bin(BinOp::Add, before, wide_y);
-    let wide_y = store.zero_ext(32, y);
-    let sum = store.bin(BinOp::Add, sum, wide_y);
+    let sum = store.bin(BinOp::Add, before, step);
     let equal = store.eq(after, sum);
     implies(store, holds, equal)
 }

@@ -279,16 +279,12 @@ fn node_text(
             return Some(format!("({OPAQUE_PRODUCT} {} {})", child(a), child(b)));
         }
         // A product of two words is the low word of theirs (`multu`'s `lo`).
-        if let Node::Bin(BinOp::Mul, a, b) = store.node(t) {
-            let words = store.width(t) == 32 && store.as_const(a).is_none();
-            if words && store.as_const(b).is_none() {
-                let (a, b) = if a <= b { (a, b) } else { (b, a) };
-                return Some(format!(
-                    "((_ extract 31 0) ({OPAQUE_PRODUCT} {} {}))",
-                    child(a),
-                    child(b)
-                ));
-            }
+        if let Some((a, b)) = store.word_product(t) {
+            return Some(format!(
+                "((_ extract 31 0) ({OPAQUE_PRODUCT} {} {}))",
+                child(a),
+                child(b)
+            ));
         }
     }
     Some(match store.node(t) {

@@ -6,14 +6,17 @@
 //! satisfies every instance of it.
 
 use crate::term::products::{next_triangle, zero};
-use crate::term::{integer_script, Formula, Names, TermStore};
+use crate::term::{integer_script, Formula, Names, Term, TermStore};
 
-/// One lemma: the name of its file and what it says.
+/// One lemma: the name of its file, what it says, and how its file is written.
 pub(super) struct Lemma {
     pub name: &'static str,
     pub what: &'static str,
     /// The logic of its file.
     pub logic: &'static str,
+    /// Its file's text after `comment`; `None` if the translation to integers failed,
+    /// which it does not for these terms.
+    text: fn(&mut TermStore, &str) -> Option<String>,
 }
 
 /// The lemmas, in the order of their files.
@@ -22,55 +25,54 @@ pub(super) const LEMMAS: [Lemma; 4] = [
         name: "lemma-low-word",
         what: "for all words a, b: a * b (32 bits) is the low word of mul64(a, b), the 64-bit product",
         logic: "QF_BV",
+        text: |_, comment| Some(low_word_text(comment)),
     },
     Lemma {
         name: "lemma-zero",
         what: "for all words a, b: mul64(a, b) = 0 where a or b is 0",
         logic: "QF_NIA",
+        text: |store, comment| {
+            let (a, b) = (store.new_var("a", 32), store.new_var("b", 32));
+            let lemma = zero(store, a, b);
+            in_integers(store, lemma, comment)
+        },
     },
     Lemma {
         name: "lemma-word-triangle",
         what: "for every word b: b * (b - 1) in 64 bits is mul64(b, b - 1), the product of b and the word b - 1 (how the checks restate the triangles of the invariant)",
         logic: "QF_UFBV",
+        text: |_, comment| Some(word_triangle_text(comment)),
     },
     Lemma {
         name: "lemma-next-triangle",
         what: "for every word y with y + 1 != 0: mul64(y + 1, y) = mul64(y, y - 1) + 2 y",
         logic: "QF_NIA",
+        text: |store, comment| {
+            let y = store.new_var("y", 32);
+            let lemma = next_triangle(store, y);
+            in_integers(store, lemma, comment)
+        },
     },
 ];
 
-/// Each lemma's file: its name and text (the negated lemma over fresh words, in
-/// integers; `None` if the translation failed, which it does not for these terms).
-pub(super) fn files(store: &mut TermStore, title: &str) -> Vec<(&'static str, Option<String>)> {
-    let a = store.new_var("a", 32);
-    let b = store.new_var("b", 32);
-    let y = store.new_var("y", 32);
-    let stated = [
-        None,
-        Some(zero(store, a, b)),
-        None,
-        Some(next_triangle(store, y)),
-    ];
+/// Each lemma with its file's text, `title` (what was proved) in its comment.
+pub(super) fn files(store: &mut TermStore, title: &str) -> Vec<(&'static Lemma, Option<String>)> {
     LEMMAS
         .iter()
-        .zip(stated)
-        .map(|(lemma, t)| {
+        .map(|lemma| {
             let comment = format!(
                 "tamarin loop-proof certificate: {title}\nlemma: {}\nexpected: unsat",
                 lemma.what
             );
-            let text = match t {
-                Some(t) => {
-                    let negated = Formula::Not(Box::new(Formula::Term(t)));
-                    integer_script(store, &[], &[negated], &comment, Names::Readable)
-                }
-                None if lemma.name == "lemma-low-word" => Some(low_word_text(&comment)),
-                None => Some(word_triangle_text(&comment)),
-            };
-            (lemma.name, text)
+            (lemma, (lemma.text)(store, &comment))
         })
         .collect()
+}
+
+/// The file of a lemma stated as a term: its negation, in integers.
+fn in_integers(store: &mut TermStore, lemma: Term, comment: &str) -> Option<String> {
+    let negated = Formula::Not(Box::new(Formula::Term(lemma)));
+    integer_script(store, &[], &[negated], comment, Names::Readable)
 }
 
 /// The file of `lemma-low-word`, in bit-vectors, where cvc5's rewriting settles it at
@@ -133,9 +135,12 @@ mod tests {
     #[test]
     fn every_lemma_file_states_its_lemma_and_is_unsat_and_a_wrong_step_is_not() {
         let mut s = TermStore::new();
-        for (name, text) in files(&mut s, "t") {
-            let text = text.expect("every lemma translates");
-            assert!(text.contains("(set-logic QF_"), "{name}: {text}");
+        for (lemma, text) in files(&mut s, "t") {
+            let (name, text) = (lemma.name, text.expect("every lemma translates"));
+            assert!(
+                text.contains(&format!("(set-logic {})", lemma.logic)),
+                "{name}: {text}"
+            );
             // Each states its lemma: nothing folded it away.
             assert!(text.contains("(declare-const "), "{name}: {text}");
             assert_eq!(z3_answer(&text), z3::SatResult::Unsat, "{name}: {text}");
@@ -145,8 +150,8 @@ mod tests {
         let mut s = TermStore::new();
         let wrong = files(&mut s, "t");
         planted::plant(0);
-        let (name, text) = &wrong[3];
-        assert_eq!(*name, "lemma-next-triangle");
+        let (lemma, text) = &wrong[3];
+        assert_eq!(lemma.name, "lemma-next-triangle");
         let text = text.as_deref().expect("the lemma translates");
         assert_eq!(z3_answer(text), z3::SatResult::Sat, "{text}");
     }

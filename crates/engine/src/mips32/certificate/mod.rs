@@ -54,7 +54,6 @@ pub fn write(
     remove_stale(dir).map_err(|e| e.to_string())?;
     let width = o.checks.len().to_string().len().max(2);
     let mut index = Vec::new();
-    let mut used_lemmas = false;
     for (k, check) in o.checks.iter().enumerate() {
         let file = format!("{:0width$}-{}.smt2", k + 1, check.name);
         let mut formulas = check.assertions.clone();
@@ -71,7 +70,6 @@ pub fn write(
             .then(|| crate::term::products::opaque_formulas(store, &o.invariants, &formulas))
             .flatten();
         let (logic, text) = if let Some(opaque) = opaque {
-            used_lemmas = true;
             let text = smtlib_script_with(store, &[], &opaque, &comment, Products::Opaque);
             ("QF_UFBV", text)
         } else {
@@ -96,18 +94,17 @@ pub fn write(
             logic,
         });
     }
-    if used_lemmas {
+    if index.iter().any(|e| e.logic == "QF_UFBV") {
         // The lemmas that the opaque checks assume, each a check of its own.
-        for (name, text) in lemmas::files(store, title) {
-            let file = format!("{:0width$}-{name}.smt2", index.len() + 1);
+        for (lemma, text) in lemmas::files(store, title) {
+            let file = format!("{:0width$}-{}.smt2", index.len() + 1, lemma.name);
             let text = text.ok_or_else(|| format!("{file}: the lemma has no text in integers"))?;
             std::fs::write(dir.join(&file), text).map_err(|e| at(&file, e))?;
-            let lemma = lemmas::LEMMAS.iter().find(|l| l.name == name);
             index.push(Entry {
                 file,
                 kind: "lemma",
-                what: lemma.map_or("", |l| l.what),
-                logic: lemma.map_or("QF_NIA", |l| l.logic),
+                what: lemma.what,
+                logic: lemma.logic,
             });
         }
     }
